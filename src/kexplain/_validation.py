@@ -1,0 +1,121 @@
+"""Input validation at the public boundary (one place, clear messages)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def feature_names_of(X):
+    cols = getattr(X, "columns", None)
+    if cols is not None:
+        return [str(c) for c in cols]
+    return None
+
+
+def _describe_bad(mask: np.ndarray, limit: int = 5) -> str:
+    rows, cols = np.nonzero(mask)
+    pairs = sorted(set(zip(rows.tolist(), cols.tolist())))
+    shown = ", ".join(f"(row {r}, column {c})" for r, c in pairs[:limit])
+    more = f" and {len(pairs) - limit} more" if len(pairs) > limit else ""
+    return shown + more
+
+
+def check_data(
+    X,
+    *,
+    name: str = "X",
+    n_features: int | None = None,
+    numeric_mask: np.ndarray | None = None,
+    feature_names: list | None = None,
+    min_rows: int = 1,
+):
+    """Validate a 2-D data set; returns a float64 array, or an object array when some features
+    are categorical labels (``numeric_mask`` False), with the numeric columns as floats.
+
+    Raises ValueError naming ``name`` for: wrong dimensionality, too few rows, a wrong number of
+    features, non-numeric values in numeric features, NaN or infinite values (rows and columns
+    named).
+    """
+    names = feature_names_of(X)
+    if hasattr(X, "to_numpy"):
+        arr = X.to_numpy()
+    else:
+        arr = np.asarray(X)
+    if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features and n_features > 1:
+        raise ValueError(
+            f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of length "
+            f"{arr.shape[0]}. Use {name}.reshape(1, -1) for a single row."
+        )
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features), got shape {arr.shape}."
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(f"{name} must have at least {min_rows} row(s), got {arr.shape[0]}.")
+    d = arr.shape[1]
+    if n_features is not None and d != n_features:
+        raise ValueError(f"{name} has {d} features, but the model expects {n_features}.")
+    if names is not None and feature_names is not None and list(feature_names) != names:
+        if set(names) == set(feature_names):
+            raise ValueError(
+                f"{name} has the model's columns in a different order: {names} instead of "
+                f"{list(feature_names)}."
+            )
+        raise ValueError(
+            f"the columns of {name} ({names}) differ from the model's features ({list(feature_names)})."
+        )
+    if numeric_mask is None:
+        numeric_mask = np.ones(d, dtype=bool)
+    numeric_mask = np.asarray(numeric_mask, dtype=bool)
+    if numeric_mask.all():
+        try:
+            out = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            bad_cols = []
+            for j in range(d):
+                try:
+                    arr[:, j].astype(np.float64)
+                except (TypeError, ValueError):
+                    bad_cols.append(names[j] if names else j)
+            raise ValueError(
+                f"{name} has non-numeric values in column(s) {bad_cols}. Numeric kernels (RBF, "
+                "Laplacian, Cauchy) need numbers; give text or label columns a Categorical kernel "
+                "(kx.kernels.ProductKernel with kx.kernels.Categorical for those features)."
+            ) from None
+        bad = ~np.isfinite(out)
+        if bad.any():
+            raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad)}.")
+        return out
+    out = np.empty(arr.shape, dtype=object)
+    for j in range(d):
+        col = arr[:, j]
+        if numeric_mask[j]:
+            try:
+                colf = col.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} column {names[j] if names else j} is not numeric but its kernel is; "
+                    "use a Categorical kernel for label columns."
+                ) from None
+            if not np.all(np.isfinite(colf)):
+                bad = np.zeros(arr.shape, dtype=bool)
+                bad[:, j] = ~np.isfinite(colf)
+                raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad)}.")
+            out[:, j] = colf
+        else:
+            missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in col])
+            if missing.any():
+                bad = np.zeros(arr.shape, dtype=bool)
+                bad[:, j] = missing
+                raise ValueError(f"{name} contains missing labels at {_describe_bad(bad)}.")
+            out[:, j] = col
+    return out
+
+
+def check_weights(weights, n: int, name: str = "background_weights") -> np.ndarray:
+    """Non-negative finite weights, one per row, normalised to sum to one."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D array with one weight per row ({n}), got shape {w.shape}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"{name} must be non-negative, finite and not all zero.")
+    return w / w.sum()

@@ -1,0 +1,24 @@
+"""Per-feature kernels, their products and sums, and conversion from scikit-learn kernels."""
+from .base import (
+    RBF,
+    Categorical,
+    Cauchy,
+    Kernel,
+    Laplacian,
+    ProductKernel,
+    SumKernel,
+    kernel_terms,
+)
+from .sklearn import from_sklearn
+
+__all__ = [
+    "Kernel",
+    "RBF",
+    "Laplacian",
+    "Cauchy",
+    "Categorical",
+    "ProductKernel",
+    "SumKernel",
+    "kernel_terms",
+    "from_sklearn",
+]

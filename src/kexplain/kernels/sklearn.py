@@ -1,0 +1,73 @@
+"""Conversion of scikit-learn Gaussian-process kernels into kexplain product kernels.
+
+Supported: sums and products of ``RBF`` (isotropic or one length scale per feature),
+``ConstantKernel`` and ``WhiteKernel``.  Sums of products are expanded; a product of RBFs is one
+RBF (their inverse squared length scales add); constant-only terms become an intercept; a
+``WhiteKernel`` contributes nothing between distinct inputs (scikit-learn's k(X, Y) for Y given is
+zero), so it drops out of predictions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import UnsupportedModelError
+from .base import RBF, SumKernel
+
+SUPPORTED_SKLEARN_KERNELS = (
+    "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel"
+)
+
+
+def _expand(k):
+    """List of (amplitude, [inverse squared length scales]) terms."""
+    from sklearn.gaussian_process import kernels as sk
+
+    if isinstance(k, sk.Sum):
+        return _expand(k.k1) + _expand(k.k2)
+    if isinstance(k, sk.Product):
+        return [(a1 * a2, f1 + f2) for a1, f1 in _expand(k.k1) for a2, f2 in _expand(k.k2)]
+    if isinstance(k, sk.ConstantKernel):
+        return [(float(k.constant_value), [])]
+    if isinstance(k, sk.WhiteKernel):
+        return []
+    if type(k) is sk.RBF:
+        ls = np.asarray(k.length_scale, dtype=np.float64)
+        return [(1.0, [1.0 / ls**2])]
+    raise UnsupportedModelError(
+        f"kernel {k!r} has no exact product form. Supported scikit-learn kernels: "
+        f"{SUPPORTED_SKLEARN_KERNELS}. For other kernels (Matern, RationalQuadratic, DotProduct, "
+        "...) use a model-agnostic explainer (kx.exact_shapley / kx.sampled_shapley)."
+    )
+
+
+def from_sklearn(kernel, n_features: int):
+    """Convert a scikit-learn kernel; returns (kexplain kernel or None, constant).
+
+    The kernel equals ``kexplain_kernel + constant`` between distinct inputs; the kexplain kernel is
+    None when every term is constant.
+    """
+    terms = []
+    constant = 0.0
+    for amp, inv_sq in _expand(kernel):
+        if amp == 0.0:
+            continue
+        if not inv_sq:
+            constant += amp
+            continue
+        total = np.zeros(n_features)
+        for v in inv_sq:
+            v = np.asarray(v)
+            if v.ndim == 1 and v.size != n_features:
+                raise UnsupportedModelError(
+                    f"an RBF length scale has {v.size} entries but the model has {n_features} features."
+                )
+            total = total + v
+        ls = 1.0 / np.sqrt(total)
+        if np.all(ls == ls[0]):
+            ls = float(ls[0])
+        if amp < 0:
+            raise UnsupportedModelError(f"kernel {kernel!r} has a negative amplitude.")
+        terms.append(RBF(lengthscale=ls, amplitude=amp))
+    if not terms:
+        return None, constant
+    return (terms[0] if len(terms) == 1 else SumKernel(terms)), constant

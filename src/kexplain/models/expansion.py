@@ -1,0 +1,122 @@
+"""KernelExpansion: f(x) = sum_i coef_i k(x, X_ref_i) + intercept, the form every adapter yields."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_data
+from ..kernels.base import Kernel, SumKernel, kernel_terms, term_amplitude
+
+
+class KernelExpansion:
+    """A kernel model written as an expansion over reference points.
+
+    f(x) = sum_i coef_i k(x, X_ref_i) + intercept, with ``k`` a product kernel (or a sum of
+    product kernels) from ``kexplain.kernels``.
+
+    Parameters
+    ----------
+    X_ref : array (n, d)
+        Reference points (support vectors, training rows).
+    coef : array (n,) or (n, n_outputs)
+    kernel : kexplain kernel
+    intercept : float or array (n_outputs,)
+    feature_names, output_names : optional lists of names
+    """
+
+    def __init__(self, X_ref, coef, kernel, intercept=0.0, feature_names=None, output_names=None):
+        if not isinstance(kernel, (Kernel, SumKernel)):
+            kernel_terms(kernel)  # raises a TypeError that says what is accepted
+        self.kernel = kernel
+        X_probe = X_ref.to_numpy() if hasattr(X_ref, "to_numpy") else np.asarray(X_ref)
+        if X_probe.ndim != 2:
+            raise ValueError(f"X_ref must be 2-D (n_reference_points, n_features), got shape {X_probe.shape}.")
+        d = X_probe.shape[1]
+        kernel.check_n_features(d, name="X_ref")
+        self.numeric_mask = kernel.numeric_mask(d)
+        self.X_ref = check_data(X_ref, name="X_ref", numeric_mask=self.numeric_mask)
+        coef = np.asarray(coef, dtype=np.float64)
+        if coef.ndim not in (1, 2) or coef.shape[0] != self.X_ref.shape[0]:
+            raise ValueError(
+                f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs) with "
+                f"n_reference_points = {self.X_ref.shape[0]}, got {coef.shape}."
+            )
+        if not np.all(np.isfinite(coef)):
+            raise ValueError("coef contains NaN or infinite values.")
+        self.single_output = coef.ndim == 1
+        self.coef = coef[:, None] if coef.ndim == 1 else coef
+        icpt = np.asarray(intercept, dtype=np.float64)
+        if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, self.coef.shape[1])):
+            raise ValueError(
+                f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), got shape {icpt.shape}."
+            )
+        if not np.all(np.isfinite(icpt)):
+            raise ValueError("intercept contains NaN or infinite values.")
+        self.intercept = np.broadcast_to(icpt, (self.coef.shape[1],)).astype(np.float64)
+        self.terms = kernel_terms(kernel)
+        self.amplitudes = np.array([term_amplitude(t) for t in self.terms])
+        self.feature_names = list(feature_names) if feature_names is not None else None
+        if self.feature_names is not None and len(self.feature_names) != d:
+            raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
+        if output_names is None:
+            output_names = [f"output {o}" for o in range(self.n_outputs)] if self.n_outputs > 1 else ["f(x)"]
+        if len(output_names) != self.n_outputs:
+            raise ValueError(f"output_names has {len(output_names)} names for {self.n_outputs} outputs.")
+        self.output_names = [str(o) for o in output_names]
+
+    @property
+    def n_features(self) -> int:
+        return self.X_ref.shape[1]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.coef.shape[1]
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the expanded product game: one per (kernel term, reference point)."""
+        return len(self.terms) * self.X_ref.shape[0]
+
+    def check_input(self, X, name="X"):
+        return check_data(
+            X, name=name, n_features=self.n_features, numeric_mask=self.numeric_mask,
+            feature_names=self.feature_names,
+        )
+
+    def row_factors(self, X, rows: slice):
+        """Per-feature kernel factors and weights for a block of expanded rows.
+
+        Returns a (p, r, d) with a[p, r, j] = k_{t,j}(X_pj, X_ref_ij) for row r = (t, i), and
+        c (r, o) = amplitude_t * coef_i.
+        """
+        n = self.X_ref.shape[0]
+        a_parts, c_parts = [], []
+        start, stop = rows.start, rows.stop
+        for t, term in enumerate(self.terms):
+            lo, hi = max(start, t * n), min(stop, (t + 1) * n)
+            if lo >= hi:
+                continue
+            ref = self.X_ref[lo - t * n: hi - t * n]
+            a_parts.append(term.feature_values(X, ref))
+            c_parts.append(self.amplitudes[t] * self.coef[lo - t * n: hi - t * n])
+        a = a_parts[0] if len(a_parts) == 1 else np.concatenate(a_parts, axis=1)
+        c = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts, axis=0)
+        return a, c
+
+    def predict(self, X, *, validate: bool = True, chunk_rows: int = 4096) -> np.ndarray:
+        """f(X), shape (N,) for a single-output expansion, else (N, n_outputs)."""
+        if validate:
+            X = self.check_input(X)
+        out = np.tile(self.intercept, (X.shape[0], 1))
+        n = self.X_ref.shape[0]
+        for t, term in enumerate(self.terms):
+            for lo in range(0, n, chunk_rows):
+                ref = self.X_ref[lo: lo + chunk_rows]
+                K = term(X, ref)
+                out += K @ self.coef[lo: lo + chunk_rows]
+        return out[:, 0] if self.single_output else out
+
+    def __repr__(self):
+        return (
+            f"KernelExpansion(n_reference_points={self.X_ref.shape[0]}, n_features={self.n_features}, "
+            f"n_outputs={self.n_outputs}, kernel={self.kernel!r})"
+        )

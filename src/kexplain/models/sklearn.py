@@ -1,0 +1,240 @@
+"""Adapters: fitted scikit-learn estimators -> KernelExpansion.
+
+Supported (each gives an exact expansion of the output that is explained):
+- SVR, NuSVR (predict); SVC, NuSVC (decision_function: binary, or one output per one-vs-one pair
+  of classes) with kernel "rbf";
+- KernelRidge with kernel "rbf" or "laplacian", or a supported scikit-learn GP kernel object;
+- GaussianProcessRegressor (predictive mean, normalize_y respected) and GaussianProcessClassifier
+  (latent mean; one-vs-rest outputs for several classes) with sums and products of RBF,
+  ConstantKernel and WhiteKernel;
+- a Pipeline whose steps before the estimator are per-feature affine scalers (StandardScaler,
+  MinMaxScaler, MaxAbsScaler, RobustScaler, "passthrough"), folded into the kernel so values belong
+  to the original features.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import UnsupportedModelError
+from ..kernels.base import RBF, Laplacian, SumKernel
+from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
+from .expansion import KernelExpansion
+
+SUPPORTED_MODELS = (
+    "SVR, NuSVR, SVC, NuSVC (kernel='rbf'); KernelRidge (kernel 'rbf', 'laplacian' or a supported "
+    "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier (" + SUPPORTED_SKLEARN_KERNELS
+    + "); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
+    "RobustScaler) ending in one of these; or a kx.KernelExpansion"
+)
+
+
+def _unsupported(msg):
+    return UnsupportedModelError(f"{msg} Supported: {SUPPORTED_MODELS}.")
+
+
+def _check_fitted(est, attrs):
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est, attrs)
+
+
+def _svm(est):
+    _check_fitted(est, ["support_vectors_", "dual_coef_"])
+    if est.kernel != "rbf":
+        raise _unsupported(
+            f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form."
+        )
+    gamma = float(est._gamma)
+    kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
+    sv = np.asarray(est.support_vectors_, dtype=np.float64)
+    if hasattr(sv, "toarray"):
+        sv = sv.toarray()
+    dual = np.asarray(est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_)
+    intercept = np.asarray(est.intercept_, dtype=np.float64)
+    name = type(est).__name__
+    if name in ("SVR", "NuSVR", "OneClassSVM"):
+        return sv, dual[0], kernel, float(intercept[0]), None
+    classes = list(est.classes_)
+    if len(classes) == 2:
+        # scikit-learn exposes the binary decision function as dual_coef_ @ K + intercept_
+        return sv, dual[0], kernel, float(intercept[0]), None
+    # one-vs-one: pair (i, j) uses support vectors of classes i and j
+    n_sv = np.asarray(est.n_support_)
+    starts = np.concatenate([[0], np.cumsum(n_sv)])
+    pairs = [(i, j) for i in range(len(classes)) for j in range(i + 1, len(classes))]
+    coef = np.zeros((sv.shape[0], len(pairs)))
+    for p, (i, j) in enumerate(pairs):
+        si = slice(starts[i], starts[i + 1])
+        sj = slice(starts[j], starts[j + 1])
+        coef[si, p] = dual[j - 1, si]
+        coef[sj, p] = dual[i, sj]
+    names = [f"{classes[i]} vs {classes[j]}" for i, j in pairs]
+    return sv, coef, kernel, intercept, names
+
+
+def _kernel_ridge(est):
+    _check_fitted(est, ["dual_coef_", "X_fit_"])
+    X = np.asarray(est.X_fit_, dtype=np.float64)
+    d = X.shape[1]
+    k = est.kernel
+    params = est.kernel_params or {}
+    if isinstance(k, str):
+        gamma = params.get("gamma", est.gamma)
+        gamma = 1.0 / d if gamma is None else float(gamma)
+        if k == "rbf":
+            kernel, const = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma)), 0.0
+        elif k == "laplacian":
+            kernel, const = Laplacian(lengthscale=1.0 / gamma), 0.0
+        else:
+            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form.")
+    elif hasattr(k, "get_params") and hasattr(k, "theta"):
+        kernel, const = from_sklearn(k, d)
+    else:
+        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form.")
+    coef = np.asarray(est.dual_coef_, dtype=np.float64)
+    intercept = const * coef.sum(axis=0)
+    if kernel is None:
+        raise _unsupported("KernelRidge whose kernel is constant has nothing to explain.")
+    return X, coef, kernel, intercept, None
+
+
+def _gpr(est):
+    _check_fitted(est, ["X_train_", "alpha_"])
+    X = np.asarray(est.X_train_, dtype=np.float64)
+    if X.ndim != 2:
+        raise _unsupported("GaussianProcessRegressor on non-vector inputs is not supported.")
+    kernel, const = from_sklearn(est.kernel_, X.shape[1])
+    alpha = np.asarray(est.alpha_, dtype=np.float64)
+    std = np.atleast_1d(np.asarray(est._y_train_std, dtype=np.float64))
+    mean = np.atleast_1d(np.asarray(est._y_train_mean, dtype=np.float64))
+    if alpha.ndim == 2 and alpha.shape[1] == 1 and mean.size == 1:
+        alpha = alpha[:, 0]
+    coef = alpha * (std if alpha.ndim == 2 else std[0])
+    intercept = mean + const * np.atleast_1d(coef.sum(axis=0))
+    if alpha.ndim == 1:
+        intercept = float(intercept[0])
+    if kernel is None:
+        raise _unsupported("GaussianProcessRegressor whose kernel is constant has nothing to explain.")
+    return X, coef, kernel, intercept, None
+
+
+def _binary_gpc_parts(base):
+    X = np.asarray(base.X_train_, dtype=np.float64)
+    kernel, const = from_sklearn(base.kernel_, X.shape[1])
+    coef = np.asarray(base.y_train_, dtype=np.float64) - np.asarray(base.pi_, dtype=np.float64)
+    return X, kernel, coef, const * coef.sum()
+
+
+def _gpc(est):
+    _check_fitted(est, ["base_estimator_"])
+    base = est.base_estimator_
+    classes = list(est.classes_)
+    if hasattr(base, "estimators_"):
+        if getattr(est, "multi_class", "one_vs_rest") != "one_vs_rest":
+            raise _unsupported("GaussianProcessClassifier with multi_class='one_vs_one' is not supported.")
+        parts = [_binary_gpc_parts(b) for b in base.estimators_]
+        X = parts[0][0]
+        if not all(np.array_equal(p[0], X) for p in parts):
+            raise _unsupported("one-vs-rest GaussianProcessClassifier with differing training inputs.")
+        # each output has its own kernel: stack outputs through a per-output sum of terms is not
+        # a single expansion, so only a shared kernel is accepted here
+        kernels = [repr(p[1]) for p in parts]
+        if len(set(kernels)) != 1:
+            raise _unsupported(
+                "one-vs-rest GaussianProcessClassifier whose binary models learned different kernels; "
+                "explain each binary model (est.base_estimator_.estimators_[k]) separately."
+            )
+        coef = np.stack([p[2] for p in parts], axis=1)
+        intercept = np.array([p[3] for p in parts])
+        return X, coef, parts[0][1], intercept, [f"latent f: {c}" for c in classes]
+    X, kernel, coef, intercept = _binary_gpc_parts(base)
+    if kernel is None:
+        raise _unsupported("GaussianProcessClassifier whose kernel is constant has nothing to explain.")
+    return X, coef, kernel, intercept, None
+
+
+_ESTIMATORS = {
+    "SVR": _svm, "NuSVR": _svm, "SVC": _svm, "NuSVC": _svm,
+    "KernelRidge": _kernel_ridge,
+    "GaussianProcessRegressor": _gpr,
+    "GaussianProcessClassifier": _gpc,
+}
+
+
+def _scaler_affine(step, d):
+    """(scale, shift) with step.transform(x) = scale * x + shift, per feature."""
+    from sklearn.utils.validation import check_is_fitted
+
+    name = type(step).__name__
+    check_is_fitted(step)
+    one, zero = np.ones(d), np.zeros(d)
+    if name == "StandardScaler":
+        mean = step.mean_ if step.with_mean and step.mean_ is not None else zero
+        scale = step.scale_ if step.with_std and step.scale_ is not None else one
+        return 1.0 / scale, -mean / scale
+    if name == "MinMaxScaler":
+        if getattr(step, "clip", False):
+            raise _unsupported("MinMaxScaler(clip=True) is not affine.")
+        return np.asarray(step.scale_), np.asarray(step.min_)
+    if name == "MaxAbsScaler":
+        return 1.0 / step.scale_, zero
+    if name == "RobustScaler":
+        center = step.center_ if step.with_centering and step.center_ is not None else zero
+        scale = step.scale_ if step.with_scaling and step.scale_ is not None else one
+        return 1.0 / scale, -center / scale
+    raise _unsupported(
+        f"preprocessing step {name} is not a per-feature affine scaler, so the kernel cannot be "
+        "written on the original features."
+    )
+
+
+def as_kernel_expansion(model, feature_names=None) -> KernelExpansion:
+    """Convert a fitted model (or Pipeline) to a KernelExpansion on the original features."""
+    if isinstance(model, KernelExpansion):
+        return model
+    steps = []
+    est = model
+    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
+        steps = [s for _, s in model.steps[:-1] if s is not None and s != "passthrough"]
+        est = model.steps[-1][1]
+    handler = _ESTIMATORS.get(type(est).__name__)
+    if handler is None:
+        raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
+    X_ref, coef, kernel, intercept, output_names = handler(est)
+    d = X_ref.shape[1]
+    if steps:
+        scale, shift = np.ones(d), np.zeros(d)
+        for step in steps:
+            s, t = _scaler_affine(step, d)
+            scale, shift = s * scale, s * shift + t
+        if np.any(scale == 0) or not np.all(np.isfinite(scale)):
+            raise _unsupported("a scaler maps a feature to a constant; the kernel cannot be unfolded.")
+        kernel = kernel.rescaled(scale)
+        X_ref = (X_ref - shift) / scale
+    if feature_names is None:
+        names = getattr(model, "feature_names_in_", None)
+        feature_names = None if names is None else [str(n) for n in names]
+    n_in = getattr(model, "n_features_in_", d)
+    if n_in != d:
+        raise _unsupported(f"the model takes {n_in} features but its kernel sees {d}.")
+    if isinstance(kernel, SumKernel) and kernel.n_features is None:
+        pass
+    return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
+
+
+def model_output(model, X):
+    """The output the adapter explains, computed by the model itself (for checks and tests)."""
+    est = model.steps[-1][1] if type(model).__name__ == "Pipeline" else model
+    name = type(est).__name__
+    if name in ("SVC", "NuSVC"):
+        if len(est.classes_) > 2:
+            shape = est.decision_function_shape
+            try:
+                est.decision_function_shape = "ovo"
+                return model.decision_function(X)
+            finally:
+                est.decision_function_shape = shape
+        return model.decision_function(X)
+    if name == "GaussianProcessClassifier":
+        raise NotImplementedError("scikit-learn does not expose the GPC latent mean directly")
+    return model.predict(X)

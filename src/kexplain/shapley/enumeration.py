@@ -1,0 +1,151 @@
+"""Exact Shapley values of any game by enumerating all 2^d coalitions.
+
+Slow (O(2^d) value-function evaluations) but obviously correct: it is the reference every fast
+solver is tested against, and the generic solver for small d.
+"""
+from __future__ import annotations
+
+from math import factorial
+from typing import Callable
+
+import numpy as np
+
+#: beyond this many players enumeration is refused (2^20 coalitions is already ~1e6 evaluations)
+MAX_ENUMERATION_FEATURES = 20
+
+
+def all_coalitions(d: int) -> np.ndarray:
+    """Boolean array (2^d, d); row m is the coalition whose bits are those of m."""
+    m = np.arange(2**d, dtype=np.int64)[:, None]
+    return ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+
+
+def shapley_weights(d: int) -> np.ndarray:
+    """w[s] = s! (d - s - 1)! / d! for s = 0..d-1."""
+    return np.array([factorial(s) * factorial(d - s - 1) / factorial(d) for s in range(d)])
+
+
+def interaction_weights(d: int) -> np.ndarray:
+    """w[t] = t! (d - t - 2)! / (d - 1)! for t = 0..d-2 (pairwise Shapley interaction index)."""
+    return np.array([factorial(t) * factorial(d - t - 2) / factorial(d - 1) for t in range(d - 1)])
+
+
+def _check_d(d) -> int:
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer (the number of players), got {d!r}.")
+    if d > MAX_ENUMERATION_FEATURES:
+        raise ValueError(
+            f"d={d} is too large for exact enumeration (2^{d} coalitions); it accepts "
+            f"d <= {MAX_ENUMERATION_FEATURES}. Use kx.sampled_shapley for larger games, or a "
+            "structured explainer (product or additive games) that is exact at any d."
+        )
+    return int(d)
+
+
+def _evaluate(value_function, coalitions, d):
+    vals = np.asarray(value_function(coalitions), dtype=np.float64)
+    if vals.ndim == 0 or vals.shape[0] != coalitions.shape[0]:
+        raise ValueError(
+            "value_function must return an array whose first axis has one entry per coalition: "
+            f"given {coalitions.shape[0]} coalitions of shape {coalitions.shape}, it returned "
+            f"shape {vals.shape}."
+        )
+    if not np.all(np.isfinite(vals)):
+        raise ValueError("value_function returned NaN or infinite values.")
+    return vals
+
+
+def _to_points_first(acc: np.ndarray) -> np.ndarray:
+    """(d, *trailing) -> (d,) or (N, d) or (N, d, ...): the feature axis after the points axis."""
+    if acc.ndim == 1:
+        return acc
+    return np.moveaxis(acc, 0, 1)
+
+
+def exact_shapley(
+    value_function: Callable[[np.ndarray], np.ndarray],
+    d: int,
+    *,
+    interactions: bool = False,
+    batch_size: int = 4096,
+):
+    """Exact Shapley values of the game ``value_function`` over ``d`` players.
+
+    Parameters
+    ----------
+    value_function : callable
+        Takes a boolean array of coalitions, shape (n_coalitions, d), and returns the game values,
+        shape (n_coalitions,) or (n_coalitions, n_points) or (n_coalitions, n_points, n_outputs).
+    d : int
+        Number of players, at most ``MAX_ENUMERATION_FEATURES``.
+    interactions : bool
+        Also return pairwise Shapley interaction indices I_jk.
+
+    Returns
+    -------
+    ShapleyValues with ``values`` of shape (d,), (N, d) or (N, d, o), ``v_empty`` and ``v_full``
+    (the values of the empty and full coalitions) and, when asked, ``interactions`` of shape
+    (d, d), (N, d, d) or (N, d, d, o) with I_jk off the diagonal and zeros on it.
+    """
+    d = _check_d(d)
+    if not callable(value_function):
+        raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    w = shapley_weights(d)
+    w2 = interaction_weights(d) if (interactions and d >= 2) else None
+    n_total = 2**d
+    acc = None
+    acc2 = None
+    v_empty = v_full = None
+    for start in range(0, n_total, batch_size):
+        m = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
+        S = ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+        vals = _evaluate(value_function, S, d)          # (B, *trailing)
+        s = S.sum(axis=1)
+        # coefficient of v(S) in phi_j: +w[s-1] if j in S, -w[s] otherwise
+        coef = np.where(S, w[np.clip(s - 1, 0, d - 1)][:, None], -w[np.clip(s, 0, d - 1)][:, None])
+        coef[(s == d)[:, None] & ~S] = 0.0
+        flat = vals.reshape(vals.shape[0], -1)
+        contrib = coef.T @ flat                          # (d, prod(trailing))
+        acc = contrib if acc is None else acc + contrib
+        if start == 0:
+            v_empty = vals[0]
+        if m[-1, 0] == n_total - 1:
+            v_full = vals[-1]
+        if w2 is not None:
+            Si = S.astype(np.int64)
+            n_in = Si[:, :, None] + Si[:, None, :]        # (B, d, d)
+            t = s[:, None, None] - n_in
+            valid = (t >= 0) & (t <= d - 2)
+            c2 = np.where(valid, w2[np.clip(t, 0, d - 2)], 0.0) * np.where(n_in == 1, -1.0, 1.0)
+            contrib2 = np.einsum("bjk,bq->jkq", c2, flat)
+            acc2 = contrib2 if acc2 is None else acc2 + contrib2
+    trailing = v_empty.shape
+    values = _to_points_first(acc.reshape((d,) + trailing))
+    result = ShapleyValues(values=values, v_empty=np.asarray(v_empty), v_full=np.asarray(v_full))
+    if interactions:
+        if acc2 is None:
+            inter = np.zeros((d, d) + trailing)
+        else:
+            inter = acc2.reshape((d, d) + trailing)
+            idx = np.arange(d)
+            inter[idx, idx] = 0.0
+        if inter.ndim > 2:
+            inter = np.moveaxis(inter, (0, 1), (1, 2))
+        result.interactions = inter
+    return result
+
+
+class ShapleyValues:
+    """Plain result of a generic solver (values with the feature axis after the points axis)."""
+
+    def __init__(self, values, v_empty, v_full, interactions=None, standard_errors=None):
+        self.values = values
+        self.v_empty = v_empty
+        self.v_full = v_full
+        self.interactions = interactions
+        self.standard_errors = standard_errors
+
+    def __repr__(self):
+        return f"ShapleyValues(values shape={np.shape(self.values)})"
