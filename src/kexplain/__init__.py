@@ -3,6 +3,8 @@
     import kexplain as kx
     ex = kx.ProductKernelExplainer(fitted_svr).explain(X_test, background=X_train[:100])
 """
+import importlib
+
 from . import kernels, models, shapley
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
@@ -11,6 +13,29 @@ from .models import KernelExpansion
 from .shapley import exact_shapley
 
 __version__ = "0.1.0"
+
+# Capabilities with heavier imports load on first use: kx.stats, kx.gp, kx.star, kx.preference,
+# and the RKHS-SHAP names.
+_LAZY_MODULES = {"stats", "gp", "star", "preference", "plots", "report", "cli"}
+_LAZY_NAMES = {
+    "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
+    "RKHSExplainer": ("kexplain.explainers.rkhs", "RKHSExplainer"),
+    "ShapleyRegularizedKernelRidge": ("kexplain.models.regularized", "ShapleyRegularizedKernelRidge"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"kexplain.{name}")
+    if name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'kexplain' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
+
 
 __all__ = [
     "Explanation",
@@ -21,4 +46,5 @@ __all__ = [
     "kernels",
     "models",
     "shapley",
+    *sorted(_LAZY_NAMES),
 ]
