@@ -11,12 +11,33 @@ def feature_names_of(X):
     return None
 
 
-def _describe_bad(mask: np.ndarray, limit: int = 5) -> str:
+def _column_label(j: int, names) -> str:
+    return f"column {j}" if names is None else f"column {names[j]!r}"
+
+
+def _describe_bad(mask: np.ndarray, limit: int = 5, names=None) -> str:
     rows, cols = np.nonzero(mask)
     pairs = sorted(set(zip(rows.tolist(), cols.tolist())))
-    shown = ", ".join(f"(row {r}, column {c})" for r, c in pairs[:limit])
+    shown = ", ".join(f"(row {r}, {_column_label(c, names)})" for r, c in pairs[:limit])
     more = f" and {len(pairs) - limit} more" if len(pairs) > limit else ""
     return shown + more
+
+
+def _is_missing(v) -> bool:
+    """None, NaN, pandas.NA or NaT: labels that cannot be compared for equality."""
+    if v is None:
+        return True
+    if isinstance(v, (float, np.floating)):
+        return bool(np.isnan(v))
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _to_array(X):
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):       # scipy sparse matrix or array
+        return X.toarray()
+    if hasattr(X, "to_numpy"):
+        return X.to_numpy()
+    return np.asarray(X)
 
 
 def check_data(
@@ -36,10 +57,7 @@ def check_data(
     named).
     """
     names = feature_names_of(X)
-    if hasattr(X, "to_numpy"):
-        arr = X.to_numpy()
-    else:
-        arr = np.asarray(X)
+    arr = _to_array(X)
     if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features and n_features > 1:
         raise ValueError(
             f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of length "
@@ -51,6 +69,8 @@ def check_data(
         )
     if arr.shape[0] < min_rows:
         raise ValueError(f"{name} must have at least {min_rows} row(s), got {arr.shape[0]}.")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values; kernels here take real numbers or labels.")
     d = arr.shape[1]
     if n_features is not None and d != n_features:
         raise ValueError(f"{name} has {d} features, but the model expects {n_features}.")
@@ -83,7 +103,7 @@ def check_data(
             ) from None
         bad = ~np.isfinite(out)
         if bad.any():
-            raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad)}.")
+            raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad, names=names)}.")
         return out
     out = np.empty(arr.shape, dtype=object)
     for j in range(d):
@@ -93,27 +113,36 @@ def check_data(
                 colf = col.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{name} column {names[j] if names else j} is not numeric but its kernel is; "
+                    f"{name} {_column_label(j, names)} is not numeric but its kernel is; "
                     "use a Categorical kernel for label columns."
                 ) from None
             if not np.all(np.isfinite(colf)):
                 bad = np.zeros(arr.shape, dtype=bool)
                 bad[:, j] = ~np.isfinite(colf)
-                raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad)}.")
+                raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad, names=names)}.")
             out[:, j] = colf
         else:
-            missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in col])
+            missing = np.array([_is_missing(v) for v in col], dtype=bool)
             if missing.any():
                 bad = np.zeros(arr.shape, dtype=bool)
                 bad[:, j] = missing
-                raise ValueError(f"{name} contains missing labels at {_describe_bad(bad)}.")
+                raise ValueError(
+                    f"{name} contains missing labels at {_describe_bad(bad, names=names)}; a "
+                    "Categorical feature needs a label in every row (encode missing as its own label)."
+                )
             out[:, j] = col
     return out
 
 
 def check_weights(weights, n: int, name: str = "background_weights") -> np.ndarray:
     """Non-negative finite weights, one per row, normalised to sum to one."""
-    w = np.asarray(weights, dtype=np.float64)
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a 1-D array of {n} non-negative numbers (one per background row), "
+            f"got {weights!r}."
+        ) from None
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"{name} must be a 1-D array with one weight per row ({n}), got shape {w.shape}.")
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:

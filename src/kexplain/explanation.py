@@ -44,10 +44,24 @@ class Explanation:
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
         n_out = self.values.shape[2] if self.values.ndim == 3 else 1
+        expected_base = (N,) if self.values.ndim == 2 else (N, n_out)
+        try:   # a shared base value (scalar, or one per output) is spread over the rows
+            self.base_values = np.broadcast_to(self.base_values, expected_base).copy()
+        except ValueError:
+            raise ValueError(
+                f"base_values must have shape {expected_base} (or broadcast to it) to match values "
+                f"of shape {self.values.shape}, got {self.base_values.shape}."
+            ) from None
         self.output_names = list(output_names) if output_names is not None else (
             ["f(x)"] if n_out == 1 else [f"output {o}" for o in range(n_out)]
         )
+        if len(self.output_names) != n_out:
+            raise ValueError(f"output_names has {len(self.output_names)} names for {n_out} outputs.")
         self.interactions = None if interactions is None else np.asarray(interactions, dtype=np.float64)
+        if self.interactions is not None:
+            expected = (N, d, d) + self.values.shape[2:]
+            if self.interactions.shape != expected:
+                raise ValueError(f"interactions must have shape {expected}, got {self.interactions.shape}.")
         self.standard_errors = None if standard_errors is None else np.asarray(standard_errors)
         self.game = game
         self.info = dict(info or {})
@@ -80,17 +94,36 @@ class Explanation:
         names = self.output_names
         if out is not None:
             if self.values.ndim != 3:
-                raise IndexError("this explanation has a single output")
-            o = names.index(out) if isinstance(out, str) else int(out)
+                raise IndexError("this explanation has a single output; index it by rows only")
+            o = self._output_index(out)
             vals, base = vals[:, :, o], base[:, o]
             inter = None if inter is None else inter[..., o]
             se = None if se is None else se[..., o]
             names = [names[o]]
         data = None if self.data is None else np.asarray(self.data)[rows]
-        ex = Explanation(vals, base, data, self.feature_names, names, inter, se, self.game, self.info)
+        # per-point extras (such as v_full) follow the rows and the output that were picked
+        info = {}
+        for key, val in self.info.items():
+            if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(self):
+                val = val[rows]
+                if out is not None and val.ndim == 2 and val.shape[1] == self.n_outputs:
+                    val = val[:, o]
+            info[key] = val
+        ex = Explanation(vals, base, data, self.feature_names, names, inter, se, self.game, info)
         if scalar_row:
             ex._scalar_row = True
         return ex
+
+    def _output_index(self, out) -> int:
+        if isinstance(out, str):
+            if out not in self.output_names:
+                raise KeyError(f"output {out!r} is not one of {self.output_names}.")
+            return self.output_names.index(out)
+        if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer)):
+            raise IndexError(f"an output is picked by name or integer index, got {out!r}.")
+        if not -self.n_outputs <= out < self.n_outputs:
+            raise IndexError(f"output index {out} is out of range for {self.n_outputs} outputs {self.output_names}.")
+        return int(out) % self.n_outputs
 
     # -- derived quantities ------------------------------------------------------------------
     @property

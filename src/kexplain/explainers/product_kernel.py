@@ -6,7 +6,12 @@ import numpy as np
 from .._validation import check_weights, feature_names_of
 from ..explanation import Explanation
 from ..models.sklearn import as_kernel_expansion
-from ..shapley.product import DEFAULT_BLOCK_BYTES, interaction_values, solve_product_game
+from ..shapley.product import (
+    DEFAULT_BLOCK_BYTES,
+    ProductGameResult,
+    interaction_values,
+    solve_product_game,
+)
 from .product_games import FunctionalGame, InterventionalGame
 
 
@@ -34,11 +39,23 @@ class ProductKernelExplainer:
 
     def __init__(self, model, feature_names=None, max_block_bytes: int = DEFAULT_BLOCK_BYTES):
         self.model = model
-        self.expansion = as_kernel_expansion(model, feature_names=feature_names)
+        # the expansion keeps the model's own column names (feature_names_in_) for validating
+        # DataFrames; ``feature_names`` only labels the explanation
+        self.expansion = as_kernel_expansion(model)
+        if feature_names is not None:
+            if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
+                raise ValueError(
+                    f"feature_names must be a list of {self.expansion.n_features} names, got {feature_names!r}."
+                )
+            if len(feature_names) != self.expansion.n_features:
+                raise ValueError(
+                    f"feature_names has {len(feature_names)} names for {self.expansion.n_features} features."
+                )
         self.feature_names = (
-            list(feature_names) if feature_names is not None else self.expansion.feature_names
+            [str(n) for n in feature_names] if feature_names is not None else self.expansion.feature_names
         )
-        if not isinstance(max_block_bytes, (int, np.integer)) or max_block_bytes < 2**16:
+        if isinstance(max_block_bytes, (bool, np.bool_)) or not isinstance(max_block_bytes, (int, np.integer)) \
+                or max_block_bytes < 2**16:
             raise ValueError(f"max_block_bytes must be an integer >= 65536, got {max_block_bytes!r}.")
         self.max_block_bytes = int(max_block_bytes)
 
@@ -85,31 +102,46 @@ class ProductKernelExplainer:
         em = self.expansion
         if not isinstance(interactions, (bool, np.bool_)):
             raise TypeError(f"interactions must be True or False, got {interactions!r}.")
+        if not isinstance(progress, (bool, np.bool_)):
+            raise TypeError(f"progress must be True or False, got {progress!r}.")
         if background is not None and baseline is not None:
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
             raise ValueError("background_weights needs a background.")
         Xv = em.check_input(X, name="X")
+        # a model fitted without column names still needs background columns that match X's
+        columns = em.feature_names if em.feature_names is not None else feature_names_of(X)
         if background is not None:
-            Z = em.check_input(background, name="background") if np.ndim(background) == 2 or hasattr(background, "columns") \
-                else _bad_background(background)
-            if Z.shape[0] == 0:
-                raise ValueError("background must have at least one row.")
+            if not (hasattr(background, "columns") or (hasattr(background, "nnz") and hasattr(background, "toarray"))
+                    or np.ndim(background) == 2):
+                _bad_background(background)
+            Z = em.check_input(background, name="background", feature_names=columns)
             w = np.full(Z.shape[0], 1.0 / Z.shape[0]) if background_weights is None else check_weights(
                 background_weights, Z.shape[0])
             game, kind = InterventionalGame(em, Xv, Z, w), "interventional"
         elif baseline is not None:
-            z = baseline.to_numpy() if hasattr(baseline, "to_numpy") else np.asarray(baseline)
-            if z.ndim == 1:
-                z = z[None, :]
-            if z.ndim != 2 or z.shape[0] != 1:
-                raise ValueError(f"baseline must be one row of shape (d,) or (1, d), got shape {np.shape(baseline)}.")
-            Z = em.check_input(z, name="baseline")
+            if hasattr(baseline, "columns") and len(baseline) == 1:
+                z = baseline
+            else:
+                z = baseline.to_numpy() if hasattr(baseline, "to_numpy") else np.asarray(baseline)
+                if z.ndim == 1:
+                    z = z[None, :]
+                if z.ndim != 2 or z.shape[0] != 1:
+                    raise ValueError(
+                        f"baseline must be one row of shape (d,) or (1, d), got shape {np.shape(baseline)}."
+                    )
+            Z = em.check_input(z, name="baseline", feature_names=columns)
             game, kind = InterventionalGame(em, Xv, Z, np.ones(1)), "baseline"
         else:
             game, kind = FunctionalGame(em, Xv), "functional"
-        res = solve_product_game(game, interactions=interactions, max_block_bytes=self.max_block_bytes,
-                                 progress=progress)
+        if em.n_rows == 0:
+            # a constant model: every coalition has the intercept's value
+            N, d, o = Xv.shape[0], em.n_features, em.n_outputs
+            res = ProductGameResult(np.zeros((N, d, o)), np.zeros((N, o)), np.zeros((N, o)),
+                                    np.zeros((N, d, d, o)) if interactions else None)
+        else:
+            res = solve_product_game(game, interactions=interactions, max_block_bytes=self.max_block_bytes,
+                                     progress=progress)
         values = res.values
         base = res.v_empty + em.intercept[None, :]
         inter = None

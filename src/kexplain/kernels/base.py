@@ -16,6 +16,24 @@ from numbers import Real
 import numpy as np
 
 
+def _gram_inputs(kernel, X, Y):
+    """2-D arrays X and Y with the same number of features, which the kernel accepts."""
+    X = np.asarray(X)
+    Y = X if Y is None else np.asarray(Y)
+    if X.ndim == 1:
+        X = X[:, None]
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if X.ndim != 2 or Y.ndim != 2:
+        raise ValueError(f"X and Y must be 2-D arrays (n_samples, n_features), got shapes {X.shape} and {Y.shape}.")
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
+        )
+    kernel.check_n_features(X.shape[1])
+    return X, Y
+
+
 def _check_amplitude(amplitude):
     if isinstance(amplitude, (bool, np.bool_)) or not isinstance(amplitude, Real) or not (
         np.isfinite(amplitude) and amplitude > 0
@@ -43,12 +61,7 @@ class Kernel:
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y))."""
-        X = np.asarray(X)
-        Y = X if Y is None else np.asarray(Y)
-        if X.ndim == 1:
-            X = X[:, None]
-        if Y.ndim == 1:
-            Y = Y[:, None]
+        X, Y = _gram_inputs(self, X, Y)
         return self.amplitude * np.prod(self.feature_values(X, Y), axis=-1)
 
     def diag_value(self) -> float:
@@ -91,12 +104,19 @@ class _Stationary(Kernel):
     name = "stationary"
 
     def __init__(self, lengthscale=1.0, amplitude: float = 1.0):
-        ls = np.asarray(lengthscale, dtype=np.float64)
+        msg = (
+            f"lengthscale must be a positive finite number or a 1-D array of them (one per "
+            f"feature), got {lengthscale!r}."
+        )
+        try:
+            ls = np.asarray(lengthscale, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(msg) from None
+        # booleans and strings convert to numbers silently; they are never meant as lengthscales
+        if np.asarray(lengthscale).dtype.kind not in "iuf":
+            raise ValueError(msg)
         if ls.ndim > 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
-            raise ValueError(
-                f"lengthscale must be a positive finite number or a 1-D array of them (one per "
-                f"feature), got {lengthscale!r}."
-            )
+            raise ValueError(msg)
         self.lengthscale = float(ls) if ls.ndim == 0 else ls
         self.amplitude = _check_amplitude(amplitude)
 
@@ -241,8 +261,7 @@ class ProductKernel(Kernel):
         return self.amplitude * float(np.prod([k.amplitude for k, _ in self.parts]))
 
     def __call__(self, X, Y=None):
-        X = np.asarray(X)
-        Y = X if Y is None else np.asarray(Y)
+        X, Y = _gram_inputs(self, X, Y)
         return self.total_amplitude * np.prod(self.feature_values(X, Y), axis=-1)
 
     def diag_value(self):
@@ -308,6 +327,14 @@ class SumKernel:
     def __call__(self, X, Y=None):
         return sum(t(X, Y) for t in self.terms)
 
+    def __mul__(self, other):
+        # an overall amplitude multiplies every term
+        if isinstance(other, Real) and not isinstance(other, bool):
+            return SumKernel([t * other for t in self.terms])
+        return NotImplemented
+
+    __rmul__ = __mul__
+
     def diag_value(self):
         return sum(t.diag_value() for t in self.terms)
 
@@ -321,7 +348,9 @@ def kernel_terms(kernel) -> list:
         return list(kernel.terms)
     if isinstance(kernel, Kernel):
         return [kernel]
-    raise TypeError(
+    from ..exceptions import UnsupportedModelError   # a TypeError, so existing handlers still work
+
+    raise UnsupportedModelError(
         f"kernel must be a kexplain kernel (RBF, Laplacian, Cauchy, Categorical, ProductKernel, "
         f"SumKernel), got {type(kernel).__name__}. Use kx.kernels.from_sklearn to convert a "
         "scikit-learn kernel."

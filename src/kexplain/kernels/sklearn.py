@@ -14,7 +14,8 @@ from ..exceptions import UnsupportedModelError
 from .base import RBF, SumKernel
 
 SUPPORTED_SKLEARN_KERNELS = (
-    "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel"
+    "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel, "
+    "and powers of them"
 )
 
 
@@ -26,6 +27,23 @@ def _expand(k):
         return _expand(k.k1) + _expand(k.k2)
     if isinstance(k, sk.Product):
         return [(a1 * a2, f1 + f2) for a1, f1 in _expand(k.k1) for a2, f2 in _expand(k.k2)]
+    if isinstance(k, sk.Exponentiation):
+        p = float(k.exponent)
+        terms = _expand(k.kernel)
+        if not terms:             # white noise only: zero between distinct inputs, at any power
+            return []
+        if len(terms) == 1:       # (a * prod exp(-u^2/2))^p = a^p * prod exp(-p u^2 / 2)
+            amp, inv_sq = terms[0]
+            return [(amp**p, [np.asarray(v) * p for v in inv_sq])]
+        if p.is_integer() and p >= 1:
+            out = terms
+            for _ in range(int(p) - 1):
+                out = [(a1 * a2, f1 + f2) for a1, f1 in out for a2, f2 in terms]
+            return out
+        raise UnsupportedModelError(
+            f"kernel {k!r}: a sum raised to a non-integer power has no product form. Supported "
+            f"scikit-learn kernels: {SUPPORTED_SKLEARN_KERNELS}."
+        )
     if isinstance(k, sk.ConstantKernel):
         return [(float(k.constant_value), [])]
     if isinstance(k, sk.WhiteKernel):

@@ -33,7 +33,8 @@ class KernelExpansion:
         d = X_probe.shape[1]
         kernel.check_n_features(d, name="X_ref")
         self.numeric_mask = kernel.numeric_mask(d)
-        self.X_ref = check_data(X_ref, name="X_ref", numeric_mask=self.numeric_mask)
+        # no reference points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
+        self.X_ref = check_data(X_ref, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
         coef = np.asarray(coef, dtype=np.float64)
         if coef.ndim not in (1, 2) or coef.shape[0] != self.X_ref.shape[0]:
             raise ValueError(
@@ -76,10 +77,12 @@ class KernelExpansion:
         """Rows of the expanded product game: one per (kernel term, reference point)."""
         return len(self.terms) * self.X_ref.shape[0]
 
-    def check_input(self, X, name="X"):
+    def check_input(self, X, name="X", feature_names=None):
+        """Validated rows for this model; DataFrame columns must equal ``feature_names`` (default:
+        the model's own feature names, when it has them)."""
         return check_data(
             X, name=name, n_features=self.n_features, numeric_mask=self.numeric_mask,
-            feature_names=self.feature_names,
+            feature_names=self.feature_names if feature_names is None else feature_names,
         )
 
     def row_factors(self, X, rows: slice):
@@ -98,6 +101,8 @@ class KernelExpansion:
             ref = self.X_ref[lo - t * n: hi - t * n]
             a_parts.append(term.feature_values(X, ref))
             c_parts.append(self.amplitudes[t] * self.coef[lo - t * n: hi - t * n])
+        if not a_parts:       # an empty block (or a model without reference points)
+            return np.ones((len(X), 0, self.n_features)), np.zeros((0, self.n_outputs))
         a = a_parts[0] if len(a_parts) == 1 else np.concatenate(a_parts, axis=1)
         c = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts, axis=0)
         return a, c

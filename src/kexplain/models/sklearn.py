@@ -32,6 +32,13 @@ def _unsupported(msg):
     return UnsupportedModelError(f"{msg} Supported: {SUPPORTED_MODELS}.")
 
 
+def _from_sklearn(kernel, d, owner):
+    try:
+        return from_sklearn(kernel, d)
+    except UnsupportedModelError as exc:
+        raise _unsupported(f"{owner}: {exc}") from None
+
+
 def _check_fitted(est, attrs):
     from sklearn.utils.validation import check_is_fitted
 
@@ -46,10 +53,11 @@ def _svm(est):
         )
     gamma = float(est._gamma)
     kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
-    sv = np.asarray(est.support_vectors_, dtype=np.float64)
-    if hasattr(sv, "toarray"):
-        sv = sv.toarray()
-    dual = np.asarray(est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_)
+    sv = est.support_vectors_
+    # models fitted on sparse input keep sparse support vectors and dual coefficients
+    sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
+    dual = np.asarray(est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_,
+                      dtype=np.float64)
     intercept = np.asarray(est.intercept_, dtype=np.float64)
     name = type(est).__name__
     if name in ("SVR", "NuSVR", "OneClassSVM"):
@@ -77,10 +85,9 @@ def _kernel_ridge(est):
     X = np.asarray(est.X_fit_, dtype=np.float64)
     d = X.shape[1]
     k = est.kernel
-    params = est.kernel_params or {}
     if isinstance(k, str):
-        gamma = params.get("gamma", est.gamma)
-        gamma = 1.0 / d if gamma is None else float(gamma)
+        # scikit-learn passes est.gamma (never kernel_params) to string kernels; None means 1/d
+        gamma = 1.0 / d if est.gamma is None else float(est.gamma)
         if k == "rbf":
             kernel, const = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma)), 0.0
         elif k == "laplacian":
@@ -88,7 +95,7 @@ def _kernel_ridge(est):
         else:
             raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form.")
     elif hasattr(k, "get_params") and hasattr(k, "theta"):
-        kernel, const = from_sklearn(k, d)
+        kernel, const = _from_sklearn(k, d, "KernelRidge")
     else:
         raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form.")
     coef = np.asarray(est.dual_coef_, dtype=np.float64)
@@ -103,7 +110,7 @@ def _gpr(est):
     X = np.asarray(est.X_train_, dtype=np.float64)
     if X.ndim != 2:
         raise _unsupported("GaussianProcessRegressor on non-vector inputs is not supported.")
-    kernel, const = from_sklearn(est.kernel_, X.shape[1])
+    kernel, const = _from_sklearn(est.kernel_, X.shape[1], "GaussianProcessRegressor")
     alpha = np.asarray(est.alpha_, dtype=np.float64)
     std = np.atleast_1d(np.asarray(est._y_train_std, dtype=np.float64))
     mean = np.atleast_1d(np.asarray(est._y_train_mean, dtype=np.float64))
@@ -120,7 +127,7 @@ def _gpr(est):
 
 def _binary_gpc_parts(base):
     X = np.asarray(base.X_train_, dtype=np.float64)
-    kernel, const = from_sklearn(base.kernel_, X.shape[1])
+    kernel, const = _from_sklearn(base.kernel_, X.shape[1], "GaussianProcessClassifier")
     coef = np.asarray(base.y_train_, dtype=np.float64) - np.asarray(base.pi_, dtype=np.float64)
     return X, kernel, coef, const * coef.sum()
 
@@ -188,15 +195,31 @@ def _scaler_affine(step, d):
     )
 
 
+def _is_pipeline(obj) -> bool:
+    return type(obj).__name__ == "Pipeline" and hasattr(obj, "steps")
+
+
+def _flatten_pipeline(model) -> list:
+    """The steps of a (possibly nested) Pipeline in order, without None / "passthrough"; [] for a
+    plain estimator."""
+    if not _is_pipeline(model):
+        return []
+    out = []
+    for _, step in model.steps:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        out.extend(_flatten_pipeline(step) if _is_pipeline(step) else [step])
+    if not out:
+        raise _unsupported("the Pipeline has no estimator.")
+    return out
+
+
 def as_kernel_expansion(model, feature_names=None) -> KernelExpansion:
     """Convert a fitted model (or Pipeline) to a KernelExpansion on the original features."""
     if isinstance(model, KernelExpansion):
         return model
-    steps = []
-    est = model
-    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
-        steps = [s for _, s in model.steps[:-1] if s is not None and s != "passthrough"]
-        est = model.steps[-1][1]
+    steps = _flatten_pipeline(model)
+    est = steps.pop() if steps else model
     handler = _ESTIMATORS.get(type(est).__name__)
     if handler is None:
         raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
@@ -224,7 +247,8 @@ def as_kernel_expansion(model, feature_names=None) -> KernelExpansion:
 
 def model_output(model, X):
     """The output the adapter explains, computed by the model itself (for checks and tests)."""
-    est = model.steps[-1][1] if type(model).__name__ == "Pipeline" else model
+    steps = _flatten_pipeline(model)
+    est = steps[-1] if steps else model
     name = type(est).__name__
     if name in ("SVC", "NuSVC"):
         if len(est.classes_) > 2:

@@ -1,0 +1,352 @@
+"""Adapters: the kernel expansion of a fitted scikit-learn model reproduces the model's output."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.decomposition import PCA
+from sklearn.exceptions import NotFittedError
+from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+from sklearn.gaussian_process import kernels as sk
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LinearRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import (
+    MaxAbsScaler,
+    MinMaxScaler,
+    PolynomialFeatures,
+    QuantileTransformer,
+    RobustScaler,
+    StandardScaler,
+)
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+
+import kexplain as kx
+from kexplain.models import as_kernel_expansion, model_output
+from conftest import assert_rel_close
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    # features on very different scales, so that folding scalers into the kernel matters
+    X = rng.normal(size=(40, 4)) * np.array([1.0, 10.0, 0.1, 3.0]) + np.array([0.0, 50.0, -1.0, 2.0])
+    Xt = rng.normal(size=(15, 4)) * np.array([1.0, 10.0, 0.1, 3.0]) + np.array([0.0, 50.0, -1.0, 2.0])
+    z = (X - X.mean(0)) / X.std(0)
+    y = np.sin(z[:, 0]) + z[:, 1] * z[:, 2] + 0.1 * rng.normal(size=40)
+    y2 = np.column_stack([y, np.cos(z[:, 3]) - z[:, 0]])
+    yc = (z[:, 0] + z[:, 1] > 0).astype(int)
+    y3 = np.digitize(z[:, 0] + 0.5 * z[:, 3], [-0.5, 0.5])          # 3 classes
+    y4 = np.array(["ant", "bee", "cat", "dog"])[np.digitize(z[:, 0] - z[:, 1], [-0.8, 0.0, 0.8])]
+    return dict(X=X, Xt=Xt, y=y, y2=y2, yc=yc, y3=y3, y4=y4, z=z)
+
+
+def _check(model, X, expected, rtol=1e-10):
+    em = as_kernel_expansion(model)
+    assert isinstance(em, kx.KernelExpansion)
+    assert_rel_close(em.predict(X), expected, rtol=rtol)
+    return em
+
+
+def _scaled(est):
+    return make_pipeline(StandardScaler(), est)
+
+
+# -- support vector machines ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("est", [SVR(C=3.0), SVR(gamma=0.3, epsilon=0.05), NuSVR(nu=0.4, gamma="auto")])
+def test_svr(est, data):
+    m = _scaled(est).fit(data["X"], data["y"])
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+
+
+@pytest.mark.parametrize("est", [SVC(C=2.0), NuSVC(nu=0.3, gamma=0.2)])
+def test_binary_svc_decision_function(est, data):
+    m = _scaled(est).fit(data["X"], data["yc"])
+    em = _check(m, data["Xt"], m.decision_function(data["Xt"]))
+    assert em.n_outputs == 1
+
+
+@pytest.mark.parametrize("est", [SVC(C=2.0), NuSVC(nu=0.2), SVC(decision_function_shape="ovr")])
+@pytest.mark.parametrize("target", ["y3", "y4"])
+def test_multiclass_svc_one_output_per_pair(est, target, data):
+    m = _scaled(est).fit(data["X"], data[target])
+    classes = list(m.classes_)
+    est_fitted = m[-1]
+    shape = est_fitted.decision_function_shape
+    est_fitted.decision_function_shape = "ovo"
+    expected = m.decision_function(data["Xt"])
+    est_fitted.decision_function_shape = shape
+    em = _check(m, data["Xt"], expected)
+    pairs = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1:]]
+    assert em.output_names == [f"{a} vs {b}" for a, b in pairs]
+    assert_rel_close(em.predict(data["Xt"]), model_output(m, data["Xt"]))
+    assert est_fitted.decision_function_shape == shape        # model_output leaves the model as it was
+
+
+def test_svm_on_sparse_input(data):
+    from scipy import sparse
+
+    m = SVR(gamma=0.05).fit(sparse.csr_matrix(data["X"]), data["y"])
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+
+
+# -- kernel ridge ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kernel,gamma", [("rbf", None), ("rbf", 0.2), ("laplacian", None), ("laplacian", 0.5)])
+@pytest.mark.parametrize("target", ["y", "y2"])
+def test_kernel_ridge(kernel, gamma, target, data):
+    m = _scaled(KernelRidge(alpha=0.1, kernel=kernel, gamma=gamma)).fit(data["X"], data[target])
+    em = _check(m, data["Xt"], m.predict(data["Xt"]))
+    assert em.n_outputs == (2 if target == "y2" else 1)
+
+
+def test_kernel_ridge_ignores_kernel_params_for_string_kernels(data):
+    # scikit-learn passes gamma (not kernel_params) to string kernels
+    m = KernelRidge(kernel="rbf", gamma=0.01, kernel_params={"gamma": 5.0}).fit(data["X"], data["y"])
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+
+
+def test_kernel_ridge_with_gp_kernel(data):
+    k = sk.ConstantKernel(2.0) * sk.RBF([1.0, 2.0, 0.5, 1.5]) + sk.ConstantKernel(0.3) + sk.WhiteKernel(0.2)
+    m = _scaled(KernelRidge(alpha=0.5, kernel=k)).fit(data["X"], data["y2"])
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+
+
+# -- Gaussian processes -------------------------------------------------------------------------
+
+GPR_KERNELS = {
+    "iso": sk.RBF(1.0),
+    "ard": sk.RBF([1.0, 1.0, 1.0, 1.0]),
+    "c*ard+white": sk.ConstantKernel(1.0) * sk.RBF([1.0, 1.0, 1.0, 1.0]) + sk.WhiteKernel(0.1),
+    "c+c*rbf": sk.ConstantKernel(0.5) + sk.ConstantKernel(1.0) * sk.RBF(1.0),
+    "sum of rbfs": sk.RBF(0.5) + sk.ConstantKernel(0.5) * sk.RBF(3.0) + sk.WhiteKernel(0.1),
+    "product of rbfs": sk.RBF([1.0, 2.0, 1.0, 2.0]) * sk.RBF(2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(GPR_KERNELS))
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_gpr(name, normalize_y, data):
+    gp = GaussianProcessRegressor(GPR_KERNELS[name], normalize_y=normalize_y, alpha=1e-3,
+                                  optimizer=None if name == "product of rbfs" else "fmin_l_bfgs_b")
+    m = _scaled(gp).fit(data["X"], 3.0 * data["y"] + 10.0)
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_gpr_multi_target(normalize_y, data):
+    gp = GaussianProcessRegressor(sk.ConstantKernel() * sk.RBF(1.0), normalize_y=normalize_y, alpha=1e-2)
+    y2 = data["y2"] * np.array([5.0, 0.2]) + np.array([3.0, -1.0])
+    m = _scaled(gp).fit(data["X"], y2)
+    em = _check(m, data["Xt"], m.predict(data["Xt"]))
+    assert em.n_outputs == 2
+
+
+def test_gpr_single_column_target(data):
+    m = _scaled(GaussianProcessRegressor(sk.RBF(1.0), normalize_y=True)).fit(data["X"], data["y"][:, None])
+    em = _check(m, data["Xt"], np.ravel(m.predict(data["Xt"])))
+    assert em.n_outputs == 1
+
+
+def _gpc_latent_mean(gpc, X):
+    """sklearn's own latent mean (the Laplace posterior mean, f* = k(X_train, x)' (y - pi))."""
+    base = gpc.base_estimator_
+    K_star = base.kernel_(base.X_train_, X)
+    return K_star.T @ (base.y_train_ - base.pi_)
+
+
+@pytest.mark.parametrize("kernel", [sk.RBF(1.0), sk.ConstantKernel(2.0) * sk.RBF([1.0, 1.0, 1.0, 1.0])])
+def test_binary_gpc_latent_mean(kernel, data):
+    m = GaussianProcessClassifier(kernel, random_state=0).fit(data["z"], data["yc"])
+    em = _check(m, data["z"][:10], _gpc_latent_mean(m, data["z"][:10]))
+    # the latent mean decides the class: positive latent mean <=> class 1 more probable
+    proba = m.predict_proba(data["z"][:10])[:, 1]
+    np.testing.assert_array_equal(em.predict(data["z"][:10]) > 0, proba > 0.5)
+
+
+def test_binary_gpc_in_pipeline_laplace_formula(data):
+    m = _scaled(GaussianProcessClassifier(sk.RBF(1.0), random_state=0)).fit(data["X"], data["yc"])
+    gpc = m[-1]
+    Zt = m[0].transform(data["Xt"])
+    _check(m, data["Xt"], _gpc_latent_mean(gpc, Zt))
+
+
+# -- pipelines of scalers --------------------------------------------------------------------------
+
+SCALER_CHAINS = {
+    "standard": [StandardScaler()],
+    "standard no mean": [StandardScaler(with_mean=False)],
+    "standard no std": [StandardScaler(with_std=False)],
+    "minmax": [MinMaxScaler(feature_range=(-2, 3))],
+    "maxabs": [MaxAbsScaler()],
+    "robust": [RobustScaler(quantile_range=(10, 90))],
+    "robust no centering": [RobustScaler(with_centering=False)],
+    "chain": [MinMaxScaler(), StandardScaler(), MaxAbsScaler(), RobustScaler()],
+    "passthrough": ["passthrough", StandardScaler()],
+}
+
+
+@pytest.mark.parametrize("chain", list(SCALER_CHAINS))
+@pytest.mark.parametrize("est", [SVR(C=2.0), KernelRidge(alpha=0.3, kernel="laplacian", gamma=0.3),
+                                 GaussianProcessRegressor(sk.RBF([1.0] * 4), alpha=1e-2, optimizer=None)])
+def test_pipelines_of_scalers_are_folded_into_the_kernel(chain, est, data):
+    from sklearn.pipeline import Pipeline
+
+    steps = [(f"s{i}", clone(s) if s != "passthrough" else s) for i, s in enumerate(SCALER_CHAINS[chain])]
+    m = Pipeline(steps + [("est", clone(est))]).fit(data["X"], data["y"])
+    em = _check(m, data["Xt"], m.predict(data["Xt"]))
+    # the reference points live on the original feature scale
+    assert np.abs(em.X_ref[:, 1]).mean() > 10
+
+
+def test_feature_names_from_dataframe_flow_to_explanation(data):
+    cols = ["age", "income", "ratio", "score"]
+    df = pd.DataFrame(data["X"], columns=cols)
+    m = _scaled(SVR()).fit(df, data["y"])
+    em = as_kernel_expansion(m)
+    assert em.feature_names == cols
+    ex = kx.ProductKernelExplainer(m).explain(pd.DataFrame(data["Xt"][:3], columns=cols))
+    assert ex.feature_names == cols
+    # also when explaining a plain array
+    ex = kx.ProductKernelExplainer(m).explain(data["Xt"][:3])
+    assert ex.feature_names == cols
+    assert_rel_close(ex.predictions, m.predict(pd.DataFrame(data["Xt"][:3], columns=cols)))
+
+
+def test_kernel_expansion_passes_through(data):
+    em = kx.KernelExpansion(data["X"][:5], np.arange(5.0), kx.kernels.RBF(2.0), intercept=1.0)
+    assert as_kernel_expansion(em) is em
+
+
+# -- unsupported models ------------------------------------------------------------------------
+
+UNSUPPORTED = {
+    "svr poly": lambda: SVR(kernel="poly"),
+    "svr sigmoid": lambda: SVR(kernel="sigmoid"),
+    "svr linear": lambda: SVR(kernel="linear"),
+    "svc poly": lambda: SVC(kernel="poly"),
+    "kr linear": lambda: KernelRidge(kernel="linear"),
+    "kr poly": lambda: KernelRidge(kernel="polynomial"),
+    "kr matern": lambda: KernelRidge(kernel=sk.Matern()),
+    "gpr matern": lambda: GaussianProcessRegressor(sk.Matern()),
+    "gpr rq": lambda: GaussianProcessRegressor(sk.RationalQuadratic()),
+    "gpr dot": lambda: GaussianProcessRegressor(sk.DotProduct() + sk.WhiteKernel()),
+    "gpr rbf+matern": lambda: GaussianProcessRegressor(sk.RBF() + sk.Matern()),
+    "linear regression": lambda: LinearRegression(),
+    "pca pipeline": lambda: make_pipeline(PCA(n_components=3), SVR()),
+    "poly features pipeline": lambda: make_pipeline(PolynomialFeatures(2), SVR()),
+    "quantile pipeline": lambda: make_pipeline(QuantileTransformer(n_quantiles=10), SVR()),
+    "column transformer": lambda: make_pipeline(
+        ColumnTransformer([("s", StandardScaler(), [0, 1])], remainder="passthrough"), SVR()),
+    "minmax clip": lambda: make_pipeline(MinMaxScaler(clip=True), SVR()),
+}
+
+
+@pytest.mark.parametrize("name", list(UNSUPPORTED))
+def test_unsupported_models_raise_with_what_is_supported(name, data):
+    est = UNSUPPORTED[name]()
+    m = est.fit(data["X"], data["yc"] if name.startswith("svc") else data["y"])
+    with pytest.raises(kx.UnsupportedModelError, match="Supported") as info:
+        as_kernel_expansion(m)
+    assert "SVR" in str(info.value) and "RBF" in str(info.value)
+    with pytest.raises(kx.UnsupportedModelError):
+        kx.ProductKernelExplainer(m)
+
+
+def test_svc_precomputed_is_unsupported(data):
+    K = kx.kernels.RBF(3.0)(data["X"])
+    m = SVC(kernel="precomputed").fit(K, data["yc"])
+    with pytest.raises(kx.UnsupportedModelError, match="precomputed"):
+        as_kernel_expansion(m)
+
+
+def test_unknown_objects_are_unsupported():
+    for obj in (object(), "svr", None, np.eye(3)):
+        with pytest.raises(kx.UnsupportedModelError, match="Supported"):
+            as_kernel_expansion(obj)
+
+
+def test_unsupported_error_is_type_and_value_error():
+    assert issubclass(kx.UnsupportedModelError, TypeError)
+    assert issubclass(kx.UnsupportedModelError, ValueError)
+
+
+@pytest.mark.parametrize("model", [
+    SVR(), SVC(), NuSVR(), NuSVC(), KernelRidge(kernel="rbf"), GaussianProcessRegressor(),
+    GaussianProcessClassifier(), make_pipeline(StandardScaler(), SVR()),
+])
+def test_unfitted_models_raise_not_fitted(model):
+    with pytest.raises(NotFittedError):
+        as_kernel_expansion(model)
+    with pytest.raises(NotFittedError):
+        kx.ProductKernelExplainer(model)
+
+
+def test_pipeline_with_unfitted_scaler_but_fitted_estimator(data):
+    svr = SVR().fit(data["X"], data["y"])
+    from sklearn.pipeline import Pipeline
+
+    m = Pipeline([("s", StandardScaler()), ("svr", svr)])
+    with pytest.raises(NotFittedError):
+        as_kernel_expansion(m)
+
+
+def test_multiclass_gpc_one_vs_rest_latent_means(data):
+    m = GaussianProcessClassifier(sk.RBF(1.0), optimizer=None).fit(data["z"], data["y3"])
+    em = as_kernel_expansion(m)
+    assert em.output_names == [f"latent f: {c}" for c in m.classes_]
+    Xt = data["z"][:8]
+    for k, base in enumerate(m.base_estimator_.estimators_):
+        expected = base.kernel_(base.X_train_, Xt).T @ (base.y_train_ - base.pi_)
+        assert_rel_close(em.predict(Xt)[:, k], expected)
+
+
+def test_multiclass_gpc_with_differing_kernels_is_refused(data):
+    m = GaussianProcessClassifier(sk.RBF(1.0), random_state=0).fit(data["z"], data["y3"])
+    kernels = {repr(b.kernel_) for b in m.base_estimator_.estimators_}
+    if len(kernels) == 1:
+        pytest.skip("the binary models happened to learn the same kernel")
+    with pytest.raises(kx.UnsupportedModelError, match="explain each binary model"):
+        as_kernel_expansion(m)
+
+
+def test_nested_pipelines_are_flattened(data):
+    from sklearn.pipeline import Pipeline
+
+    inner = Pipeline([("a", MinMaxScaler()), ("skip", "passthrough"), ("b", StandardScaler())])
+    m = Pipeline([("pre", inner), ("none", None), ("model", make_pipeline(RobustScaler(), SVR(C=3.0)))])
+    m.fit(data["X"], data["y"])
+    _check(m, data["Xt"], m.predict(data["Xt"]))
+    assert_rel_close(model_output(m, data["Xt"]), m.predict(data["Xt"]))
+
+
+def test_kernel_expansion_predict_is_the_kernel_sum(rng):
+    from kexplain.kernels import Laplacian, RBF, SumKernel
+
+    X_ref, X = rng.normal(size=(9, 3)), rng.normal(size=(4, 3))
+    kernel = SumKernel([RBF([1.0, 2.0, 0.5], amplitude=2.0), Laplacian(1.5)])
+    coef = rng.normal(size=(9, 2))
+    em = kx.KernelExpansion(X_ref, coef, kernel, intercept=[1.0, -2.0])
+    direct = np.array([[sum(coef[i, o] * (2.0 * np.exp(-0.5 * np.sum(((x - X_ref[i]) / [1.0, 2.0, 0.5]) ** 2))
+                                          + np.exp(-np.sum(np.abs(x - X_ref[i])) / 1.5)) for i in range(9))
+                        for o in range(2)] for x in X]) + np.array([1.0, -2.0])
+    assert_rel_close(em.predict(X), direct, rtol=1e-13)
+    assert_rel_close(em.predict(X, chunk_rows=2), direct, rtol=1e-13)
+    single = kx.KernelExpansion(X_ref, coef[:, 0], kernel, intercept=1.0)
+    assert single.predict(X).shape == (4,)
+    assert single.n_rows == 18 and em.n_outputs == 2
+
+
+def test_svr_without_support_vectors_is_a_constant_model(data):
+    m = SVR(epsilon=100.0).fit(data["X"], data["y"])
+    assert m.support_vectors_.shape[0] == 0
+    em = _check(m, data["Xt"], m.predict(data["Xt"]))
+    for kwargs in ({}, {"background": data["X"][:3]}, {"baseline": data["X"][0]}):
+        ex = kx.ProductKernelExplainer(m).explain(data["Xt"][:3], interactions=True, **kwargs)
+        np.testing.assert_array_equal(ex.values, 0.0)
+        np.testing.assert_array_equal(ex.interactions, 0.0)
+        assert_rel_close(ex.base_values, m.predict(data["Xt"][:3]))
+    assert em.n_rows == 0

@@ -1,0 +1,193 @@
+"""Explanation: slicing, to_frame, to_shap and shap's plots."""
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import kexplain as kx
+from kexplain.kernels import RBF, Categorical, ProductKernel
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def single():
+    rng = np.random.default_rng(0)
+    em = kx.KernelExpansion(rng.normal(size=(6, 3)), rng.normal(size=6), RBF([1.0, 2.0, 0.5]), intercept=0.3,
+                            feature_names=["a", "b", "c"])
+    X = rng.normal(size=(5, 3))
+    return em, X, kx.ProductKernelExplainer(em).explain(X, interactions=True)
+
+
+@pytest.fixture(scope="module")
+def multi():
+    rng = np.random.default_rng(1)
+    em = kx.KernelExpansion(rng.normal(size=(6, 3)), rng.normal(size=(6, 2)), RBF(1.0), intercept=[1.0, -1.0],
+                            output_names=["up", "down"])
+    X = rng.normal(size=(4, 3))
+    return em, X, kx.ProductKernelExplainer(em).explain(X, background=X[:2], interactions=True)
+
+
+def test_shapes_and_metadata(single, multi):
+    _, _, ex = single
+    assert ex.values.shape == (5, 3) and ex.base_values.shape == (5,) and ex.interactions.shape == (5, 3, 3)
+    assert ex.feature_names == ["a", "b", "c"] and ex.output_names == ["f(x)"] and ex.n_outputs == 1
+    assert len(ex) == 5 and ex.shape == (5, 3)
+    _, _, exm = multi
+    assert exm.values.shape == (4, 3, 2) and exm.base_values.shape == (4, 2)
+    assert exm.interactions.shape == (4, 3, 3, 2)
+    assert exm.output_names == ["up", "down"] and exm.feature_names == ["x0", "x1", "x2"]
+    assert "interventional" in repr(exm) and "interactions" in repr(exm)
+
+
+def test_predictions_and_mean_abs(single):
+    em, X, ex = single
+    np.testing.assert_allclose(ex.predictions, em.predict(X), rtol=1e-12)
+    np.testing.assert_allclose(ex.mean_abs(), np.abs(ex.values).mean(axis=0))
+
+
+def test_slicing_by_rows(single):
+    _, X, ex = single
+    sub = ex[1:3]
+    assert sub.values.shape == (2, 3)
+    np.testing.assert_array_equal(sub.values, ex.values[1:3])
+    np.testing.assert_array_equal(sub.base_values, ex.base_values[1:3])
+    np.testing.assert_array_equal(sub.data, X[1:3])
+    np.testing.assert_array_equal(sub.interactions, ex.interactions[1:3])
+    picked = ex[[4, 0]]
+    np.testing.assert_array_equal(picked.values, ex.values[[4, 0]])
+    masked = ex[ex.values[:, 0] > 0]
+    assert len(masked) == int((ex.values[:, 0] > 0).sum())
+    row = ex[2]
+    assert row.values.shape == (1, 3)
+    np.testing.assert_array_equal(row.values[0], ex.values[2])
+    np.testing.assert_array_equal(ex[-1].values[0], ex.values[-1])
+    assert sub.feature_names == ex.feature_names and sub.game == ex.game
+    np.testing.assert_array_equal(sub.info["v_full"], ex.info["v_full"][1:3])
+
+
+def test_slicing_by_output(multi):
+    _, _, ex = multi
+    for o, name in enumerate(["up", "down"]):
+        for key in (name, o):
+            sub = ex[:, key]
+            assert sub.values.shape == (4, 3) and sub.output_names == [name]
+            np.testing.assert_array_equal(sub.values, ex.values[:, :, o])
+            np.testing.assert_array_equal(sub.base_values, ex.base_values[:, o])
+            np.testing.assert_array_equal(sub.interactions, ex.interactions[..., o])
+    both = ex[1:3, "down"]
+    np.testing.assert_array_equal(both.values, ex.values[1:3, :, 1])
+    with pytest.raises(KeyError, match=r"output 'sideways' is not one of \['up', 'down'\]"):
+        ex[:, "sideways"]
+    with pytest.raises(IndexError, match="output index 2 is out of range"):
+        ex[:, 2]
+    with pytest.raises(IndexError, match="rows, or with \\(rows, output\\)"):
+        ex[1, 2, 3]
+
+
+def test_single_output_cannot_be_sliced_by_output(single):
+    _, _, ex = single
+    with pytest.raises(IndexError, match="single output"):
+        ex[:, "f(x)"]
+
+
+def test_to_frame_wide_and_long_single(single):
+    _, X, ex = single
+    wide = ex.to_frame()
+    assert list(wide.columns) == ["a", "b", "c", "base_value"]
+    np.testing.assert_array_equal(wide[["a", "b", "c"]].to_numpy(), ex.values)
+    np.testing.assert_array_equal(wide["base_value"].to_numpy(), ex.base_values)
+    long = ex.to_frame("long")
+    assert list(long.columns) == ["row", "output", "feature", "value", "feature_value"]
+    assert len(long) == 5 * 3
+    r = long[(long.row == 3) & (long.feature == "b")]
+    assert r["value"].item() == ex.values[3, 1] and r["feature_value"].item() == X[3, 1]
+    with pytest.raises(ValueError, match="kind must be 'wide' or 'long'"):
+        ex.to_frame("tall")
+
+
+def test_to_frame_multi_output(multi):
+    _, _, ex = multi
+    wide = ex.to_frame()
+    assert isinstance(wide.columns, pd.MultiIndex)
+    np.testing.assert_array_equal(wide[("down", "x1")].to_numpy(), ex.values[:, 1, 1])
+    np.testing.assert_array_equal(wide[("up", "base_value")].to_numpy(), ex.base_values[:, 0])
+    long = ex.to_frame(kind="long")
+    assert len(long) == 4 * 3 * 2
+    r = long[(long.row == 2) & (long.output == "down") & (long.feature == "x0")]
+    assert r["value"].item() == ex.values[2, 0, 1]
+    # wide and long carry the same numbers
+    pivot = long.pivot_table(index="row", columns=["output", "feature"], values="value")
+    np.testing.assert_allclose(pivot[("up", "x2")].to_numpy(), ex.values[:, 2, 0])
+
+
+def test_to_shap_single_output(single):
+    shap = pytest.importorskip("shap")
+    _, X, ex = single
+    sh = ex.to_shap()
+    assert isinstance(sh, shap.Explanation)
+    np.testing.assert_array_equal(sh.values, ex.values)
+    np.testing.assert_array_equal(sh.base_values, ex.base_values)
+    np.testing.assert_array_equal(sh.data, X)
+    assert list(sh.feature_names) == ["a", "b", "c"]
+    one = ex[0].to_shap()
+    assert one.values.shape == (3,)
+
+
+def test_to_shap_multi_output(multi):
+    shap = pytest.importorskip("shap")
+    _, _, ex = multi
+    sh = ex.to_shap()
+    assert sh.values.shape == (4, 3, 2)
+    assert list(sh.output_names) == ["up", "down"]
+    down = ex.to_shap(output="down")
+    np.testing.assert_array_equal(down.values, ex.values[:, :, 1])
+    np.testing.assert_array_equal(down.base_values, ex.base_values[:, 1])
+    assert isinstance(down, shap.Explanation)
+
+
+def test_shap_plots_accept_to_shap(single, multi):
+    shap = pytest.importorskip("shap")
+    import matplotlib.pyplot as plt
+
+    _, _, ex = single
+    shap.plots.bar(ex.to_shap(), show=False)
+    plt.close("all")
+    shap.plots.beeswarm(ex.to_shap(), show=False)
+    plt.close("all")
+    shap.plots.waterfall(ex[0].to_shap(), show=False)
+    plt.close("all")
+    _, _, exm = multi
+    shap.plots.bar(exm.to_shap(output="up"), show=False)
+    plt.close("all")
+    shap.plots.waterfall(exm[1, "down"].to_shap(), show=False)
+    plt.close("all")
+
+
+def test_categorical_data_survive_conversions():
+    Xr = np.array([[0.0, "a"], [1.0, "b"], [0.5, "a"]], dtype=object)
+    em = kx.KernelExpansion(Xr, [1.0, -0.5, 2.0], ProductKernel([RBF(1.0), Categorical(0.2)]),
+                            feature_names=["num", "cat"])
+    X = np.array([[0.2, "b"], [0.9, "a"]], dtype=object)
+    ex = kx.ProductKernelExplainer(em).explain(X)
+    long = ex.to_frame("long")
+    assert set(long["feature_value"]) >= {"a", "b"}
+    pytest.importorskip("shap")
+    sh = ex.to_shap()
+    assert sh.data[0, 1] == "b"
+
+
+def test_explanation_constructor_checks():
+    with pytest.raises(ValueError, match=r"values must have shape \(N, d\)"):
+        kx.Explanation(np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="feature_names has 1 names for 2 features"):
+        kx.Explanation(np.zeros((3, 2)), np.zeros(3), feature_names=["a"])
+    with pytest.raises(ValueError, match="base_values"):
+        kx.Explanation(np.zeros((3, 2)), np.zeros(4))
+    # one shared base value is spread over the rows
+    np.testing.assert_array_equal(kx.Explanation(np.zeros((3, 2)), 1.5).base_values, [1.5] * 3)
+    np.testing.assert_array_equal(kx.Explanation(np.zeros((3, 2, 2)), [1.0, 2.0]).base_values, [[1.0, 2.0]] * 3)
+    with pytest.raises(ValueError, match="interactions must have shape"):
+        kx.Explanation(np.zeros((3, 2)), np.zeros(3), interactions=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="output_names has 1 names for 2 outputs"):
+        kx.Explanation(np.zeros((3, 2, 2)), np.zeros((3, 2)), output_names=["a"])
