@@ -1,0 +1,259 @@
+"""OAKRegressor: exact local and global Shapley values against enumeration and Monte Carlo."""
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+import kexplain as kx
+from kexplain.gp import OAKRegressor
+
+
+def _data(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.05 * rng.normal(size=n)
+    return X, y
+
+
+@pytest.fixture(scope="module", params=["gaussian", "empirical"])
+def fitted(request):
+    X, y = _data(60, 4)
+    return OAKRegressor(input_measure=request.param, max_iter=60, random_state=0).fit(X, y), X
+
+
+@pytest.fixture(scope="module")
+def wide():
+    # d = 7 with order 3; hyperparameters left at their starting values (the explanation is exact
+    # for any hyperparameters, so no optimisation is needed to test it)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 7))
+    y = X[:, 0] * X[:, 1] + np.cos(X[:, 2]) + X[:, 3] ** 2
+    return OAKRegressor(max_interaction_order=3, max_iter=0).fit(X, y), X
+
+
+def _local_by_enumeration(model, X):
+    d = X.shape[1]
+    comps = {}
+    for q in range(d + 1):
+        for T in itertools.combinations(range(d), q):
+            comps[T] = model.component(list(T), X)
+
+    def v(coalitions):
+        out = []
+        for s in coalitions:
+            members = tuple(np.nonzero(s)[0])
+            out.append(sum(comps[T] for T in comps if set(T) <= set(members)))
+        return np.array(out)
+
+    return kx.exact_shapley(v, d)
+
+
+def test_local_values_equal_enumeration_of_the_anova_game(fitted):
+    _check_local_against_enumeration(*fitted)
+
+
+def test_local_values_equal_enumeration_d7_order3(wide):
+    _check_local_against_enumeration(*wide)
+
+
+def _check_local_against_enumeration(model, X):
+    ex = model.explain(X[:6])
+    ref = _local_by_enumeration(model, X[:6])
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-9)
+    np.testing.assert_allclose(ex.base_values, ref.v_empty, atol=1e-9)
+    # efficiency, and the game's full coalition is the model's prediction
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:6]), atol=1e-9)
+    np.testing.assert_allclose(ex.base_values, model.constant_, atol=1e-12)
+    assert isinstance(ex, kx.Explanation)
+
+
+def _component_variances(model):
+    S = model.support_
+    ls = np.nan_to_num(model.lengthscales_, nan=1.0)
+    G = [b.gamma(S[:, j], S[:, j], ls[j]) for j, b in enumerate(model.bases_)]
+    a = model.alpha_ * model.y_std_
+    out = {}
+    for q in range(1, model._Q + 1):
+        for T in itertools.combinations(range(S.shape[1]), q):
+            GT = np.prod([G[j] for j in T], axis=0)
+            out[T] = model.order_variances_[q] ** 2 * a @ GT @ a
+    return out
+
+
+def test_global_values_sum_to_variance_and_equal_enumeration(fitted):
+    model, X = fitted
+    gi = model.global_importance()
+    var_T = _component_variances(model)
+    d = X.shape[1]
+
+    def v(coalitions):
+        return np.array([sum(val for T, val in var_T.items() if s[list(T)].all()) for s in coalitions])
+
+    ref = kx.exact_shapley(v, d)
+    np.testing.assert_allclose(gi.values, ref.values, rtol=1e-9, atol=1e-12)
+    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
+    assert gi.variance == pytest.approx(sum(var_T.values()), rel=1e-10)
+    np.testing.assert_allclose(gi.first_order, [var_T[(j,)] / gi.variance for j in range(d)], rtol=1e-9)
+    np.testing.assert_allclose(gi.component_variance.sum(), gi.variance, rtol=1e-10)
+    frame = gi.to_frame()
+    assert list(frame.index) == model.feature_names_
+
+
+def test_variance_and_sobol_indices_match_monte_carlo(fitted):
+    model, X = fitted
+    gi = model.global_importance()
+    N = 12000
+    A = model.sample_input_measure(N, random_state=1)
+    B = model.sample_input_measure(N, random_state=2)
+    fA, fB = model._mean_encoded(A), model._mean_encoded(B)
+    var = np.var(np.r_[fA, fB])
+    assert gi.variance == pytest.approx(var, rel=0.05)
+    for j in range(X.shape[1]):
+        ABj = A.copy()
+        ABj[:, j] = B[:, j]
+        fABj = model._mean_encoded(ABj)
+        first = np.mean(fB * (fABj - fA)) / var          # Saltelli (2010)
+        total = 0.5 * np.mean((fA - fABj) ** 2) / var    # Jansen
+        assert gi.first_order[j] == pytest.approx(first, abs=0.04)
+        assert gi.total[j] == pytest.approx(total, abs=0.04)
+    # the mean of f under the measure is the constant component
+    assert np.mean(np.r_[fA, fB]) == pytest.approx(model.constant_, abs=0.05 * np.sqrt(var) + 1e-3)
+
+
+def test_recovers_known_additive_components():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = np.sin(1.5 * X[:, 0]) + (X[:, 1] ** 2 - 1) + 0.05 * rng.normal(size=120)
+    model = OAKRegressor(max_interaction_order=2, normalize_inputs=False, max_iter=80, random_state=0).fit(X, y)
+    grid = np.zeros((41, 3))
+    grid[:, 0] = grid[:, 1] = grid[:, 2] = np.linspace(-2, 2, 41)
+    err0 = model.component(0, grid) - np.sin(1.5 * grid[:, 0])
+    err1 = model.component(1, grid) - (grid[:, 1] ** 2 - 1)
+    # components are centred for the fitted N(mean, std^2) measure, not exactly N(0, 1): compare
+    # after removing the mean offset
+    assert np.sqrt(np.mean((err0 - err0.mean()) ** 2)) < 0.15
+    assert np.sqrt(np.mean((err1 - err1.mean()) ** 2)) < 0.2
+    assert np.abs(model.component(2, grid)).max() < 0.1
+    assert np.abs(model.component([0, 1], grid)).max() < 0.1
+    gi = model.global_importance()
+    assert gi.ranking()[-1] == "x2"
+
+
+def test_predict_std_matches_dense_posterior(fitted):
+    model, X = fitted
+    Xt = np.random.default_rng(5).normal(size=(5, 4)) * 2
+    mean, std = model.predict(Xt, return_std=True)
+    Z, Zt = model.support_, model._encode(Xt)
+    ls = np.nan_to_num(model.lengthscales_, nan=1.0)
+    K = model._kernel(Z, Z, ls, model.order_variances_) + model.noise_variance_ * np.eye(len(Z))
+    k = model._kernel(Zt, Z, ls, model.order_variances_)
+    kxx = np.diag(model._kernel(Zt, Zt, ls, model.order_variances_))
+    var = kxx - np.einsum("ij,ji->i", k, np.linalg.solve(K, k.T))
+    np.testing.assert_allclose(std, model.y_std_ * np.sqrt(var), rtol=1e-6, atol=1e-9)
+    assert np.all(std > 0)
+
+
+def test_sparse_mode_is_exact_for_its_own_expansion():
+    X, y = _data(150, 3, seed=4)
+    model = OAKRegressor(n_inducing=30, max_iter=15, random_state=0).fit(X, y)
+    assert model.sparse_ and model.support_.shape[0] == 30
+    assert model.score(X, y) > 0.9
+    ex = model.explain(X[:5])
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:5]), atol=1e-9)
+    gi = model.global_importance()
+    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
+    _, std = model.predict(X[:5], return_std=True)
+    assert np.all(np.isfinite(std)) and np.all(std >= 0)
+
+
+def test_categorical_features_labels_and_unseen_levels():
+    rng = np.random.default_rng(6)
+    n = 60
+    lab = rng.choice(["a", "b", "c"], size=n)
+    x = rng.normal(size=n)
+    y = np.where(lab == "a", 1.0, np.where(lab == "b", -1.0, 0.0)) + x + 0.05 * rng.normal(size=n)
+    X = np.empty((n, 2), dtype=object)
+    X[:, 0], X[:, 1] = lab, x
+    model = OAKRegressor(max_iter=40, random_state=0).fit(X, y)
+    assert model.categorical_mask_.tolist() == [True, False]
+    ex = model.explain(X[:8])
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:8]), atol=1e-9)
+    ref = _local_by_enumeration(model, X[:8])
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-9)
+    Xu = X[:2].copy()
+    Xu[:, 0] = "zzz"                      # unseen category: zero categorical component
+    np.testing.assert_allclose(model.component(0, Xu), 0.0, atol=1e-12)
+    assert np.isfinite(model.predict(Xu)).all()
+    gi = model.global_importance()
+    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
+    # binary integer codes declared categorical
+    Xb = np.column_stack([(lab == "a").astype(float), x])
+    mb = OAKRegressor(categorical_features=[0], max_iter=20).fit(Xb, y)
+    assert mb.categorical_mask_.tolist() == [True, False]
+
+
+def test_bad_input_gets_clear_errors():
+    X, y = _data(30, 3)
+    with pytest.raises(ValueError, match="continuous values"):
+        OAKRegressor(categorical_features=[1], max_iter=0).fit(X, y)
+    Xn = X.copy()
+    Xn[4, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        OAKRegressor(max_iter=0).fit(Xn, y)
+    with pytest.raises(ValueError, match="max_interaction_order=4 is above the number of features"):
+        OAKRegressor(max_interaction_order=4).fit(X, y)
+    with pytest.raises(ValueError, match="input_measure"):
+        OAKRegressor(input_measure="uniform").fit(X, y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        OAKRegressor(max_iter=0).fit(X, np.r_[np.nan, y[1:]])
+    with pytest.raises(NotFittedError):
+        OAKRegressor().predict(X)
+    model = OAKRegressor(max_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        model.explain(Xn)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
+    with pytest.raises(ValueError, match="features"):
+        model.component(["nope"], X)
+
+
+def test_sklearn_conventions_and_determinism():
+    X, y = _data(30, 3)
+    est = OAKRegressor(max_interaction_order=2, max_iter=8, n_restarts=1, random_state=7)
+    params = est.get_params()
+    assert params["max_interaction_order"] == 2 and params["random_state"] == 7
+    a = clone(est).fit(X, y)
+    b = clone(est).fit(X, y)
+    assert a is not b
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.explain(X[:3]).values, b.explain(X[:3]).values)
+    assert est.fit(X, y) is est
+
+
+def test_pandas_names_flow_to_explanations():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(40, 3)
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = OAKRegressor(max_iter=10).fit(df, y)
+    ex = model.explain(df.iloc[:3])
+    assert ex.feature_names == ["a", "b", "c"]
+    assert list(ex.to_frame().columns[:3]) == ["a", "b", "c"]
+    np.testing.assert_allclose(model.component("b", df.iloc[:3]), model.component(1, df.iloc[:3]))
+
+
+@pytest.mark.parametrize("measure", ["gaussian", "empirical"])
+def test_marginal_likelihood_gradient_matches_finite_differences(measure):
+    X, y = _data(25, 3, seed=8)
+    model = OAKRegressor(input_measure=measure, max_interaction_order=2, max_iter=0).fit(X, y)
+    ys = (y - model.y_mean_) / model.y_std_
+    rng = np.random.default_rng(0)
+    theta = rng.uniform(-1.0, 0.5, size=3 + 3 + 1)
+    _, grad = model._nll(theta, model.support_, ys)
+    h = 1e-5
+    fd = np.array([
+        (model._nll(theta + h * e, model.support_, ys)[0] - model._nll(theta - h * e, model.support_, ys)[0]) / (2 * h)
+        for e in np.eye(theta.size)
+    ])
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
