@@ -20,3 +20,6 @@ __all__ = [
     "product_game_block",
     "solve_product_game",
 ]
+from .sampling import sampled_shapley, shapley_kernel_moment
+
+__all__ += ["sampled_shapley", "shapley_kernel_moment"]

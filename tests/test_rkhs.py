@@ -1,0 +1,332 @@
+"""RKHSExplainer: observational values through conditional mean embeddings, interventional values,
+non-product kernels and model-agnostic models, against dense formulas written here."""
+from itertools import combinations
+from math import factorial
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import Matern, RationalQuadratic
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.svm import SVR
+
+import kexplain as kx
+from kexplain.explainers.rkhs import RKHSExplainer
+from kexplain.kernels import RBF, Cauchy, Laplacian, ProductKernel
+
+
+def shapley_by_permutation_weights(v, d):
+    """phi_j = sum_S |S|!(d-|S|-1)!/d! (v(S + j) - v(S)), v taking a tuple of feature indices."""
+    phi = np.zeros(d)
+    for j in range(d):
+        others = [i for i in range(d) if i != j]
+        for s in range(d):
+            w = factorial(s) * factorial(d - s - 1) / factorial(d)
+            for S in combinations(others, s):
+                phi[j] += w * (v(tuple(sorted(S + (j,)))) - v(S))
+    return phi
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    n, d = 60, 3
+    X = rng.normal(size=(n, d))
+    X[:, 1] += 0.9 * X[:, 0]                          # correlated features
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def krr(data):
+    X, y = data
+    return KernelRidge(kernel="rbf", gamma=0.4, alpha=0.1).fit(X, y)
+
+
+def dense_observational(f_coef, Xm, R, x, k1d, eta, intercept=0.0):
+    """Seed 003 Proposition 3 written out densely for one point x:
+    v(S) = alpha^T (K_S(Xm, x) * (K_Sc(Xm, R) (K_S(R, R) + n eta I)^-1 K_S(R, x))),
+    with k1d(a, b, j) the kernel of feature j; v(empty) = mean over R of f, v(full) = f(x)."""
+    d = Xm.shape[1]
+    n = R.shape[0]
+
+    def K(A, B, cols):
+        out = np.ones((A.shape[0], B.shape[0]))
+        for j in cols:
+            out *= k1d(A[:, j][:, None], B[:, j][None, :], j)
+        return out
+
+    def v(S):
+        Sc = [j for j in range(d) if j not in S]
+        if not S:
+            return intercept + np.mean(K(R, Xm, range(d)) @ f_coef)
+        if not Sc:
+            return intercept + K(x[None], Xm, range(d))[0] @ f_coef
+        beta = np.linalg.solve(K(R, R, S) + n * eta * np.eye(n), K(R, x[None], S))[:, 0]
+        return intercept + f_coef @ (K(Xm, x[None], S)[:, 0] * (K(Xm, R, Sc) @ beta))
+
+    return v
+
+
+def test_observational_matches_dense_formula(data, krr):
+    X, _ = data
+    eta = 1e-2
+    ex = RKHSExplainer(krr, cme_regularization=eta)
+    e = ex.explain(X[:3])
+    ls2 = 1.0 / (2 * 0.4)
+    for p in range(3):
+        v = dense_observational(krr.dual_coef_, X, X, X[p], lambda a, b, j: np.exp(-(a - b) ** 2 / (2 * ls2)), eta)
+        np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-9, atol=1e-11)
+
+
+def test_observational_mixed_product_kernel_and_separate_reference(data):
+    X, y = data
+    rng = np.random.default_rng(1)
+    kern = ProductKernel([RBF(1.3), Laplacian(0.8), Cauchy(2.0)], amplitude=1.7)
+    coef = rng.normal(size=20)
+    em = kx.KernelExpansion(X[:20], coef, kern, intercept=0.3)
+    R = X[20:]
+    eta = 3e-3
+    e = RKHSExplainer(em, X_ref=R, cme_regularization=eta).explain(X[:2])
+    profiles = [lambda u: np.exp(-0.5 * (u / 1.3) ** 2), lambda u: np.exp(-np.abs(u) / 0.8),
+                lambda u: 1.0 / (1.0 + (u / 2.0) ** 2)]
+    # the model's amplitude scales f; the CME regresses with unit-amplitude per-feature kernels
+    for p in range(2):
+        v = dense_observational(1.7 * coef, X[:20], R, X[p], lambda a, b, j: profiles[j](a - b), eta, intercept=0.3)
+        np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-9, atol=1e-11)
+
+
+def test_efficiency_base_value_is_mean_prediction(data, krr):
+    X, _ = data
+    e = RKHSExplainer(krr).explain(X[:10])
+    np.testing.assert_allclose(e.base_values, krr.predict(X).mean(), rtol=1e-12)
+    np.testing.assert_allclose(e.predictions, krr.predict(X[:10]), atol=1e-10)
+    assert e.game == "observational"
+    assert e.values.shape == (10, 3)
+
+
+def test_interventional_engine_matches_mean_embedding_formula(data, krr):
+    """The paper's interventional estimator, v(S) = alpha^T (K_S(X, x) * (1/n) K_Sc(X, R) 1),
+    enumerated densely, equals the exact product-game engine the explainer delegates to."""
+    X, _ = data
+    e = RKHSExplainer(krr).explain(X[:4], value="interventional")
+    ls2 = 1.0 / (2 * 0.4)
+
+    def K(A, B, cols):
+        out = np.ones((A.shape[0], B.shape[0]))
+        for j in cols:
+            out *= np.exp(-(A[:, j][:, None] - B[:, j][None, :]) ** 2 / (2 * ls2))
+        return out
+
+    alpha = krr.dual_coef_
+
+    def value_function(coalitions):
+        out = np.empty((len(coalitions), 4))
+        for q, S in enumerate(coalitions):
+            S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
+            mean_emb = K(X, X, Sc_idx).mean(axis=1)                 # (1/n) K_Sc(X, R) 1
+            out[q] = alpha @ (K(X, X[:4], S_idx) * mean_emb[:, None])
+        return out
+
+    ref = kx.exact_shapley(value_function, 3).values
+    np.testing.assert_allclose(e.values, ref, rtol=1e-9, atol=1e-11)
+    # the explainer's own mean-embedding game (used by the sampled solver) agrees too
+    own = kx.exact_shapley(RKHSExplainer(krr).value_function(X[:4], "interventional"), 3).values
+    np.testing.assert_allclose(own[..., 0], ref, rtol=1e-9, atol=1e-11)
+
+
+def test_interventional_sampled_path_agrees_with_engine(data, krr):
+    X, _ = data
+    ex = RKHSExplainer(krr)
+    exact = ex.explain(X[:3], value="interventional").values
+    est = ex.explain(X[:3], value="interventional", budget=400, random_state=0)
+    assert est.standard_errors is not None
+    assert np.all(np.abs(est.values - exact) <= 4 * est.standard_errors + 1e-9)
+
+
+def test_sampled_observational_beyond_max_exact_features(data, krr):
+    X, _ = data
+    exact = RKHSExplainer(krr).explain(X[:3]).values
+    est = RKHSExplainer(krr, max_exact_features=2).explain(X[:3], random_state=0)
+    assert est.info["solver"] == "sampled" and est.standard_errors.shape == (3, 3)
+    assert np.all(np.abs(est.values - exact) <= 4 * est.standard_errors + 1e-9)
+
+
+def test_nystroem_with_all_rows_as_landmarks_is_exact(data, krr):
+    X, _ = data
+    exact = RKHSExplainer(krr).explain(X[:4]).values
+    nys = RKHSExplainer(krr, approximation="nystroem", n_landmarks=60).explain(X[:4]).values
+    np.testing.assert_allclose(nys, exact, atol=1e-5)
+    few = RKHSExplainer(krr, approximation="nystroem", n_landmarks=30, random_state=2).explain(X[:4])
+    np.testing.assert_allclose(few.predictions, krr.predict(X[:4]), atol=1e-10)   # endpoints exact
+    assert np.abs(few.values - exact).max() < 0.5 * np.abs(exact).max()
+
+
+def test_independent_features_observational_approaches_interventional():
+    rng = np.random.default_rng(3)
+    gaps = []
+    for n in (40, 400):
+        X = rng.normal(size=(n, 2))
+        y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+        m = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.05).fit(X, y)
+        Xe = np.array([[0.5, -0.5], [-1.0, 0.3], [0.2, 1.2]])
+        ex = RKHSExplainer(m, cme_regularization=1e-3)
+        obs, itv = ex.explain(Xe).values, ex.explain(Xe, value="interventional").values
+        gaps.append(np.abs(obs - itv).max() / np.abs(itv).max())
+    assert gaps[1] < gaps[0]
+    assert gaps[1] < 0.1, gaps
+
+
+def test_select_cme_regularization(data, krr):
+    X, _ = data
+    ex = RKHSExplainer(krr)
+    grid = (1e-4, 1e-2, 1.0)
+    best = ex.select_cme_regularization(grid=grid, n_folds=3, n_coalitions=3)
+    assert best in grid and ex.cme_regularization == best
+    assert ex.cme_cv_scores_[best] == min(ex.cme_cv_scores_.values())
+    assert ex.cme_cv_scores_[1.0] > ex.cme_cv_scores_[best]       # heavy smoothing loses
+
+
+# -- non-product kernels and model-agnostic models -------------------------------------------------
+def test_matern_model_observational_matches_dense_c5(data):
+    X, y = data
+    kern = Matern(length_scale=[1.0, 2.0, 1.5], nu=1.5)
+    m = KernelRidge(kernel=kern, alpha=0.1).fit(X, y)
+    eta = 1e-2
+    ex = RKHSExplainer(m, cme_regularization=eta)
+    assert ex.kind == "kernel"
+    e = ex.explain(X[:2])
+    n = X.shape[0]
+    f_ref = m.predict(X)
+    for p in range(2):
+        def v(S):
+            if not S:
+                return f_ref.mean()
+            if len(S) == 3:
+                return m.predict(X[p:p + 1])[0]
+            kS = Matern(length_scale=np.array([1.0, 2.0, 1.5])[list(S)], nu=1.5)   # thesis eq. C.5
+            XS = X[:, list(S)]
+            beta = np.linalg.solve(kS(XS) + n * eta * np.eye(n), kS(XS, X[p:p + 1, list(S)]))[:, 0]
+            return beta @ f_ref
+
+        np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("model", [
+    KernelRidge(kernel="poly", degree=2, alpha=0.1),
+    GaussianProcessRegressor(RationalQuadratic(), optimizer=None),
+])
+def test_other_kernels_efficiency(data, model):
+    X, y = data
+    m = model.fit(X, y)
+    ex = RKHSExplainer(m)
+    assert ex.kind == "kernel"
+    for value in ("observational", "interventional"):
+        e = ex.explain(X[:3], value=value)
+        np.testing.assert_allclose(e.predictions, m.predict(X[:3]), atol=1e-9)
+        np.testing.assert_allclose(e.base_values, m.predict(X).mean(), atol=1e-9)
+
+
+def test_model_agnostic_interventional_matches_brute_force(data):
+    X, _ = data
+
+    def f(Z):
+        return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
+
+    R = X[:15]
+    e = RKHSExplainer(f, X_ref=R).explain(X[:2], value="interventional")
+    for p in range(2):
+        def v(S):
+            H = R.copy()
+            H[:, list(S)] = X[p, list(S)]
+            return f(H).mean()
+
+        np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-10, atol=1e-12)
+    obs = RKHSExplainer(f, X_ref=R).explain(X[:2])
+    np.testing.assert_allclose(obs.predictions, f(X[:2]), atol=1e-10)
+
+
+def test_svr_needs_reference_rows(data):
+    X, y = data
+    m = SVR(kernel="rbf", gamma=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="X_ref is required"):
+        RKHSExplainer(m)
+    e = RKHSExplainer(m, X_ref=X).explain(X[:2])
+    np.testing.assert_allclose(e.predictions, m.predict(X[:2]), atol=1e-9)
+
+
+# -- bad input ---------------------------------------------------------------------------------------
+def test_unknown_value(data, krr):
+    X, _ = data
+    with pytest.raises(ValueError, match="value must be one of"):
+        RKHSExplainer(krr).explain(X[:2], value="causal")
+
+
+def test_nan_in_X(data, krr):
+    X, _ = data
+    Xn = X[:3].copy()
+    Xn[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 2\)"):
+        RKHSExplainer(krr).explain(Xn)
+    with pytest.raises(ValueError, match="X_ref contains NaN"):
+        RKHSExplainer(krr, X_ref=Xn)
+
+
+def test_wrong_number_of_features(data, krr):
+    X, _ = data
+    with pytest.raises(ValueError, match="X has 2 features, but the model expects 3"):
+        RKHSExplainer(krr).explain(X[:3, :2])
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(cme_regularization=0.0), "cme_regularization must be a positive"),
+    (dict(cme_regularization=np.nan), "cme_regularization must be a positive"),
+    (dict(approximation="rff"), "approximation must be None or 'nystroem'"),
+    (dict(n_landmarks=0), "n_landmarks must be a positive integer"),
+])
+def test_bad_parameters(krr, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        RKHSExplainer(krr, **kwargs)
+
+
+def test_bad_budget(data, krr):
+    X, _ = data
+    with pytest.raises(ValueError, match="budget must be at least d \\+ 1"):
+        RKHSExplainer(krr).explain(X[:2], budget=3)
+
+
+def test_unusable_model():
+    with pytest.raises(kx.UnsupportedModelError, match="neither predict nor __call__"):
+        RKHSExplainer(object(), X_ref=np.zeros((3, 2)))
+
+
+def test_nan_predictions_are_reported(data):
+    X, _ = data
+    with pytest.raises(ValueError, match="NaN or infinite predictions"):
+        RKHSExplainer(lambda Z: np.full(len(Z), np.nan), X_ref=X[:5]).explain(X[:2], value="interventional")
+
+
+def test_lazy_top_level_name():
+    assert kx.RKHSExplainer is RKHSExplainer
+
+
+def test_sum_kernel_gp_and_scaled_pipeline():
+    from sklearn.gaussian_process.kernels import RBF as skRBF
+    from sklearn.gaussian_process.kernels import ConstantKernel
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + np.sin(X[:, 1])
+    gp = GaussianProcessRegressor(ConstantKernel(2.0) * skRBF([1.0, 2.0, 3.0]) + ConstantKernel(0.5) * skRBF(5.0),
+                                  optimizer=None).fit(X, y)
+    exact = RKHSExplainer(gp).explain(X[:3])
+    np.testing.assert_allclose(exact.predictions, gp.predict(X[:3]), atol=1e-10)
+    nys = RKHSExplainer(gp, approximation="nystroem", n_landmarks=40).explain(X[:3])
+    np.testing.assert_allclose(nys.values, exact.values, atol=1e-5)
+    Xs = X * [1.0, 10.0, 100.0]
+    pipe = make_pipeline(StandardScaler(), KernelRidge(kernel="rbf", gamma=0.3)).fit(Xs, y)
+    e = RKHSExplainer(pipe).explain(Xs[:3])                 # reference rows back on the original scale
+    np.testing.assert_allclose(e.predictions, pipe.predict(Xs[:3]), atol=1e-10)
+    np.testing.assert_allclose(e.base_values, pipe.predict(Xs).mean(), atol=1e-10)
