@@ -1,0 +1,188 @@
+"""RKHS Weighting instantiations with closed-form expectations (seed 004 section 2.3, Table 3).
+
+An RKHS Weighting predicts Lambda alpha(x) = sum_t a_t E_{w ~ p}[K(w_t, w) phi(w, x)].  With the
+Gaussian kernel K(u, w) = exp(-||u - w||^2 / (2 gamma^2)) and p = N(0, sigma^2 I_n), the
+Gaussian-product identity (seed 004 Lemma B.1)
+
+    K(u, w) N(w; 0, sigma^2 I) = (1 + sigma^2/gamma^2)^(-n/2) exp(-||u||^2 / (2 (sigma^2 + gamma^2)))
+                                 * N(w; u', zeta^2 I),
+    u' = u sigma^2 / (sigma^2 + gamma^2),   zeta^2 = sigma^2 gamma^2 / (sigma^2 + gamma^2),
+
+turns every expectation into E_{w ~ N(u', zeta^2 I)} phi(w, x): a one-dimensional Gaussian
+expectation of <w, x> ~ N(mu, s^2) with mu = <u', x>, s = zeta ||x||.  Hence
+
+- RWSign  (phi = sign <w, x>):       E = C(u) erf(mu / (sqrt(2) s))
+- RWRelu  (phi = max(0, <w, x>)):    E = C(u) (mu Phi(mu / s) + s varphi(mu / s))   (Theorem 4.1)
+- RWStumps (w = (j, theta), phi = sign(x_j - theta), p = U{1..n} x N(0, sigma^2), kernel
+  1[j = j'] exp(-(theta - theta')^2 / (2 gamma^2))): the same identity in one dimension,
+  E = (1/n) C(theta) erf((x_j - theta') / (sqrt(2) zeta)),
+
+with C(u) = (1 + sigma^2/gamma^2)^(-n/2) exp(-||u||^2 / (2 (sigma^2 + gamma^2))).  At x = 0 the
+sign and ReLU expectations are 0 (phi(w, 0) = 0 for every w).
+
+Each instantiation works on parameters W of shape (T, s) and inputs of shape (m, s) or, for the
+STAR versions where every parameter reads its own columns, (m, T, s).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import erf, ndtr
+
+_SQRT2 = np.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+
+
+def gamma_from_c(c: float, sigma: float, dim: int) -> float:
+    """Kernel width gamma for which theta's bound (1 + 2 sigma^2 / gamma^2)^(-dim/2) equals c^2.
+
+    Seed 004 appendix E, equation 65 (solved for gamma: gamma^2 = 2 sigma^2 / (c^(-4/dim) - 1);
+    the printed 2 / (sigma^2 (c^(-4/n) - 1)) agrees with this only at sigma = 1).  Holding c fixed
+    keeps the model's output scale the same whatever the dimension.
+    """
+    c = float(c)
+    if not 0.0 < c < 1.0:
+        raise ValueError(f"c must lie strictly between 0 and 1, got {c!r}.")
+    if not sigma > 0:
+        raise ValueError(f"sigma must be positive, got {sigma!r}.")
+    if dim < 1:
+        raise ValueError(f"dim must be a positive integer, got {dim!r}.")
+    return float(np.sqrt(2.0 * sigma**2 / np.expm1(-4.0 / dim * np.log(c))))
+
+
+class _GaussianInstantiation:
+    """Common parts: N(0, sigma^2 I) parameters, Gaussian kernel of width gamma (or from c)."""
+
+    name = ""
+    #: stumps read a single feature per parameter
+    single_feature = False
+
+    def __init__(self, sigma: float = 1.0, gamma: float | None = None, c: float | None = None):
+        self.sigma = sigma
+        self.gamma = gamma
+        self.c = c
+        if not (np.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"sigma must be a positive number, got {sigma!r}.")
+        if gamma is None and c is None:
+            raise ValueError("give the kernel width gamma, or c in (0, 1) from which gamma is derived (equation 65).")
+        if gamma is not None and not (np.isfinite(gamma) and gamma > 0):
+            raise ValueError(f"gamma must be a positive number, got {gamma!r}.")
+        if gamma is None:
+            gamma_from_c(c, sigma, 1)          # validates c
+
+    def gamma_for(self, dim: int) -> float:
+        """gamma for parameters of dimension ``dim``: the given gamma, or equation 65 from c."""
+        return float(self.gamma) if self.gamma is not None else gamma_from_c(self.c, self.sigma, dim)
+
+    def sample(self, n_parameters: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+        """Parameters w_t ~ N(0, sigma^2 I_dim), shape (n_parameters, dim)."""
+        return rng.normal(scale=self.sigma, size=(n_parameters, dim))
+
+    def kernel(self, U: np.ndarray, V: np.ndarray, dim: int | None = None) -> np.ndarray:
+        """K(u_t, v_s) = exp(-||u_t - v_s||^2 / (2 gamma^2)), shape (len(U), len(V))."""
+        U, V = np.atleast_2d(U), np.atleast_2d(V)
+        g = self.gamma_for(U.shape[1] if dim is None else dim)
+        sq = (U**2).sum(1)[:, None] + (V**2).sum(1)[None, :] - 2.0 * U @ V.T
+        return np.exp(-np.maximum(sq, 0.0) / (2.0 * g * g))
+
+    def _moments(self, U, X):
+        """C(u) and (mu, s) of <w, x> under N(u', zeta^2 I) for every (row, parameter)."""
+        U = np.atleast_2d(np.asarray(U, dtype=np.float64))
+        X = np.asarray(X, dtype=np.float64)
+        dim = U.shape[1]
+        sig2 = self.sigma**2
+        gam2 = self.gamma_for(dim) ** 2
+        scale = (1.0 + sig2 / gam2) ** (-dim / 2.0) * np.exp(-(U**2).sum(1) / (2.0 * (sig2 + gam2)))
+        shrink = sig2 / (sig2 + gam2)
+        zeta = np.sqrt(sig2 * gam2 / (sig2 + gam2))
+        if X.ndim == 2:
+            mu = X @ (shrink * U).T                                  # (m, T)
+            s = zeta * np.sqrt((X**2).sum(1))[:, None]               # (m, 1), broadcast
+        else:                                                        # (m, T, dim)
+            mu = np.einsum("mts,ts->mt", X, shrink * U)
+            s = zeta * np.sqrt((X**2).sum(-1))
+        # s = 0 only at x = 0, where mu = 0 too: dividing by 1 there gives the limit value 0
+        s_safe = np.where(s > 0, s, 1.0)
+        return scale, mu, s, s_safe
+
+    def expectation(self, U, X) -> np.ndarray:
+        """E_{w ~ p}[K(u_t, w) phi(w, x_i)] for rows X (m, dim) or (m, T, dim); shape (m, T)."""
+        raise NotImplementedError
+
+    def base_predictor(self, W, X) -> np.ndarray:
+        """phi(w_t, x_i), shape (m, T): for Monte Carlo checks of ``expectation``."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        width = f"gamma={self.gamma!r}" if self.gamma is not None else f"c={self.c!r}"
+        return f"{type(self).__name__}(sigma={self.sigma!r}, {width})"
+
+
+class RWSign(_GaussianInstantiation):
+    """phi(w, x) = sign(<w, x>) (instantiation I1 of Dube & Marchand 2024)."""
+
+    name = "sign"
+
+    def expectation(self, U, X):
+        scale, mu, _, s_safe = self._moments(U, X)
+        val = erf(mu / (_SQRT2 * s_safe))
+        val *= scale[None, :]
+        return val
+
+    def base_predictor(self, W, X):
+        return np.sign(np.asarray(X) @ np.atleast_2d(W).T)
+
+
+class RWRelu(_GaussianInstantiation):
+    """phi(w, x) = max(0, <w, x>) (seed 004 section 4.1, Theorem 4.1)."""
+
+    name = "relu"
+
+    def expectation(self, U, X):
+        scale, mu, s, s_safe = self._moments(U, X)
+        r = mu / s_safe
+        dens = np.square(r)
+        dens *= -0.5
+        np.exp(dens, out=dens)
+        dens *= s * _INV_SQRT_2PI
+        val = ndtr(r)
+        val *= mu
+        val += dens
+        val *= scale[None, :]
+        return val
+
+    def base_predictor(self, W, X):
+        return np.maximum(0.0, np.asarray(X) @ np.atleast_2d(W).T)
+
+
+class RWStumps(_GaussianInstantiation):
+    """phi((j, theta), x) = sign(x_j - theta), p = U{1..n} x N(0, sigma^2) (instantiation I2).
+
+    Already a GAM: kexplain represents it as the STAR version of a one-dimensional threshold
+    predictor with the uniform distribution over single features, whose probability 1/n is the
+    uniform choice of j.  Here ``U`` holds thresholds (T, 1) and ``X`` the chosen feature's values
+    (m, 1) or (m, T, 1); the 1/n factor is applied by the subset distribution.
+    """
+
+    name = "stumps"
+    single_feature = True
+
+    def expectation(self, U, X):
+        U = np.atleast_2d(np.asarray(U, dtype=np.float64))
+        X = np.asarray(X, dtype=np.float64)
+        if U.shape[1] != 1 or X.shape[-1] != 1:
+            raise ValueError("RWStumps parameters and inputs are one-dimensional (one feature per stump).")
+        sig2 = self.sigma**2
+        gam2 = self.gamma_for(1) ** 2
+        theta = U[:, 0]
+        scale = (1.0 + sig2 / gam2) ** -0.5 * np.exp(-theta**2 / (2.0 * (sig2 + gam2)))
+        shifted = theta * sig2 / (sig2 + gam2)
+        zeta = np.sqrt(sig2 * gam2 / (sig2 + gam2))
+        x = X[:, 0][:, None] if X.ndim == 2 else X[..., 0]
+        return erf((x - shifted[None, :]) / (_SQRT2 * zeta)) * scale[None, :]
+
+    def base_predictor(self, W, X):
+        x = np.asarray(X)[:, 0][:, None] if np.ndim(X) == 2 else np.asarray(X)[..., 0]
+        return np.sign(x - np.atleast_2d(W)[:, 0][None, :])
+
+
+INSTANTIATIONS = {"sign": RWSign, "relu": RWRelu, "stumps": RWStumps}

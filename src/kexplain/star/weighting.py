@@ -1,0 +1,179 @@
+"""A sampled RKHS Weighting: parameters, design matrix, Gram matrix, least-squares fit, STAR terms.
+
+Every model here is written in the STAR form of seed 004 equation 29,
+
+    h(x) = sum_t a_t p(I_t) E_{w ~ p_W|I_t}[K_W(w_t, w) phi(<w, x_{I_t}>)],
+
+with kernel K((w, I), (w', I')) = K_W(w, w') 1[I = I'] (Table 4).  The original (non-additive)
+RWSign / RWRelu is the special case I_t = all features, p = 1; RWStumps is the case of single
+features with p = 1/n.  Learning is the regularised least-squares fit of appendix E (equations
+63-64): (Phi^T Phi + m lambda G + m eps I) a = Phi^T y.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from .instantiations import _GaussianInstantiation
+from .model import StarModel, StarTerm
+from .subsets import SubsetDistribution
+
+#: rows x parameters x subset size handled at once when building a design matrix
+_CHUNK_ELEMS = 2**22
+
+
+class RKHSWeighting:
+    """Sampled parameters (I_t, w_t) of an instantiation, with or without a subset distribution.
+
+    Parameters
+    ----------
+    instantiation : RWSign, RWRelu or RWStumps
+    n_features : int
+    subsets : SubsetDistribution or None
+        None: the original instantiation over all features (stumps: uniform single features).
+    """
+
+    def __init__(self, instantiation: _GaussianInstantiation, n_features: int,
+                 subsets: SubsetDistribution | None = None):
+        self.instantiation = instantiation
+        self.n_features = int(n_features)
+        if instantiation.single_feature:
+            from .subsets import UniformSubsets
+
+            if subsets is not None and subsets.order != 1:
+                raise ValueError(
+                    "RWStumps is already additive (each stump reads one feature): interaction_order "
+                    f"must be None or 1, got {subsets.order}."
+                )
+            subsets = subsets if subsets is not None else UniformSubsets(self.n_features, 1)
+        self.subsets = subsets
+
+    # -- sampling ----------------------------------------------------------------------------
+    def sample(self, n_parameters: int, rng: np.random.Generator) -> "RKHSWeighting":
+        """Draw (I_t, w_t) ~ p_[n] x p_W|I, t = 1..n_parameters."""
+        if self.subsets is None:
+            subs = [tuple(range(self.n_features))] * n_parameters
+        else:
+            subs = self.subsets.sample(n_parameters, rng)
+        # parameters of a size class are drawn together so results depend only on the seed
+        W = [None] * n_parameters
+        sizes = np.array([len(s) for s in subs])
+        for s in np.unique(sizes):
+            ts = np.nonzero(sizes == s)[0]
+            draws = self.instantiation.sample(ts.size, int(s), rng)
+            for i, t in enumerate(ts):
+                W[t] = draws[i]
+        self.set_parameters(subs, W)
+        return self
+
+    def set_parameters(self, subsets, weights) -> "RKHSWeighting":
+        """Use given subsets I_t (tuples) and parameters w_t (arrays of length |I_t|)."""
+        if len(subsets) != len(weights):
+            raise ValueError("subsets and weights must have one entry per parameter.")
+        self.subsets_ = [tuple(int(j) for j in s) for s in subsets]
+        self.weights_ = [np.asarray(w, dtype=np.float64).reshape(-1) for w in weights]
+        for s, w in zip(self.subsets_, self.weights_):
+            if len(s) != w.size:
+                raise ValueError(f"parameter for subset {s} has {w.size} entries, expected {len(s)}.")
+            if max(s) >= self.n_features or min(s) < 0:
+                raise ValueError(f"subset {s} names features outside 0..{self.n_features - 1}.")
+        if self.subsets is None:
+            self.probabilities_ = np.ones(len(self.subsets_))
+        else:
+            self.probabilities_ = np.array([self.subsets.probability(s) for s in self.subsets_])
+        # groups of parameters sharing a subset size, for vectorised evaluation
+        sizes = np.array([len(s) for s in self.subsets_])
+        self._groups = []
+        for s in np.unique(sizes):
+            ts = np.nonzero(sizes == s)[0]
+            idx = np.array([self.subsets_[t] for t in ts], dtype=np.int64)
+            W = np.stack([self.weights_[t] for t in ts])
+            self._groups.append((ts, idx, W))
+        return self
+
+    @property
+    def n_parameters(self) -> int:
+        return len(self.subsets_)
+
+    # -- matrices ----------------------------------------------------------------------------
+    def design_matrix(self, X: np.ndarray) -> np.ndarray:
+        """Phi[i, t] = p(I_t) E_w[K_W(w_t, w) phi(<w, x_{i, I_t}>)], shape (m, T)."""
+        X = np.asarray(X, dtype=np.float64)
+        m = X.shape[0]
+        Phi = np.empty((m, self.n_parameters))
+        inst = self.instantiation
+        for ts, idx, W in self._groups:
+            s = idx.shape[1]
+            full = self.subsets is None
+            step = max(1, _CHUNK_ELEMS // max(1, (1 if full else ts.size) * s))
+            for r0 in range(0, m, step):
+                rows = slice(r0, min(m, r0 + step))
+                XI = X[rows][:, idx[0]] if full else X[rows][:, idx]     # (r, s) or (r, T_s, s)
+                Phi[rows, ts] = inst.expectation(W, XI)
+            Phi[:, ts] *= self.probabilities_[ts][None, :]
+        return Phi
+
+    def gram(self) -> np.ndarray:
+        """G[t, u] = K_W(w_t, w_u) 1[I_t = I_u], shape (T, T)."""
+        T = self.n_parameters
+        G = np.zeros((T, T))
+        ids = {}
+        labels = np.array([ids.setdefault(s, len(ids)) for s in self.subsets_])
+        for lab in range(len(ids)):
+            ts = np.nonzero(labels == lab)[0]
+            W = np.stack([self.weights_[t] for t in ts])
+            G[np.ix_(ts, ts)] = self.instantiation.kernel(W, W)
+        return G
+
+    # -- learning ----------------------------------------------------------------------------
+    def fit_coefficients(self, X, Y, regularization: float, epsilon: float = 1e-10) -> np.ndarray:
+        """Least squares of appendix E: (Phi^T Phi + m lambda G + m eps I) a = Phi^T Y."""
+        Phi = self.design_matrix(X)
+        m = Phi.shape[0]
+        A = Phi.T @ Phi + m * regularization * self.gram() + m * epsilon * np.eye(self.n_parameters)
+        rhs = Phi.T @ Y
+        try:
+            a = linalg.solve(A, rhs, assume_a="pos")
+        except (linalg.LinAlgError, ValueError):
+            a = linalg.lstsq(A, rhs)[0]
+        if not np.all(np.isfinite(a)):
+            raise FloatingPointError(
+                "the least-squares system of the RKHS Weighting is singular; increase regularization."
+            )
+        self.coef_ = a
+        return a
+
+    # -- STAR view ---------------------------------------------------------------------------
+    def star_terms(self, coef, x_mean=None, x_scale=None, out_scale=1.0) -> list[StarTerm]:
+        """One term per distinct subset J: f_J(x_J) = out_scale sum_{t: I_t = J} a_t p(J) E[...],
+        evaluated on ((x - x_mean) / x_scale)_J when a standardisation is given."""
+        coef = np.asarray(coef, dtype=np.float64)
+        by_subset: dict[tuple, list[int]] = {}
+        for t, s in enumerate(self.subsets_):
+            by_subset.setdefault(s, []).append(t)
+        terms = []
+        for J, ts in by_subset.items():
+            W = np.stack([self.weights_[t] for t in ts])
+            a = coef[ts] * self.probabilities_[ts].reshape((-1,) + (1,) * (coef.ndim - 1)) * out_scale
+            mu = None if x_mean is None else np.asarray(x_mean)[list(J)]
+            sc = None if x_scale is None else np.asarray(x_scale)[list(J)]
+            terms.append(StarTerm(J, _WeightingTerm(self.instantiation, W, a, mu, sc)))
+        return terms
+
+
+class _WeightingTerm:
+    """f_J(x_J) = sum_t a_t E[K_W(w_t, w) phi(<w, x_J>)] on (optionally standardised) columns."""
+
+    def __init__(self, instantiation, W, a, mean, scale):
+        self.instantiation, self.W, self.a = instantiation, W, a
+        self.mean, self.scale = mean, scale
+
+    def __call__(self, XJ):
+        Xs = XJ if self.mean is None else (XJ - self.mean) / self.scale
+        return self.instantiation.expectation(self.W, Xs) @ self.a
+
+
+def weighting_star_model(weighting: RKHSWeighting, coef, intercept=0.0, x_mean=None, x_scale=None,
+                         out_scale=1.0, feature_names=None, output_names=None) -> StarModel:
+    return StarModel(weighting.star_terms(coef, x_mean, x_scale, out_scale), n_features=weighting.n_features,
+                     intercept=intercept, feature_names=feature_names, output_names=output_names)

@@ -1,0 +1,254 @@
+"""STAR-SHAP (kexplain.star.StarExplainer) against enumeration, shap and closed forms."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import kexplain as kx
+from kexplain.shapley.product import interaction_values
+from kexplain.star import StarExplainer, StarModel, StarTerm, as_star_model, explain_star, unanimity_data, unanimity_model
+
+# smooth, non-additive functions of 1..4 columns, so every sub-coalition value matters
+_FUNCS = [
+    lambda X: np.sin(X[:, 0]) + 0.5 * X[:, 0] ** 2,
+    lambda X: X[:, 0] * np.cos(X[:, -1]) + X.sum(1),
+    lambda X: np.exp(0.3 * X.prod(1)) - X[:, 0],
+    lambda X: np.tanh(X @ np.arange(1.0, X.shape[1] + 1)) * X[:, -1],
+]
+
+
+def random_star_model(rng, d, n_terms, max_order, n_outputs=1):
+    terms = []
+    for t in range(n_terms):
+        k = int(rng.integers(1, max_order + 1))
+        feats = rng.choice(d, k, replace=False)
+        f = _FUNCS[t % len(_FUNCS)]
+        if n_outputs == 1:
+            terms.append((feats, f))
+        else:
+            w = rng.normal(size=n_outputs)
+            terms.append((feats, lambda X, f=f, w=w: f(X)[:, None] * w[None, :]))
+    return StarModel(terms, n_features=d, intercept=rng.normal(size=n_outputs) if n_outputs > 1 else 0.7)
+
+
+def interventional_reference(model, X, Z, weights=None, interactions=False):
+    """Enumerate all 2^d coalitions of v(S) = E_z h(x_S, z_notS) with the full model."""
+    d = X.shape[1]
+    w = np.full(Z.shape[0], 1.0 / Z.shape[0]) if weights is None else weights / weights.sum()
+
+    def vf(S):
+        out = []
+        for s in S:
+            rows = np.where(s[None, None, :], X[:, None, :], Z[None, :, :]).reshape(-1, d)
+            pred = model.predict(rows).reshape(X.shape[0], Z.shape[0], -1)
+            out.append(np.einsum("nmo,m->no", pred, w))
+        return np.array(out)
+
+    return kx.exact_shapley(vf, d, interactions=interactions)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 7), n_terms=st.integers(1, 5), order=st.integers(1, 4))
+def test_equals_enumeration_on_random_star_models(seed, d, n_terms, order):
+    rng = np.random.default_rng(seed)
+    order = min(order, d)
+    model = random_star_model(rng, d, n_terms, order)
+    X, Z = rng.normal(size=(3, d)), rng.normal(size=(4, d))
+    ex = StarExplainer(model, Z).explain(X, interactions=True)
+    ref = interventional_reference(model, X, Z, interactions=True)
+    np.testing.assert_allclose(ex.values, ref.values[..., 0], atol=1e-10)
+    np.testing.assert_allclose(ex.base_values, ref.v_empty[:, 0], atol=1e-10)
+    ref_inter = interaction_values(ref.values[..., 0], ref.interactions[..., 0])
+    np.testing.assert_allclose(ex.interactions, ref_inter, atol=1e-10)
+    # efficiency against the background mean, and interaction rows sum to the values
+    np.testing.assert_allclose(ex.predictions, model.predict(X), atol=1e-10)
+    np.testing.assert_allclose(ex.interactions.sum(-1), ex.values, atol=1e-10)
+
+
+def test_d10_model_equals_enumeration():
+    rng = np.random.default_rng(3)
+    model = random_star_model(rng, 10, 8, 4)
+    X, Z = rng.normal(size=(2, 10)), rng.normal(size=(3, 10))
+    ex = StarExplainer(model, Z).explain(X)
+    ref = interventional_reference(model, X, Z)
+    np.testing.assert_allclose(ex.values, ref.values[..., 0], atol=1e-10)
+
+
+def test_multi_output_terms_and_weights():
+    rng = np.random.default_rng(5)
+    model = random_star_model(rng, 5, 4, 3, n_outputs=3)
+    X, Z = rng.normal(size=(3, 5)), rng.normal(size=(6, 5))
+    w = rng.uniform(0.1, 2.0, size=6)
+    ex = StarExplainer(model, Z, background_weights=w).explain(X, interactions=True)
+    ref = interventional_reference(model, X, Z, weights=w, interactions=True)
+    assert ex.values.shape == (3, 5, 3) and ex.interactions.shape == (3, 5, 5, 3)
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(ex.predictions, model.predict(X), atol=1e-10)
+    for o in range(3):
+        ref_inter = interaction_values(ref.values[..., o], ref.interactions[..., o])
+        np.testing.assert_allclose(ex.interactions[..., o], ref_inter, atol=1e-10)
+
+
+def test_weights_equal_repeated_rows():
+    rng = np.random.default_rng(6)
+    model = random_star_model(rng, 4, 3, 3)
+    X, Z = rng.normal(size=(2, 4)), rng.normal(size=(3, 4))
+    a = StarExplainer(model, Z, background_weights=[1, 2, 3]).explain(X)
+    b = StarExplainer(model, np.repeat(Z, [1, 2, 3], axis=0)).explain(X)
+    np.testing.assert_allclose(a.values, b.values, atol=1e-12)
+
+
+def test_chunking_does_not_change_values():
+    rng = np.random.default_rng(7)
+    model = random_star_model(rng, 6, 5, 4)
+    X, Z = rng.normal(size=(7, 6)), rng.normal(size=(9, 6))
+    a = StarExplainer(model, Z).explain(X, interactions=True)
+    b = StarExplainer(model, Z, max_rows=5).explain(X, interactions=True)
+    np.testing.assert_allclose(a.values, b.values, atol=1e-12)
+    np.testing.assert_allclose(a.interactions, b.interactions, atol=1e-12)
+
+
+def test_matches_shap_exact_explainer_with_independent_masker():
+    shap = pytest.importorskip("shap")
+    rng = np.random.default_rng(11)
+    model = random_star_model(rng, 6, 6, 3)
+    X, Z = rng.normal(size=(4, 6)), rng.normal(size=(8, 6))
+    masker = shap.maskers.Independent(Z, max_samples=Z.shape[0])
+    sv = shap.explainers.ExactExplainer(model.predict, masker)(X)
+    ex = StarExplainer(model, Z).explain(X)
+    np.testing.assert_allclose(ex.values, sv.values, atol=1e-9)
+    np.testing.assert_allclose(ex.base_values, sv.base_values, atol=1e-9)
+
+
+def test_gam_closed_form_equation_15():
+    rng = np.random.default_rng(2)
+    fs = [np.sin, np.square, np.exp, np.tanh]
+    model = StarModel([((j,), lambda X, f=f: f(X[:, 0])) for j, f in enumerate(fs)], intercept=1.5)
+    X, Z = rng.normal(size=(5, 4)), rng.normal(size=(7, 4))
+    ex = StarExplainer(model, Z).explain(X, interactions=True)
+    expected = np.stack([f(X[:, j]) - f(Z[:, j]).mean() for j, f in enumerate(fs)], axis=1)
+    np.testing.assert_allclose(ex.values, expected, atol=1e-12)
+    np.testing.assert_allclose(ex.base_values, 1.5 + sum(f(Z[:, j]).mean() for j, f in enumerate(fs)), atol=1e-12)
+    # an additive model has no interactions: the interaction matrix is diagonal
+    off = ex.interactions - np.einsum("njj->nj", ex.interactions)[:, :, None] * np.eye(4)
+    assert np.abs(off).max() < 1e-12
+
+
+def test_pure_product_pair_splits_equally():
+    # f = x0 * x1 with one background row z: phi_0 = (x0 x1 - z0 x1 + x0 z1 - z0 z1) / 2
+    x, z = np.array([[2.0, 3.0, 5.0]]), np.array([[1.0, -1.0, 0.0]])
+    ex = StarExplainer([((0, 1), lambda X: X[:, 0] * X[:, 1])], z).explain(x)
+    phi0 = 0.5 * ((2 * 3 - 1 * 3) + (2 * -1 - 1 * -1))
+    phi1 = 0.5 * ((2 * 3 - 2 * -1) + (1 * 3 - 1 * -1))
+    np.testing.assert_allclose(ex.values[0], [phi0, phi1, 0.0], atol=1e-12)
+
+
+def test_unanimity_model_does_not_depend_on_total_dimension():
+    # the same terms embedded in 12 or 400 features give the same values on their features
+    model = unanimity_model(12, 3, 10, random_state=0)
+    X, Z = unanimity_data(4, 12, random_state=1), unanimity_data(5, 12, random_state=2)
+    small = StarExplainer(model, Z).explain(X)
+    big_model = StarModel(model.terms, n_features=400)
+    Xb, Zb = np.zeros((4, 400)), np.zeros((5, 400))
+    Xb[:, :12], Zb[:, :12] = X, Z
+    big = StarExplainer(big_model, Zb).explain(Xb)
+    np.testing.assert_allclose(big.values[:, :12], small.values, atol=1e-12)
+    assert np.all(big.values[:, 12:] == 0.0)
+
+
+def test_explanation_object_and_one_shot_function():
+    rng = np.random.default_rng(4)
+    model = random_star_model(rng, 3, 2, 2)
+    X, Z = rng.normal(size=(2, 3)), rng.normal(size=(3, 3))
+    ex = explain_star(model, X, Z)
+    assert isinstance(ex, kx.Explanation) and ex.game == "interventional"
+    assert ex.feature_names == ["x0", "x1", "x2"]
+    np.testing.assert_allclose(ex.values, StarExplainer(model, Z).explain(X).values)
+    assert kx.star.StarExplainer is StarExplainer
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+def test_terms_out_of_range_are_refused():
+    with pytest.raises(ValueError, match="out of range"):
+        StarModel([((0, 5), lambda X: X[:, 0])], n_features=3)
+    Z = np.zeros((2, 3))
+    with pytest.raises(ValueError, match=r"out of range.*n_features=3"):
+        StarExplainer([((0, 3), lambda X: X[:, 0])], Z)
+    with pytest.raises(ValueError, match="4 features but the data have 3"):
+        StarExplainer(StarModel([((0, 3), lambda X: X[:, 0])], n_features=4), Z)
+    with pytest.raises(ValueError, match="non-negative"):
+        StarTerm((-1,), lambda X: X[:, 0])
+    with pytest.raises(ValueError, match="distinct"):
+        StarTerm((1, 1), lambda X: X[:, 0])
+    with pytest.raises(TypeError, match="integer"):
+        StarTerm((0.5,), lambda X: X[:, 0])
+    with pytest.raises(TypeError, match="callable"):
+        StarTerm((0,), "not a function")
+
+
+def test_empty_background_and_nan_are_refused():
+    model = StarModel([((0,), lambda X: X[:, 0])], n_features=2)
+    with pytest.raises(ValueError, match="background must have at least 1 row"):
+        StarExplainer(model, np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="background"):
+        StarExplainer(model, None)
+    bad = np.zeros((2, 2))
+    bad[1, 0] = np.nan
+    with pytest.raises(ValueError, match=r"background contains NaN.*row 1, column 0"):
+        StarExplainer(model, bad)
+    exp = StarExplainer(model, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"X contains NaN"):
+        exp.explain(bad)
+    with pytest.raises(ValueError, match="model expects 2"):
+        exp.explain(np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="1-D"):
+        exp.explain(np.zeros(2))
+
+
+def test_bad_term_outputs_are_refused():
+    Z, X = np.zeros((2, 2)), np.ones((1, 2))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        StarExplainer([((0,), lambda X: np.full(len(X), np.nan))], Z)
+    with pytest.raises(ValueError, match="must return shape"):
+        StarExplainer([((0,), lambda X: np.zeros(3))], Z)
+    flaky = StarExplainer([((0,), lambda X: np.where(X[:, 0] > 0.5, np.inf, 0.0))], Z)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        flaky.explain(X)
+
+
+def test_unsupported_model_names_the_alternatives():
+    with pytest.raises(kx.UnsupportedModelError, match="ProductKernelExplainer"):
+        as_star_model(object())
+    with pytest.raises(TypeError, match="interactions"):
+        StarExplainer([((0,), lambda X: X[:, 0])], np.zeros((1, 1))).explain(np.zeros((1, 1)), interactions="yes")
+
+
+def test_interactions_match_shapiq_exact_sii():
+    shapiq = pytest.importorskip("shapiq")
+    from kexplain.star import interventional_value_function
+
+    rng = np.random.default_rng(8)
+    model = random_star_model(rng, 5, 5, 3)
+    X, Z = rng.normal(size=(2, 5)), rng.normal(size=(6, 5))
+    ex = StarExplainer(model, Z).explain(X, interactions=True)
+    for i in range(2):
+        computer = shapiq.ExactComputer(interventional_value_function(model.predict, X[i], Z), n_players=5)
+        sii = computer(index="SII", order=2)
+        sv = computer(index="SV", order=1)
+        for j in range(5):
+            assert abs(sv[(j,)] - ex.values[i, j]) < 1e-10
+            for k in range(j + 1, 5):
+                # shap convention: off-diagonal entries hold half the Shapley interaction index
+                assert abs(sii[(j, k)] - 2 * ex.interactions[i, j, k]) < 1e-10
+
+
+def test_terms_on_the_same_set_in_any_order_are_combined_correctly():
+    rng = np.random.default_rng(9)
+    X, Z = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    f = lambda A: A[:, 0] * np.exp(A[:, 1]) - A[:, 2] ** 2  # noqa: E731  (asymmetric in its columns)
+    model = StarModel([((2, 0, 3), f), ((0, 2, 3), f), ((3, 2, 0), f), ((1,), lambda A: A[:, 0] ** 3)], n_features=4)
+    ex = StarExplainer(model, Z).explain(X, interactions=True)
+    ref = interventional_reference(model, X, Z, interactions=True)
+    np.testing.assert_allclose(ex.values, ref.values[..., 0], atol=1e-10)
+    np.testing.assert_allclose(ex.interactions, interaction_values(ref.values[..., 0], ref.interactions[..., 0]),
+                               atol=1e-10)
