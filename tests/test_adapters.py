@@ -334,7 +334,7 @@ def test_kernel_expansion_predict_is_the_kernel_sum(rng):
                                           + np.exp(-np.sum(np.abs(x - X_ref[i])) / 1.5)) for i in range(9))
                         for o in range(2)] for x in X]) + np.array([1.0, -2.0])
     assert_rel_close(em.predict(X), direct, rtol=1e-13)
-    assert_rel_close(em.predict(X, chunk_rows=2), direct, rtol=1e-13)
+    assert_rel_close(em.predict(X, max_block_bytes=8 * 3 * 2 * 64), direct, rtol=1e-13)
     single = kx.KernelExpansion(X_ref, coef[:, 0], kernel, intercept=1.0)
     assert single.predict(X).shape == (4,)
     assert single.n_rows == 18 and em.n_outputs == 2

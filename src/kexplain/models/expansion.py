@@ -107,17 +107,25 @@ class KernelExpansion:
         c = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts, axis=0)
         return a, c
 
-    def predict(self, X, *, validate: bool = True, chunk_rows: int = 4096) -> np.ndarray:
-        """f(X), shape (N,) for a single-output expansion, else (N, n_outputs)."""
+    def predict(self, X, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
+        """f(X), shape (N,) for a single-output expansion, else (N, n_outputs).
+
+        Kernel evaluation builds (points, references, d) temporaries; both axes are chunked so one
+        block stays within ``max_block_bytes`` whatever N, n and d are.
+        """
         if validate:
             X = self.check_input(X)
         out = np.tile(self.intercept, (X.shape[0], 1))
-        n = self.X_ref.shape[0]
-        for t, term in enumerate(self.terms):
-            for lo in range(0, n, chunk_rows):
-                ref = self.X_ref[lo: lo + chunk_rows]
-                K = term(X, ref)
-                out += K @ self.coef[lo: lo + chunk_rows]
+        n, d = self.X_ref.shape
+        per_pair = 8 * max(d, 1)
+        ref_chunk = int(max(1, min(n, max_block_bytes // (per_pair * 64))))
+        pt_chunk = int(max(1, max_block_bytes // (per_pair * ref_chunk)))
+        for term in self.terms:
+            for p0 in range(0, X.shape[0], pt_chunk):
+                xs = X[p0: p0 + pt_chunk]
+                for lo in range(0, n, ref_chunk):
+                    K = term(xs, self.X_ref[lo: lo + ref_chunk])
+                    out[p0: p0 + pt_chunk] += K @ self.coef[lo: lo + ref_chunk]
         return out[:, 0] if self.single_output else out
 
     def __repr__(self):

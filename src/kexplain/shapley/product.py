@@ -17,6 +17,22 @@ Both integrands are polynomials of degree <= d - 1, so ceil(d/2) Gauss-Legendre 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
 kernel for one block of (points, rows); ``solve_product_game`` drives it over a game object in
 memory-bounded chunks and accumulates.
+
+How the leave-one-out integrals are computed (the cost is O(pairs * nodes * d)):
+
+- backend "numba" (when numba is installed): one fused compiled pass per (point, row) pair, with
+  prefix/suffix products (no division) when every |a|, |b| <= 1, see ``_product_numba``;
+- backend "numpy": the full product divided by the left-out factor, over cache-sized sub-blocks of
+  pairs, contracting the node axis with a batched matrix product.
+
+Both leave out the (pair, node) entries whose products come near under- or overflow (products of
+hundreds of small kernel values, exact zeros) and finish those in log space with a count of exact
+zeros, so the result is the same to rounding whichever backend and block size is used.
+
+A game may also offer an exact route of its own that is cheaper for its shape
+(``prefers_subsets(max_block_bytes)`` and ``solve_by_subsets(...)``: the interventional game with
+few features and many background rows, see ``explainers/product_games.py``); ``solve_product_game``
+takes it with backend "auto" only.
 """
 from __future__ import annotations
 
@@ -27,12 +43,59 @@ import numpy as np
 
 from .quadrature import gauss_legendre_01, nodes_for_degree
 
-# Products with a magnitude below this are recomputed in log space, which also handles zeros.
+# Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
+# exact zeros): far enough from the limits that one more factor or division cannot leave the range.
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
 
-#: default bound, in bytes, for the largest temporary of one block (the (p, r, m, d) array)
-DEFAULT_BLOCK_BYTES = 64 * 2**20
+#: default bound, in bytes, on the arrays of one block of (points x rows) (about 6 arrays of
+#: shape (points, rows, d)); the solver's peak memory is this plus the results plus a few MB.
+DEFAULT_BLOCK_BYTES = 32 * 2**20
+
+#: bytes of the (pairs, nodes, d) work arrays of the numpy backend: small enough to stay in cache
+_WORK_BYTES = 2 * 2**20
+
+#: arrays of shape (points, rows, d) alive at once in a block, with margin: the game's a and b (and
+#: the kernel's temporaries while it builds them), a contiguous copy of a or b, and the integrals
+_BLOCK_ARRAYS = 6
+
+BACKENDS = ("auto", "numba", "numpy")
+
+
+def _numba_kernel():
+    try:
+        from ._product_numba import weighted_loo_integrals
+    except Exception:  # numba missing, or unusable here (e.g. no cache location): numpy gives the same numbers
+        return None
+    return weighted_loo_integrals
+
+
+def _resolve_backend(backend):
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}.")
+    if backend == "numpy":
+        return None
+    kernel = _numba_kernel()
+    if kernel is None and backend == "numba":
+        from .._optional import require
+
+        require("numba", "backend='numba' of the product-game engine")
+        raise ImportError("numba is installed but kexplain's compiled kernel failed to import.")
+    return kernel
+
+
+def _check_finite(x, name):
+    # one fast pass: a sum propagates NaN and infinities; only if it is not finite (which may also be
+    # an overflow of finite values) look element by element
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(x)):
+            return
+    bad = np.argwhere(~np.isfinite(x))
+    if bad.size:
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first at index {tuple(int(i) for i in bad[0])}); "
+            "the product-game engine accepts finite numbers only."
+        )
 
 
 def _loo_products_safe(g: np.ndarray) -> np.ndarray:
@@ -51,7 +114,8 @@ def _loo_products_safe(g: np.ndarray) -> np.ndarray:
     loo_zero = n_zero - zero
     loo_neg = n_neg - neg
     sign = np.where(loo_neg % 2 == 1, -1.0, 1.0)
-    out = sign * np.exp(total_log - lg)
+    with np.errstate(under="ignore", over="ignore"):
+        out = sign * np.exp(total_log - lg)
     out[loo_zero > 0] = 0.0
     return out
 
@@ -67,10 +131,117 @@ def _loo2_products_safe(g: np.ndarray) -> np.ndarray:
     n_neg = neg.sum(axis=-1)[..., None, None]
     zj = zero[..., :, None].astype(np.int64) + zero[..., None, :]
     nj = neg[..., :, None].astype(np.int64) + neg[..., None, :]
-    out = np.exp(total_log - lg[..., :, None] - lg[..., None, :])
+    with np.errstate(under="ignore", over="ignore"):
+        out = np.exp(total_log - lg[..., :, None] - lg[..., None, :])
     out = np.where((n_neg - nj) % 2 == 1, -out, out)
     out[(n_zero - zj) > 0] = 0.0
     return out
+
+
+def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
+    """out[k, j] = (a - b)[k, j] sum_l w_l prod_{i != j} g_ki(t_l) for the entries it can do safely,
+    with b's row for pair k being b[k % len(b)].
+
+    Entries (k, l) left out are flagged in ``bad``; the numba kernel has the same contract.
+    """
+    K, d = a.shape
+    m = t.shape[0]
+    with np.errstate(under="ignore"):
+        pa[:] = np.prod(a, axis=-1)
+    step = max(1, _WORK_BYTES // (8 * m * d))
+    for k0 in range(0, K, step):
+        sl = slice(k0, min(K, k0 + step))
+        bm = b[np.arange(sl.start, sl.stop) % b.shape[0]]
+        diff = a[sl] - bm
+        g = np.multiply(diff[:, None, :], t[None, :, None])      # (k, m, d)
+        g += bm[:, None, :]
+        P = np.prod(g, axis=-1)                                   # (k, m)
+        aP = np.abs(P)
+        ok = (aP > _TINY) & (aP < _HUGE)
+        bad[sl] = ~ok
+        P *= w
+        P[~ok] = 0.0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            np.reciprocal(g, out=g)
+            g[~ok] = 0.0                                          # g may be 0 where P is
+            res = np.matmul(P[:, None, :], g)[:, 0, :]            # sum_l w_l P_l / g_lj
+        fin = np.isfinite(res).all(axis=1)
+        if not fin.all():                                         # P / g_j overflowed
+            res[~fin] = 0.0
+            bad[sl][~fin] = True
+        res *= diff
+        out[sl] = res
+
+
+def _weighted_loo_integrals_safe(a, b, t, w, out, bad):
+    """Add the flagged (pair, node) entries to ``out`` in log space, in memory-bounded pieces."""
+    K, d = a.shape
+    kk, ll = np.nonzero(bad)
+    step = max(1, _WORK_BYTES // (8 * d * 4))
+    for s0 in range(0, kk.size, step):
+        k, l = kk[s0:s0 + step], ll[s0:s0 + step]
+        bm = b[k % b.shape[0]]
+        diff = a[k] - bm
+        g = bm + t[l, None] * diff                                # (B, d)
+        np.add.at(out, k, diff * w[l, None] * _loo_products_safe(g))
+
+
+def _weighted_loo_integrals(a, b, t, w, kernel):
+    """(a - b)_kj int_0^1 prod_{i != j} g_ki(t) dt for every pair k and feature j (exact quadrature),
+    and prod_j a_kj."""
+    K, d = a.shape
+    m = t.shape[0]
+    out = np.empty((K, d))
+    bad = np.empty((K, m), dtype=bool)
+    pa = np.empty(K)
+    if kernel is not None:
+        kernel(a, b, np.array(t), np.array(w), out, bad, pa)
+    else:
+        _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa)
+    if bad.any():
+        _weighted_loo_integrals_safe(a, b, t, w, out, bad)
+    return out, pa
+
+
+def _interactions_block(bm, diff, c, t, w):
+    """I_jk = sum_r c_r diff_rj diff_rk sum_l w_l prod_{i != j,k} g_ri(t_l), one point's rows.
+
+    bm, diff (r, d), c (r, o) -> (d, d, o), with the diagonal left to the caller.  On safe entries
+    prod_{i != j,k} g_i = P / (g_j g_k), so the sum is a Gram matrix U^T diag(W) U with
+    U = diff / g over (row, node) pairs: one matrix product per output.
+    """
+    r, d = diff.shape
+    m = t.shape[0]
+    o = c.shape[1]
+    acc = np.zeros((d, d, o))
+    step = max(1, _WORK_BYTES // (8 * m * d))
+    for r0 in range(0, r, step):
+        sl = slice(r0, min(r, r0 + step))
+        g = np.multiply(diff[sl, None, :], t[None, :, None])      # (k, m, d)
+        g += bm[sl, None, :]
+        P = np.prod(g, axis=-1)                                   # (k, m)
+        aP = np.abs(P)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            gmin = np.abs(g).min(axis=-1)
+            ok = (aP > _TINY) & (aP < _HUGE) & (aP < _HUGE * gmin * gmin)
+            U = diff[sl, None, :] / g
+        U = U.reshape(-1, d)
+        okf = ok.reshape(-1)
+        Wl = (P * w).reshape(-1)
+        U[~okf] = 0.0
+        Wl[~okf] = 0.0
+        k_of = np.repeat(np.arange(sl.start, sl.stop), m)
+        for q in range(o):
+            Wq = Wl * c[k_of, q]
+            acc[:, :, q] += (U * Wq[:, None]).T @ U
+        if not ok.all():
+            kb, lb = np.nonzero(~ok)
+            kb = kb + sl.start
+            gb = bm[kb] + t[lb, None] * diff[kb]                  # (B, d)
+            loo2 = _loo2_products_safe(gb)                        # (B, d, d)
+            db = diff[kb]
+            acc += np.einsum("bj,bk,bjk,bo->jko", db, db, loo2, w[lb, None] * c[kb])
+    return acc
 
 
 def product_game_block(
@@ -80,6 +251,7 @@ def product_game_block(
     *,
     interactions: bool = False,
     n_nodes: int | None = None,
+    backend: str = "auto",
 ):
     """Shapley values (and optionally interaction indices) of one dense block of a product game.
 
@@ -89,10 +261,14 @@ def product_game_block(
         Factor of feature j in row r when j is present, for each of p explained points.
     b : array broadcastable to (p, r, d), or a scalar
         Factor when j is absent (1 for the functional-baseline game).
-    c : array of shape (r, o)
+    c : array of shape (r, o) or (r,)
         Row weights for each of o outputs.
     interactions : bool
         Also return pairwise Shapley interaction indices.
+    n_nodes : int, optional
+        Gauss-Legendre nodes; default ceil(d / 2), the fewest that are exact.
+    backend : {"auto", "numba", "numpy"}
+        "auto" uses the compiled kernel when numba is installed.  Results agree to rounding.
 
     Returns
     -------
@@ -100,58 +276,55 @@ def product_game_block(
     v_full, v_empty : arrays (p, o)
         v(all features) and v(no feature); sum_j phi_j = v_full - v_empty exactly up to rounding.
     inter : array (p, d, d, o), only when ``interactions``; I_jk off the diagonal, zeros on it.
+
+    Raises ValueError when a, b or c hold NaN or infinite values (never silently converted).
     """
+    kernel = _resolve_backend(backend)
     a = np.asarray(a, dtype=np.float64)
+    if a.ndim != 3:
+        raise ValueError(f"a must have shape (points, rows, features), got shape {a.shape}.")
     p, r, d = a.shape
-    b = np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape)
+    b = np.asarray(b, dtype=np.float64)
+    try:
+        bb = np.broadcast_to(b, a.shape)
+    except ValueError:
+        raise ValueError(f"b must be a scalar or broadcastable to a's shape {a.shape}, got shape {b.shape}.") from None
     c = np.asarray(c, dtype=np.float64)
     if c.ndim == 1:
         c = c[:, None]
-    diff = a - b                                     # (p, r, d)
-    prod_a = np.prod(a, axis=-1)                     # (p, r)
-    prod_b = np.prod(b, axis=-1)
-    v_full = prod_a @ c                              # (p, o)
-    v_empty = prod_b @ c
+    if c.ndim != 2 or c.shape[0] != r:
+        raise ValueError(f"c must have shape (rows, outputs) with rows = {r}, got shape {c.shape}.")
+    _check_finite(a, "a")
+    _check_finite(b, "b")
+    _check_finite(c, "c")
+    o = c.shape[1]
+    K = p * r
+    a2 = np.ascontiguousarray(a).reshape(K, d)
+    # b rarely depends on the point (b (r, d), (1, r, d) or a scalar): keep one copy of its rows
+    point_free = bb.strides[0] == 0 or p == 1
+    b2 = np.ascontiguousarray(bb[0] if point_free else bb).reshape(-1, d)
+    with np.errstate(under="ignore"):
+        pb = np.prod(b2, axis=-1)
+        v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if point_free else pb.reshape(p, r) @ c
     if n_nodes is None:
         n_nodes = nodes_for_degree(d - 1)
     t, w = gauss_legendre_01(n_nodes)
-    # g[p, r, l, j] = b + t_l (a - b)
-    g = b[:, :, None, :] + t[None, None, :, None] * diff[:, :, None, :]
-    prod_g = np.prod(g, axis=-1)                      # (p, r, m)
-    ok = (np.abs(prod_g) > _TINY) & (np.abs(prod_g) < _HUGE)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loo = prod_g[..., None] / g                   # prod_{k != j} g_k
-    if not ok.all():
-        bad = ~ok
-        loo[bad] = _loo_products_safe(g[bad])
-    # int_0^1 prod_{k != j} g_k dt, by quadrature: (p, r, d)
-    integral = np.einsum("prld,l->prd", loo, w)
-    phi = np.einsum("prd,prd,ro->pdo", diff, integral, c)
+    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel)       # (K, d), (K,)
+    v_full = pa.reshape(p, r) @ c                                 # (p, o)
+    # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
+    phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
     if not interactions:
         return phi, v_full, v_empty
-    if d < 2:
-        return phi, v_full, v_empty, np.zeros((p, d, d, c.shape[1]))
-    # prod_{l != j,k} g_l = prod_g / (g_j g_k) on well-conditioned entries
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = diff[:, :, None, :] / g                   # (p, r, m, d): (a_j - b_j) / g_j
-    inter = np.empty((p, d, d, c.shape[1]))
-    for pi in range(p):
-        okp = ok[pi]                                  # (r, m)
-        s = (prod_g[pi] * w[None, :])                 # (r, m)
-        up = u[pi]                                    # (r, m, d)
-        for o in range(c.shape[1]):
-            weights = np.where(okp, s * c[:, o][:, None], 0.0)   # (r, m)
-            uo = up[okp]                                          # (K, d)
-            acc = (uo * weights[okp][:, None]).T @ uo
-            if not okp.all():
-                bad = ~okp
-                loo2 = _loo2_products_safe(g[pi][bad])            # (B, d, d)
-                rows = np.nonzero(bad)[0]
-                wb = (w[None, :] * np.ones_like(s))[bad] * c[rows, o]
-                dr = diff[pi][rows]                               # (B, d)
-                acc = acc + np.einsum("b,bj,bk,bjk->jk", wb, dr, dr, loo2)
-            np.fill_diagonal(acc, 0.0)
-            inter[pi, :, :, o] = acc
+    inter = np.zeros((p, d, d, o))
+    if d >= 2:
+        t2, w2 = gauss_legendre_01(nodes_for_degree(d - 2))    # degree d - 2 integrand
+        idx = np.arange(d)
+        for pi in range(p):
+            bp = b2[np.arange(pi * r, (pi + 1) * r) % b2.shape[0]]
+            acc = _interactions_block(bp, a2[pi * r:(pi + 1) * r] - bp, c, t2, w2)
+            acc = 0.5 * (acc + acc.transpose(1, 0, 2))          # exactly symmetric, as I_jk is
+            acc[idx, idx] = 0.0
+            inter[pi] = acc
     return phi, v_full, v_empty, inter
 
 
@@ -159,7 +332,8 @@ class ProductGame(Protocol):
     """What ``solve_product_game`` needs from a game.
 
     A game has ``n_points`` explained points, ``n_rows`` rows, ``n_features`` players and
-    ``n_outputs`` outputs, and produces dense blocks on demand so memory stays bounded.
+    ``n_outputs`` outputs, and produces dense blocks on demand so memory stays bounded.  It may
+    set ``row_alignment`` (an int): row blocks then start at multiples of it where possible.
     """
 
     n_points: int
@@ -180,11 +354,15 @@ class ProductGameResult:
     interactions: np.ndarray | None = None   # (n_points, d, d, o), I_jk, zero diagonal
 
 
-def _chunk_sizes(n_points, n_rows, d, n_nodes, interactions, max_bytes):
-    per_row_point = 8 * n_nodes * d * (4 if interactions else 3)
-    budget_elems = max(1, max_bytes // per_row_point)
-    rows = int(min(n_rows, max(1, budget_elems)))
-    points = int(min(n_points, max(1, budget_elems // rows)))
+def block_shape(n_points, n_rows, d, max_bytes, *, row_alignment=1):
+    """(points, rows) per block so that _BLOCK_ARRAYS arrays of shape (points, rows, d) fit in
+    ``max_bytes``.  Rows first (long row blocks amortise the per-block work), then points; row
+    blocks are a multiple of ``row_alignment`` when they can hold one."""
+    pairs = max(1, int(max_bytes) // (8 * _BLOCK_ARRAYS * max(1, d)))
+    rows = int(min(n_rows, pairs))
+    if row_alignment > 1 and row_alignment <= rows < n_rows:
+        rows -= rows % row_alignment
+    points = int(min(n_points, max(1, pairs // rows)))
     return points, rows
 
 
@@ -194,27 +372,40 @@ def solve_product_game(
     interactions: bool = False,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    backend: str = "auto",
 ) -> ProductGameResult:
-    """Exact Shapley values of a product game, in memory-bounded blocks of points and rows."""
+    """Exact Shapley values of a product game, in memory-bounded blocks of points and rows.
+
+    Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
+    adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
+    more with interactions).  ``backend`` as in ``product_game_block``; with "auto" a game's own
+    cheaper exact route is taken when it offers one (module docstring).
+    """
+    _resolve_backend(backend)
+    # a game may know an exact route that is cheaper for its shape (the interventional game with few
+    # features and many background rows); an explicit backend always takes the quadrature
+    if backend == "auto" and getattr(game, "prefers_subsets", None) is not None \
+            and game.prefers_subsets(max_block_bytes):
+        return game.solve_by_subsets(interactions=interactions, max_block_bytes=max_block_bytes, progress=progress)
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = nodes_for_degree(d - 1)
-    p_chunk, r_chunk = _chunk_sizes(n, R, d, n_nodes, interactions, max_block_bytes)
+    p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     values = np.zeros((n, d, o))
     v_full = np.zeros((n, o))
     v_empty = np.zeros((n, o))
     inter = np.zeros((n, d, d, o)) if interactions else None
-    point_starts = range(0, n, p_chunk)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=n, desc="kexplain", unit="pt")
-    for p0 in point_starts:
+    for p0 in range(0, n, p_chunk):
         ps = slice(p0, min(n, p0 + p_chunk))
         for r0 in range(0, R, r_chunk):
             rs = slice(r0, min(R, r0 + r_chunk))
             a, b, c = game.block(ps, rs)
-            out = product_game_block(a, b, c, interactions=interactions, n_nodes=n_nodes)
+            out = product_game_block(a, b, c, interactions=interactions, n_nodes=n_nodes, backend=backend)
+            del a, b, c
             values[ps] += out[0]
             v_full[ps] += out[1]
             v_empty[ps] += out[2]
