@@ -8,10 +8,8 @@ _EXTRAS = {
     "matplotlib": "plots",
     "pandas": "io",
     "pyarrow": "io",
-    "torch": "gp",
     "interpret": "star",
-    "dask": "distributed",
-    "distributed": "distributed",
+    "pyHSICLasso": "examples",
 }
 
 
