@@ -1,0 +1,97 @@
+"""Plots that shap lacks.
+
+For per-point and global plots of one explanation use shap's own (``shap.plots.bar``,
+``shap.plots.beeswarm``, ``shap.plots.waterfall``) on ``Explanation.to_shap()``.  This module only
+adds a chart comparing the global importance of several explanations of the same points (for
+example the functional-baseline and the interventional game), which shap has no plot for.
+
+matplotlib is an optional dependency (extra ``plots``); the backend is left to the caller, so these
+functions work in notebooks as well as in scripts that chose ``Agg``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._optional import require
+from .explanation import Explanation
+
+
+def global_importance(explanation: Explanation, output=None) -> np.ndarray:
+    """Mean |value| per feature.
+
+    With several outputs, ``output`` (index or name) picks one; ``None`` averages over outputs as
+    well, so that one number per feature ranks features across the whole model.
+    """
+    if not isinstance(explanation, Explanation):
+        raise TypeError(f"explanation must be a kexplain.Explanation, got {type(explanation).__name__}.")
+    if output is not None:
+        if explanation.n_outputs == 1:
+            raise ValueError("output can only be chosen for an explanation with several outputs.")
+        explanation = explanation[:, output]
+    imp = explanation.mean_abs()
+    return imp.mean(axis=1) if imp.ndim == 2 else imp
+
+
+def compare_importance(explanations, max_display: int = 10, output=None, ax=None, colors=None):
+    """Side-by-side horizontal bars of mean |value| per feature for several explanations.
+
+    Parameters
+    ----------
+    explanations : dict {label: Explanation}
+        Two or more explanations with the same features, e.g. ``{"functional": ex_f,
+        "interventional": ex_i}``.  Features are ordered by the first one.
+    max_display : int
+        Show the most important features (by the first explanation) and sum the rest into one bar.
+    output : int or str, optional
+        Which output of multi-output explanations; default averages over outputs.
+    ax : matplotlib Axes, optional
+        Draw into this Axes; a new figure is made otherwise.
+
+    Returns the Axes.
+    """
+    plt = require("matplotlib.pyplot", "kexplain.plots.compare_importance")
+    if not isinstance(explanations, dict) or len(explanations) < 2:
+        raise ValueError("explanations must be a dict of at least two {label: Explanation} entries.")
+    if not isinstance(max_display, (int, np.integer)) or max_display < 1:
+        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
+    labels = [str(k) for k in explanations]
+    first = next(iter(explanations.values()))
+    if not isinstance(first, Explanation):
+        raise TypeError(f"explanations values must be kexplain.Explanation, got {type(first).__name__}.")
+    names = list(first.feature_names)
+    imps = []
+    for label, ex in explanations.items():
+        if not isinstance(ex, Explanation):
+            raise TypeError(f"explanations[{label!r}] must be a kexplain.Explanation, got {type(ex).__name__}.")
+        if list(ex.feature_names) != names:
+            raise ValueError(
+                f"explanations[{label!r}] has features {list(ex.feature_names)}, but the first has {names}; "
+                "compare explanations of the same features."
+            )
+        imps.append(global_importance(ex, output))
+    imps = np.array(imps)  # (n_expl, d)
+    order = np.argsort(-imps[0], kind="stable")
+    shown = order[:max_display]
+    rest = order[max_display:]
+    bar_names = [names[j] for j in shown]
+    block = imps[:, shown]
+    if rest.size:
+        # like shap's bar plot: the tail is summed into one bar so no attribution disappears silently
+        bar_names.append(f"sum of {rest.size} other features")
+        block = np.concatenate([block, imps[:, rest].sum(axis=1, keepdims=True)], axis=1)
+    n_bars, n_ex = len(bar_names), len(labels)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 0.45 * n_bars * max(1, n_ex / 2) + 1.2))
+    height = 0.8 / n_ex
+    y = np.arange(n_bars)[::-1].astype(float)
+    palette = colors or ["#1E88E5", "#FF0D57", "#7C52FF", "#13B755", "#FFA500"]
+    for e in range(n_ex):
+        ax.barh(y + (n_ex - 1) / 2 * height - e * height, block[e], height=height,
+                color=palette[e % len(palette)], label=labels[e])
+    ax.set_yticks(y)
+    ax.set_yticklabels(bar_names)
+    ax.set_xlabel("mean |Shapley value|")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(frameon=False, loc="lower right")
+    ax.figure.tight_layout()
+    return ax
