@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
 OUT ?= kexplain-demo
 
-.PHONY: demo test bench install clean
+.PHONY: demo test bench bench-quick install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,3 +30,6 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache build src/*.egg-info
+
+bench-quick: $(STAMP)
+	$(PY) benchmarks/run_all.py --quick

@@ -10,6 +10,7 @@ _EXTRAS = {
     "pyarrow": "io",
     "interpret": "star",
     "pyHSICLasso": "examples",
+    "numba": "fast",
 }
 
 
