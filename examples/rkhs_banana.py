@@ -23,7 +23,7 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
 
 import kexplain as kx
-from kexplain.explainers.cme import median_heuristic
+from kexplain.kernels import median_heuristic
 
 
 def banana(n, b, v, rng):
@@ -57,7 +57,7 @@ def main(n, n_explain, bs, v, out, seed):
     for b in bs:
         rng = np.random.default_rng(seed)
         X, y = banana(n, b, v, rng)
-        ls = median_heuristic(X)
+        ls = median_heuristic(X, per_feature=True)
         kern = kx.kernels.RBF(ls)
         search = GridSearchCV(KernelRidge(kernel="precomputed"), {"alpha": [1e-3, 1e-2, 1e-1, 1.0]}, cv=3)
         search.fit(kern(X, X), y)

@@ -25,7 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import kexplain as kx
-from kexplain.explainers.cme import median_heuristic
+from kexplain.kernels import median_heuristic
 
 
 def ranking(ex, title):
@@ -53,7 +53,7 @@ def summary_plot(ex, path, title):
 def diabetes(n_explain, prefix):
     data = load_diabetes(as_frame=True)
     X, y = data.data.to_numpy(), data.target.to_numpy()
-    kern = kx.kernels.RBF(median_heuristic(X))
+    kern = kx.kernels.RBF(median_heuristic(X, per_feature=True))
     search = GridSearchCV(KernelRidge(kernel="precomputed"), {"alpha": [1e-2, 1e-1, 1.0]}, cv=3).fit(kern(X, X), y)
     model = kx.KernelExpansion(X, search.best_estimator_.dual_coef_, kern, feature_names=list(data.feature_names))
     ex = kx.RKHSExplainer(model)

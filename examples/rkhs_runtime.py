@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
 import kexplain as kx
-from kexplain.explainers.cme import median_heuristic
+from kexplain.kernels import median_heuristic
 
 
 def banana(n, b=10.0, v=10.0, rng=None):
@@ -54,7 +54,7 @@ def main(sizes, N, out):
     for n in sizes:
         rng = np.random.default_rng(n)
         X, y = banana(n, rng=rng)
-        ls = median_heuristic(X)
+        ls = median_heuristic(X, per_feature=True)
         model = KernelRidge(kernel="precomputed", alpha=0.1)
         kern = kx.kernels.RBF(ls)
         model.fit(kern(X, X), y)

@@ -254,15 +254,3 @@ def cme_cv_loss(cond_kernel, target_kernel, X, eta, coalitions, n_folds, rng):
             diag = np.diag(kt(Xte, Xte))
             total += float(np.sum(diag - 2 * np.sum(beta * cross, axis=0) + np.sum(beta * (Ktt @ beta), axis=0)))
     return total / (n * len(coalitions))
-
-
-def median_heuristic(X, max_rows=1000, random_state=0):
-    """Per-feature lengthscales: the median absolute difference over pairs of rows (at least a
-    small positive number, so constant features do not produce a zero lengthscale)."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.shape[0] > max_rows:
-        X = X[np.random.default_rng(random_state).choice(X.shape[0], max_rows, replace=False)]
-    iu = np.triu_indices(X.shape[0], k=1)
-    ls = np.array([np.median(np.abs(X[:, j][:, None] - X[:, j][None, :])[iu]) for j in range(X.shape[1])])
-    scale = np.maximum(np.abs(X).max(axis=0), 1.0)
-    return np.where(ls > 0, ls, 1e-3 * scale)

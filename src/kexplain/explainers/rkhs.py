@@ -26,6 +26,7 @@ from .._validation import check_data, feature_names_of
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
+from ..kernels.heuristics import median_heuristic
 from ..models.expansion import KernelExpansion
 from ..models.sklearn import as_kernel_expansion
 from ..shapley.enumeration import exact_shapley
@@ -36,7 +37,6 @@ from .cme import (
     ProductCMEGame,
     choose_landmarks,
     cme_cv_loss,
-    median_heuristic,
 )
 from .restricted_kernels import SUPPORTED_NON_PRODUCT, kernel_of
 
@@ -203,7 +203,7 @@ class RKHSExplainer:
     def _restricted(self):
         if self.kind == "kernel":
             return self._kernel_on
-        ls = median_heuristic(self.X_ref)
+        ls = np.atleast_1d(median_heuristic(self.X_ref, per_feature=True))
         return lambda S_idx: RBF(lengthscale=ls[S_idx])
 
     def _outputs(self, X):

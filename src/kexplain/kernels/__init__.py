@@ -9,6 +9,7 @@ from .base import (
     SumKernel,
     kernel_terms,
 )
+from .heuristics import median_heuristic
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "SumKernel",
     "kernel_terms",
     "from_sklearn",
+    "median_heuristic",
 ]

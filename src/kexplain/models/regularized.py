@@ -133,9 +133,9 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
 
     def _make_kernel(self, X, d):
         if self.kernel is None:
-            from ..explainers.cme import median_heuristic
+            from ..kernels.heuristics import median_heuristic
 
-            return RBF(lengthscale=median_heuristic(X))
+            return RBF(lengthscale=median_heuristic(X, per_feature=True))
         if not isinstance(self.kernel, Kernel) or isinstance(self.kernel, SumKernel):
             raise TypeError(
                 "kernel must be a kexplain product kernel (kx.kernels.RBF, Laplacian, Cauchy or "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_data, feature_names_of
+from ..kernels.heuristics import median_heuristic
 from ..kernels.base import (
     Categorical,
     Kernel,
@@ -19,55 +20,7 @@ from ..kernels.base import (
     term_amplitude,
 )
 
-#: rows used to compute the median heuristic; more only refine a median that is already stable
-MEDIAN_MAX_ROWS = 1000
-
 BANDWIDTHS = ("median", "median_per_feature")
-
-
-def _median_rows(data: np.ndarray, max_rows: int) -> np.ndarray:
-    # evenly spaced rows keep the heuristic deterministic without a random_state
-    if len(data) <= max_rows:
-        return data
-    idx = np.linspace(0, len(data) - 1, max_rows).round().astype(np.int64)
-    return data[idx]
-
-
-def _safe_median(dist: np.ndarray) -> float:
-    """Median of pairwise distances, falling back to the median of the nonzero ones.
-
-    A feature with ties in over half of its pairs (a binary or mostly constant feature) has a
-    zero median; the median of its nonzero distances is then a bandwidth on the scale at which
-    its values do differ.  A constant feature has no nonzero distance: its factor is 1 for every
-    pair whatever the bandwidth, so 1.0 is returned (it is a null player and gets exactly zero).
-    """
-    med = float(np.median(dist)) if dist.size else 0.0
-    if med > 0:
-        return med
-    nz = dist[dist > 0]
-    return float(np.median(nz)) if nz.size else 1.0
-
-
-def median_heuristic(*arrays, per_feature: bool = False, max_rows: int = MEDIAN_MAX_ROWS):
-    """Median heuristic lengthscale from the pooled rows of ``arrays``.
-
-    ``per_feature=False`` (the default everywhere in kexplain.stats, and the paper's choice):
-    one lengthscale, the median Euclidean distance between pooled rows, so the RBF is the
-    isotropic exp(-||x - x'||^2 / (2 l^2)).  ``per_feature=True``: one lengthscale per feature, the
-    median absolute difference in that feature (each factor is then informative on its own, but
-    their product over many features is close to zero for most pairs: prefer it for few features).
-
-    Zero medians (ties in over half the pairs, or constant features) fall back to the median of the
-    nonzero distances, and to 1.0 when there are none; see ``_safe_median``.
-    """
-    from scipy.spatial.distance import pdist
-
-    pooled = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays], axis=0)
-    rows = _median_rows(pooled, max_rows)
-    if per_feature:
-        return np.array([_safe_median(pdist(rows[:, j:j + 1], "cityblock")) for j in range(rows.shape[1])])
-    return _safe_median(pdist(rows, "euclidean"))
-
 
 def check_bandwidth(bandwidth) -> str:
     if bandwidth not in BANDWIDTHS:
