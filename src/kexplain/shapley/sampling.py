@@ -24,7 +24,6 @@ from numbers import Integral, Real
 from typing import Callable
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .enumeration import ShapleyValues, _evaluate, _to_points_first
 
@@ -68,6 +67,20 @@ def _check_budget(budget, d):
         )
     return int(budget)
 
+
+
+def _as_rng(random_state):
+    """numpy Generator or RandomState from None, a seed, or either object (scikit-learn's
+    convention, without importing scikit-learn into the solver layer)."""
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        return random_state
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
+        return np.random.RandomState(int(random_state))
+    raise ValueError(
+        f"random_state must be None, an integer, a numpy Generator or RandomState, got {random_state!r}."
+    )
 
 def sampled_shapley(
     value_function: Callable[[np.ndarray], np.ndarray],
@@ -115,7 +128,7 @@ def sampled_shapley(
         raise ValueError(f"tol must be a positive number or None, got {tol!r}.")
     if isinstance(batch_size, bool) or not isinstance(batch_size, Integral) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
-    rng = check_random_state(random_state) if not isinstance(random_state, np.random.Generator) else random_state
+    rng = _as_rng(random_state)
 
     ends = np.zeros((2, d), dtype=bool)
     ends[1] = True
