@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
 import kexplain as kx
-from kexplain.explainers.cme import ProductCMEGame, choose_landmarks
+from kexplain.rkhs.cme import ProductCMEGame, choose_landmarks
 
 
 def bench_observational(n=2000, d=10, N=100, m=300, n_exact_coalitions=24):

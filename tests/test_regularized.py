@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 
 import kexplain as kx
 from kexplain.kernels import RBF
-from kexplain.models.regularized import ShapleyRegularizedKernelRidge
+from kexplain.rkhs.regularized import ShapleyRegularizedKernelRidge
 
 
 @pytest.fixture(scope="module")

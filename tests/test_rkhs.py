@@ -11,7 +11,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVR
 
 import kexplain as kx
-from kexplain.explainers.rkhs import RKHSExplainer
+from kexplain.rkhs.explainer import RKHSExplainer
 from kexplain.kernels import RBF, Cauchy, Laplacian, ProductKernel
 
 

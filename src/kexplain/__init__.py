@@ -8,19 +8,20 @@ import importlib
 from . import kernels, models, shapley
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
-from .explanation import Explanation
+from .base import Explainer
+from .explanation import Explanation, GlobalAttribution, PermutationTestResult
 from .models import KernelExpansion
 from .shapley import exact_shapley
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # Capabilities with heavier imports load on first use: kx.stats, kx.gp, kx.star, kx.preference,
 # and the RKHS-SHAP names.
-_LAZY_MODULES = {"stats", "gp", "star", "preference", "plots", "report", "cli"}
+_LAZY_MODULES = {"stats", "gp", "star", "rkhs", "plots", "report", "cli"}
 _LAZY_NAMES = {
     "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
-    "RKHSExplainer": ("kexplain.explainers.rkhs", "RKHSExplainer"),
-    "ShapleyRegularizedKernelRidge": ("kexplain.models.regularized", "ShapleyRegularizedKernelRidge"),
+    "RKHSExplainer": ("kexplain.rkhs", "RKHSExplainer"),
+    "ShapleyRegularizedKernelRidge": ("kexplain.rkhs", "ShapleyRegularizedKernelRidge"),
 }
 
 
@@ -38,7 +39,11 @@ def __dir__():
 
 
 __all__ = [
+    "Explainer",
     "Explanation",
+    "GlobalAttribution",
+    "PermutationTestResult",
+    "__version__",
     "KernelExpansion",
     "ProductKernelExplainer",
     "UnsupportedModelError",

@@ -148,3 +148,42 @@ def check_weights(weights, n: int, name: str = "background_weights") -> np.ndarr
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise ValueError(f"{name} must be non-negative, finite and not all zero.")
     return w / w.sum()
+
+
+def check_bool(value, name: str) -> bool:
+    """``value`` as a bool; anything but True/False (numpy bools included) raises TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def check_n_jobs(n_jobs) -> int:
+    """``n_jobs`` as joblib reads it: None means 1; a positive count; -1 all cores, -2 all but one."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}."
+        )
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from None, an int seed, a SeedSequence, a Generator or a RandomState."""
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)) \
+            and random_state >= 0:
+        return np.random.default_rng(int(random_state))
+    raise ValueError(
+        f"{name} must be None, a non-negative integer, a numpy SeedSequence, Generator or RandomState, "
+        f"got {random_state!r}."
+    )

@@ -1,59 +1,117 @@
-"""The Explanation result object, shaped like shap's so users can move between the two."""
+"""The result family: one local and one global result type for every capability.
+
+- :class:`Explanation`: Shapley values of a batch of explained points (N points x d features,
+  optionally several outputs), shaped like ``shap.Explanation`` so users move between the two.
+- :class:`GlobalAttribution`: a decomposition of one number (MMD^2, HSIC, a model's variance)
+  into per-feature Shapley values whose sum is ``total``, the number decomposed.
+- :class:`PermutationTestResult`: a kernel test whose attribution is a ``GlobalAttribution``
+  carrying per-feature permutation p-values.
+"""
+
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ._optional import require
 
+#: name of the base-value column of ``Explanation.to_frame``
+BASE_COLUMN = "base_value"
+
 
 class Explanation:
     """Shapley values of a batch of explained points.
 
-    Attributes
+    Every explainer of kexplain returns one (``ProductKernelExplainer``, ``RKHSExplainer``,
+    ``StarExplainer``, the additive-GP explainer, ...).  ``base_values + values.sum(axis=1)`` is
+    the explained output of the model at each point (efficiency).
+
+    Parameters
     ----------
-    values : array (N, d) for one output, (N, d, n_outputs) for several
-    base_values : array (N,) or (N, n_outputs): the value of the empty coalition
-    data : array (N, d): the explained rows
-    feature_names : list of d names
-    output_names : list of output names
-    interactions : array (N, d, d) or (N, d, d, n_outputs) in shap's convention (each row sums to
-        the Shapley value of its feature), or None
-    standard_errors : array like ``values`` for sampled estimates, else None
-    game : str, which game was solved ("functional", "interventional", "baseline", ...)
+    values : array-like of shape (N, d) or (N, d, n_outputs)
+        One Shapley value per point and feature (and output).
+    base_values : array-like
+        The value of the empty coalition, of shape (N,) or (N, n_outputs), or anything that
+        broadcasts to it (one number shared by every row).
+    data : array-like of shape (N, d), optional
+        The explained rows.
+    feature_names : sequence of str, optional
+        Defaults to ``x0, x1, ...``.
+    output_names : sequence of str, optional
+        One name per output.
+    interactions : array-like of shape (N, d, d) or (N, d, d, n_outputs), optional
+        Pairwise Shapley interaction values in shap's convention: off the diagonal half the
+        Shapley interaction index, on the diagonal the main effect, so each row sums to the
+        Shapley value of its feature.
+    standard_errors : array-like like ``values``, optional
+        Standard errors of sampled estimates (None for exact values).
+    game : str
+        The game that was solved: ``"functional"``, ``"interventional"``, ``"baseline"``,
+        ``"observational"``, ``"anova"``, ...
+    output : str
+        What model output is explained, in words (``"predict"``,
+        ``"decision_function"``, ``"latent mean of GaussianProcessClassifier"``).
+    index : sequence, optional
+        Row labels (the index of an explained DataFrame); ``to_frame`` keeps them.
+    covariance : array-like of shape (N, d, d), optional
+        Posterior covariance of the values of each point (stochastic Shapley values).
+    info : dict, optional
+        Anything else the explainer records (solver, timings, ``v_full``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain import Explanation
+    >>> ex = Explanation(np.array([[1.0, -0.5], [0.25, 0.0]]), base_values=2.0,
+    ...                  feature_names=["age", "bmi"], game="interventional")
+    >>> ex.predictions
+    array([2.5 , 2.25])
+    >>> ex[0].values
+    array([ 1. , -0.5])
     """
 
     def __init__(
         self,
-        values,
-        base_values,
-        data=None,
-        feature_names=None,
-        output_names=None,
-        interactions=None,
-        standard_errors=None,
+        values: Any,
+        base_values: Any,
+        data: Any = None,
+        feature_names: Sequence[str] | None = None,
+        output_names: Sequence[str] | None = None,
+        interactions: Any = None,
+        standard_errors: Any = None,
         game: str = "",
-        info: dict | None = None,
-    ):
+        info: Mapping[str, Any] | None = None,
+        *,
+        output: str = "",
+        index: Sequence[Any] | None = None,
+        covariance: Any = None,
+    ) -> None:
         self.values = np.asarray(values, dtype=np.float64)
         if self.values.ndim not in (2, 3):
             raise ValueError(f"values must have shape (N, d) or (N, d, n_outputs), got {self.values.shape}.")
         N, d = self.values.shape[:2]
-        self.base_values = np.asarray(base_values, dtype=np.float64)
+        base = np.asarray(base_values, dtype=np.float64)
         self.data = data
-        self.feature_names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
+        self.feature_names = [str(n) for n in feature_names] if feature_names is not None else [
+            f"x{j}" for j in range(d)
+        ]
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
         n_out = self.values.shape[2] if self.values.ndim == 3 else 1
         expected_base = (N,) if self.values.ndim == 2 else (N, n_out)
-        try:   # a shared base value (scalar, or one per output) is spread over the rows
-            self.base_values = np.broadcast_to(self.base_values, expected_base).copy()
+        try:  # a shared base value (scalar, or one per output) is spread over the rows
+            self.base_values = np.broadcast_to(base, expected_base).copy()
         except ValueError:
             raise ValueError(
                 f"base_values must have shape {expected_base} (or broadcast to it) to match values "
-                f"of shape {self.values.shape}, got {self.base_values.shape}."
+                f"of shape {self.values.shape}, got {base.shape}."
             ) from None
-        self.output_names = list(output_names) if output_names is not None else (
-            ["f(x)"] if n_out == 1 else [f"output {o}" for o in range(n_out)]
+        self.output_names = (
+            [str(n) for n in output_names]
+            if output_names is not None
+            else (["f(x)"] if n_out == 1 else [f"output {o}" for o in range(n_out)])
         )
         if len(self.output_names) != n_out:
             raise ValueError(f"output_names has {len(self.output_names)} names for {n_out} outputs.")
@@ -62,23 +120,36 @@ class Explanation:
             expected = (N, d, d) + self.values.shape[2:]
             if self.interactions.shape != expected:
                 raise ValueError(f"interactions must have shape {expected}, got {self.interactions.shape}.")
-        self.standard_errors = None if standard_errors is None else np.asarray(standard_errors)
-        self.game = game
+        self.standard_errors = None if standard_errors is None else np.asarray(standard_errors, dtype=np.float64)
+        if self.standard_errors is not None and self.standard_errors.shape != self.values.shape:
+            raise ValueError(
+                f"standard_errors must have the shape of values {self.values.shape}, got {self.standard_errors.shape}."
+            )
+        self.covariance = None if covariance is None else np.asarray(covariance, dtype=np.float64)
+        if self.covariance is not None and self.covariance.shape[:3] != (N, d, d):
+            raise ValueError(f"covariance must have shape ({N}, {d}, {d}[, ...]), got {self.covariance.shape}.")
+        self.index = None if index is None else list(index)
+        if self.index is not None and len(self.index) != N:
+            raise ValueError(f"index has {len(self.index)} labels for {N} rows.")
+        self.game = str(game)
+        self.output = str(output)
         self.info = dict(info or {})
 
     # -- shape and slicing -------------------------------------------------------------------
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
+        """The shape of ``values``."""
         return self.values.shape
 
     @property
     def n_outputs(self) -> int:
+        """Number of explained outputs (1 for a single-output model)."""
         return self.values.shape[2] if self.values.ndim == 3 else 1
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.values.shape[0]
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Any) -> Explanation:
         """Rows (int, slice, mask or indices) or, with a pair, rows and one output by index or name."""
         out = None
         if isinstance(item, tuple):
@@ -88,10 +159,12 @@ class Explanation:
         rows = np.arange(len(self))[item]
         scalar_row = np.ndim(rows) == 0
         rows = np.atleast_1d(rows)
-        vals, base, inter, se = self.values[rows], self.base_values[rows], self.interactions, self.standard_errors
-        inter = None if inter is None else inter[rows]
-        se = None if se is None else se[rows]
+        vals, base = self.values[rows], self.base_values[rows]
+        inter = None if self.interactions is None else self.interactions[rows]
+        se = None if self.standard_errors is None else self.standard_errors[rows]
+        cov = None if self.covariance is None else self.covariance[rows]
         names = self.output_names
+        o = 0
         if out is not None:
             if self.values.ndim != 3:
                 raise IndexError("this explanation has a single output; index it by rows only")
@@ -99,6 +172,7 @@ class Explanation:
             vals, base = vals[:, :, o], base[:, o]
             inter = None if inter is None else inter[..., o]
             se = None if se is None else se[..., o]
+            cov = None if cov is None or cov.ndim != 4 else cov[..., o]
             names = [names[o]]
         data = None if self.data is None else np.asarray(self.data)[rows]
         # per-point extras (such as v_full) follow the rows and the output that were picked
@@ -109,12 +183,17 @@ class Explanation:
                 if out is not None and val.ndim == 2 and val.shape[1] == self.n_outputs:
                     val = val[:, o]
             info[key] = val
-        ex = Explanation(vals, base, data, self.feature_names, names, inter, se, self.game, info)
+        index = None if self.index is None else [self.index[r] for r in rows]
+        output = self.output if out is None or self.n_outputs == 1 else f"{self.output}, {names[0]}".lstrip(", ")
+        ex = Explanation(
+            vals, base, data, self.feature_names, names, inter, se, self.game, info,
+            output=output, index=index, covariance=cov,
+        )
         if scalar_row:
             ex._scalar_row = True
         return ex
 
-    def _output_index(self, out) -> int:
+    def _output_index(self, out: Any) -> int:
         if isinstance(out, str):
             if out not in self.output_names:
                 raise KeyError(f"output {out!r} is not one of {self.output_names}.")
@@ -125,20 +204,92 @@ class Explanation:
             raise IndexError(f"output index {out} is out of range for {self.n_outputs} outputs {self.output_names}.")
         return int(out) % self.n_outputs
 
+    @classmethod
+    def concatenate(cls, explanations: Sequence[Explanation]) -> Explanation:
+        """Stack explanations of the same model and game along the rows.
+
+        Parameters
+        ----------
+        explanations : sequence of Explanation
+            Explanations with the same features, outputs and game.
+
+        Returns
+        -------
+        Explanation
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> a = Explanation(np.ones((2, 3)), 0.0)
+        >>> b = Explanation(np.zeros((1, 3)), 1.0)
+        >>> Explanation.concatenate([a, b]).shape
+        (3, 3)
+        """
+        parts = list(explanations)
+        if not parts or not all(isinstance(e, Explanation) for e in parts):
+            raise TypeError("explanations must be a non-empty sequence of kexplain.Explanation.")
+        first = parts[0]
+        for e in parts[1:]:
+            if (e.feature_names != first.feature_names or e.output_names != first.output_names
+                    or e.game != first.game or e.values.shape[1:] != first.values.shape[1:]):
+                raise ValueError("explanations must share features, outputs and game to be concatenated.")
+
+        def stack(attr: str) -> Any:
+            arrs = [getattr(e, attr) for e in parts]
+            if any(a is None for a in arrs):
+                return None
+            return np.concatenate([np.asarray(a) for a in arrs], axis=0)
+
+        info: dict[str, Any] = {}
+        for key, val in first.info.items():
+            if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(first):
+                vals = [e.info.get(key) for e in parts]
+                if all(isinstance(v, np.ndarray) for v in vals):
+                    info[key] = np.concatenate(vals, axis=0)
+                    continue
+            info[key] = val
+        index = None
+        if all(e.index is not None for e in parts):
+            index = [lab for e in parts for lab in (e.index or [])]
+        return cls(
+            stack("values"), stack("base_values"), stack("data"), first.feature_names,
+            first.output_names, stack("interactions"), stack("standard_errors"), first.game, info,
+            output=first.output, index=index, covariance=stack("covariance"),
+        )
+
     # -- derived quantities ------------------------------------------------------------------
     @property
     def predictions(self) -> np.ndarray:
-        """base_values + the sum of the values over features (equal to the model output)."""
+        """``base_values`` plus the sum of the values over features (equal to the model output)."""
         return self.base_values + self.values.sum(axis=1)
 
     def mean_abs(self) -> np.ndarray:
-        """Global importance: mean |value| per feature (and output)."""
+        """Global importance: mean absolute value per feature (and output).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> Explanation(np.array([[1.0, -2.0], [-3.0, 0.0]]), 0.0).mean_abs()
+        array([2., 1.])
+        """
         return np.abs(self.values).mean(axis=0)
 
     # -- conversions -------------------------------------------------------------------------
-    def to_shap(self, output=None):
-        """A ``shap.Explanation`` (for shap's plots). With several outputs pick one by index or name,
-        or leave ``output=None`` for shap's multi-output form."""
+    def to_shap(self, output: int | str | None = None) -> Any:
+        """A ``shap.Explanation`` for shap's plots.
+
+        Parameters
+        ----------
+        output : int or str, optional
+            With several outputs, pick one by index or name; None keeps shap's multi-output form.
+
+        Returns
+        -------
+        shap.Explanation
+            Needs the optional ``shap`` package (extra ``plots``).
+        """
         shap = require("shap", "Explanation.to_shap")
         ex = self if output is None else self[:, output]
         data = None if ex.data is None else np.asarray(ex.data)
@@ -147,7 +298,7 @@ class Explanation:
                 data = data.astype(np.float64)
             except (TypeError, ValueError):
                 pass
-        kwargs = dict(
+        kwargs: dict[str, Any] = dict(
             values=ex.values,
             base_values=ex.base_values,
             data=data,
@@ -160,12 +311,37 @@ class Explanation:
             sh = sh[0]
         return sh
 
-    def to_frame(self, kind: str = "wide"):
-        """A pandas DataFrame.
+    def base_column(self) -> str:
+        """Name of the base-value column of ``to_frame``: ``"base_value"``, or with underscores
+        appended while a feature already has that name."""
+        name = BASE_COLUMN
+        while name in self.feature_names:
+            name += "_"
+        return name
 
-        ``kind="wide"``: one row per explained point, one column per feature (a column MultiIndex
-        (output, feature) with several outputs) and a ``base_value`` column.
-        ``kind="long"``: one row per (point, output, feature) with the value and the feature value.
+    def to_frame(self, kind: str = "wide") -> Any:
+        """A pandas DataFrame (keeps the row labels of an explained DataFrame).
+
+        Parameters
+        ----------
+        kind : {"wide", "long"}
+            ``"wide"``: one row per explained point, one column per feature (a column MultiIndex
+            (output, feature) with several outputs) and a ``base_value`` column (see
+            ``base_column``).  ``"long"``: one row per (point, output, feature) with the value and
+            the feature value.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, 2.0]]), 0.5, feature_names=["a", "b"], index=["row7"])
+        >>> ex.to_frame()
+                a    b  base_value
+        row7  1.0  2.0         0.5
         """
         pd = require("pandas", "Explanation.to_frame")
         if kind not in ("wide", "long"):
@@ -173,21 +349,23 @@ class Explanation:
         N, d = self.values.shape[:2]
         vals = self.values if self.values.ndim == 3 else self.values[:, :, None]
         base = self.base_values if self.base_values.ndim == 2 else self.base_values[:, None]
+        index = None if self.index is None else pd.Index(self.index)
+        bcol = self.base_column()
         if kind == "wide":
             if self.n_outputs == 1:
-                df = pd.DataFrame(vals[:, :, 0], columns=self.feature_names)
-                df["base_value"] = base[:, 0]
+                df = pd.DataFrame(vals[:, :, 0], columns=self.feature_names, index=index)
+                df[bcol] = base[:, 0]
                 return df
-            cols = pd.MultiIndex.from_product([self.output_names, self.feature_names + ["base_value"]],
+            cols = pd.MultiIndex.from_product([self.output_names, [*self.feature_names, bcol]],
                                               names=["output", "feature"])
             block = np.concatenate([np.concatenate([vals[:, :, o], base[:, o:o + 1]], axis=1)
                                     for o in range(self.n_outputs)], axis=1)
-            return pd.DataFrame(block, columns=cols)
+            return pd.DataFrame(block, columns=cols, index=index)
         rows = np.repeat(np.arange(N), d * self.n_outputs)
         outs = np.tile(np.repeat(np.arange(self.n_outputs), d), N)
         feats = np.tile(np.arange(d), N * self.n_outputs)
-        frame = {
-            "row": rows,
+        frame: dict[str, Any] = {
+            "row": rows if self.index is None else np.asarray(self.index, dtype=object)[rows],
             "output": np.asarray(self.output_names, dtype=object)[outs],
             "feature": np.asarray(self.feature_names, dtype=object)[feats],
             "value": vals.transpose(0, 2, 1).reshape(-1),
@@ -196,7 +374,244 @@ class Explanation:
             frame["feature_value"] = np.asarray(self.data, dtype=object)[rows, feats]
         return pd.DataFrame(frame)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         extra = ", with interactions" if self.interactions is not None else ""
-        return (f"kexplain.Explanation(game={self.game!r}, values shape={self.values.shape}, "
+        out = f", output={self.output!r}" if self.output else ""
+        return (f"kexplain.Explanation(game={self.game!r}{out}, values shape={self.values.shape}, "
                 f"outputs={self.output_names}{extra})")
+
+
+class GlobalAttribution:
+    """Shapley decomposition of one number (a statistic or a variance) over features.
+
+    ``values.sum() == total`` up to rounding: ``total`` is always the number decomposed (MMD^2,
+    HSIC, the variance of a model over its input measure).
+
+    Parameters
+    ----------
+    values : array-like of shape (d,)
+        Shapley value of each feature.
+    total : float
+        The decomposed number (the value of the full coalition; the empty coalition is 0).
+    feature_names : sequence of str
+    quantity : str
+        What ``total`` is, in words: ``"MMD^2"``, ``"HSIC"``, ``"variance"``.
+    standard_errors : array-like of shape (d,), optional
+        Standard errors of estimated values (incomplete U-statistics).
+    total_standard_error : float, optional
+    p_values : array-like of shape (d,), optional
+        Per-feature permutation p-values (set by the permutation tests).
+    p_value : float, optional
+        p-value of ``total`` itself.
+    estimator : str, optional
+        How ``total`` was estimated (``"unbiased"``, ``"biased"``, ``"incomplete"``).
+    kernel : object, optional
+        The kernel used.
+    columns : mapping of str to array-like of shape (d,), optional
+        Further per-feature quantities under names of their own (for an additive GP:
+        ``first_order_sobol`` and ``total_sobol``); each is an attribute and a ``to_frame`` column.
+    info : dict, optional
+
+    Examples
+    --------
+    >>> from kexplain import GlobalAttribution
+    >>> g = GlobalAttribution([0.75, 0.25], total=1.0, feature_names=["a", "b"], quantity="variance")
+    >>> g.ranking()
+    ['a', 'b']
+    >>> float(g.values.sum()) == g.total
+    True
+    """
+
+    def __init__(
+        self,
+        values: Any,
+        total: float,
+        feature_names: Sequence[str] | None = None,
+        quantity: str = "",
+        *,
+        standard_errors: Any = None,
+        total_standard_error: float | None = None,
+        p_values: Any = None,
+        p_value: float | None = None,
+        estimator: str | None = None,
+        kernel: Any = None,
+        columns: Mapping[str, Any] | None = None,
+        info: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.values = np.asarray(values, dtype=np.float64)
+        if self.values.ndim != 1:
+            raise ValueError(f"values must have shape (d,), got {self.values.shape}.")
+        d = self.values.shape[0]
+        self.total = float(total)
+        self.feature_names = [str(n) for n in feature_names] if feature_names is not None else [
+            f"x{j}" for j in range(d)
+        ]
+        if len(self.feature_names) != d:
+            raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
+        self.quantity = str(quantity)
+        self.standard_errors = self._per_feature(standard_errors, "standard_errors")
+        self.total_standard_error = None if total_standard_error is None else float(total_standard_error)
+        self.p_values = self._per_feature(p_values, "p_values")
+        self.p_value = None if p_value is None else float(p_value)
+        self.estimator = estimator
+        self.kernel = kernel
+        self.columns: dict[str, np.ndarray] = {}
+        for key, col in (columns or {}).items():
+            if key in self.__dict__ or hasattr(type(self), key):
+                raise ValueError(f"columns may not reuse the attribute name {key!r}.")
+            self.columns[str(key)] = self._per_feature(col, f"columns[{key!r}]")
+        self.info = dict(info or {})
+
+    def _per_feature(self, arr: Any, name: str) -> np.ndarray | None:
+        if arr is None:
+            return None
+        out = np.asarray(arr, dtype=np.float64)
+        if out.shape != self.values.shape:
+            raise ValueError(f"{name} must have shape {self.values.shape}, got {out.shape}.")
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        columns = self.__dict__.get("columns", {})
+        if name in columns:
+            return columns[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def __repr__(self) -> str:
+        return f"GlobalAttribution({self.quantity or 'total'}={self.total:.6g}, {len(self)} features)"
+
+    def ranking(self) -> list[str]:
+        """Feature names, largest value first."""
+        return [self.feature_names[j] for j in np.argsort(-self.values, kind="stable")]
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame indexed by feature.
+
+        Columns: ``value``, then ``standard_error`` and ``p_value`` when present, then the extra
+        ``columns``.
+
+        Examples
+        --------
+        >>> from kexplain import GlobalAttribution
+        >>> GlobalAttribution([0.5, 0.25], 0.75, ["a", "b"], "HSIC", p_values=[0.01, 0.5]).to_frame()
+                 value  p_value
+        feature
+        a         0.50     0.01
+        b         0.25     0.50
+        """
+        pd = require("pandas", "GlobalAttribution.to_frame")
+        data: dict[str, Any] = {"value": self.values}
+        if self.standard_errors is not None:
+            data["standard_error"] = self.standard_errors
+        if self.p_values is not None:
+            data["p_value"] = self.p_values
+        data.update(self.columns)
+        return pd.DataFrame(data, index=pd.Index(self.feature_names, name="feature"))
+
+    def plot(
+        self,
+        ax: Any = None,
+        max_features: int | None = 20,
+        color_positive: str = "#d62728",
+        color_negative: str = "#1f77b4",
+    ) -> Any:
+        """Horizontal bar chart of the values (largest magnitude on top, standard errors as bars).
+
+        Returns the matplotlib axes; needs the optional ``matplotlib`` (extra ``plots``).
+        """
+        plt = require("matplotlib.pyplot", "GlobalAttribution.plot")
+        order = np.argsort(-np.abs(self.values), kind="stable")
+        if max_features is not None:
+            order = order[:max_features]
+        order = order[::-1]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
+        vals = self.values[order]
+        err = None if self.standard_errors is None else self.standard_errors[order]
+        ax.barh(np.arange(len(order)), vals, xerr=err,
+                color=[color_positive if v > 0 else color_negative for v in vals])
+        ax.set_yticks(np.arange(len(order)))
+        ax.set_yticklabels([self.feature_names[j] for j in order])
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_xlabel(f"Shapley value of {self.quantity or 'the total'} (total {self.total:.4g})")
+        return ax
+
+
+class PermutationTestResult:
+    """A kernel test with permutation p-values for the statistic and for each feature's share.
+
+    Parameters
+    ----------
+    statistic : float
+    p_value : float
+        ``(1 + #{null >= statistic}) / (1 + n_permutations)``.
+    attribution : GlobalAttribution or tuple of two
+        The statistic's attribution with per-feature ``p_values`` (the same formula applied to
+        each Shapley value, with the same permutations); for HSIC attributed to both X and Y, the
+        pair ``(x, y)``.
+    null_distribution : array-like of shape (n_permutations,)
+    null_attributions : array of shape (n_permutations, d), or a pair of them
+    n_permutations : int
+    name : str
+        ``"MMD^2"`` or ``"HSIC"``.
+
+    Examples
+    --------
+    >>> from kexplain import GlobalAttribution, PermutationTestResult
+    >>> att = GlobalAttribution([0.3, 0.1], 0.4, ["a", "b"], "MMD^2", p_values=[0.02, 0.6], p_value=0.03)
+    >>> res = PermutationTestResult(0.4, 0.03, att, [0.0, 0.1], None, 2, "MMD^2")
+    >>> res.feature_p_values
+    array([0.02, 0.6 ])
+    """
+
+    def __init__(
+        self,
+        statistic: float,
+        p_value: float,
+        attribution: GlobalAttribution | tuple[GlobalAttribution, GlobalAttribution],
+        null_distribution: Any,
+        null_attributions: Any,
+        n_permutations: int,
+        name: str,
+    ) -> None:
+        self.statistic = float(statistic)
+        self.p_value = float(p_value)
+        self.attribution = attribution
+        self.null_distribution = np.asarray(null_distribution)
+        self.null_attributions = null_attributions
+        self.n_permutations = int(n_permutations)
+        self.name = str(name)
+
+    @property
+    def feature_p_values(self) -> Any:
+        """Per-feature p-values (a pair ``(x, y)`` for HSIC attributed to both sides)."""
+        if isinstance(self.attribution, tuple):
+            return tuple(a.p_values for a in self.attribution)
+        return self.attribution.p_values
+
+    def __repr__(self) -> str:
+        return (f"PermutationTestResult({self.name}: statistic={self.statistic:.6g}, "
+                f"p_value={self.p_value:.4g}, n_permutations={self.n_permutations})")
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame per feature with value and p_value (a ``side`` level for two sides)."""
+        pd = require("pandas", "PermutationTestResult.to_frame")
+        if isinstance(self.attribution, tuple):
+            return pd.concat({side: att.to_frame() for side, att in zip(("x", "y"), self.attribution)},
+                             names=["side"])
+        return self.attribution.to_frame()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Bar chart of the attribution (two panels for two sides); returns the axes."""
+        if isinstance(self.attribution, tuple):
+            plt = require("matplotlib.pyplot", "PermutationTestResult.plot")
+            if ax is None:
+                _, ax = plt.subplots(1, 2, figsize=(11, 4))
+            for a, att, title in zip(ax, self.attribution, ("X variables", "Y variables")):
+                att.plot(ax=a)
+                a.set_title(title)
+            return ax
+        return self.attribution.plot(ax=ax)
+

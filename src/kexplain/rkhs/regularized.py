@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, check_X_y
 from .._validation import check_data
 from ..kernels.base import RBF, Kernel, SumKernel
 from ..shapley.product import solve_product_game
-from .expansion import KernelExpansion
+from ..models.expansion import KernelExpansion
 
 _VALUES = ("interventional", "observational")
 
@@ -187,7 +187,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
             res = solve_product_game(game)
             phi = res.values[:, A, 0].reshape(n, n)          # [i, m]
             return _kernel_amplitude(self.kernel_) * phi.T   # [m, i]
-        from ..explainers.cme import ProductCMEGame
+        from .cme import ProductCMEGame
 
         em = KernelExpansion(X, np.zeros(n), self.kernel_)
         game = ProductCMEGame(em, X, X, self.cme_regularization)

@@ -265,7 +265,7 @@ class RKHSExplainer:
                                  "approximation": self.approximation})
 
     def _interventional_engine(self, X, Xv, names):
-        from .product_kernel import ProductKernelExplainer
+        from ..explainers.product_kernel import ProductKernelExplainer
 
         ex = ProductKernelExplainer(self.expansion, feature_names=names).explain(Xv, background=self.X_ref)
         ex.info.update(solver="product-game engine")

@@ -1,0 +1,143 @@
+"""The explainer contract every kexplain explainer follows.
+
+An explainer is built from a fitted model and, optionally, background rows; everything that
+depends only on the model and the background is computed once, at construction.  ``explain``
+then takes the rows to explain with keyword-only options of the same names everywhere:
+
+    explainer = SomeExplainer(model, background, *, background_weights=None, feature_names=None, ...)
+    ex = explainer.explain(X, *, interactions=False, progress=False, n_jobs=None, random_state=None)
+
+and returns an :class:`~kexplain.Explanation` whose ``game`` says which game was solved and whose
+``output`` says which output of the model is explained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_bool, check_n_jobs, feature_names_of
+from .explanation import Explanation
+
+#: rows per block below which parallel explanation is not worth the threads
+_MIN_ROWS_PER_JOB = 1
+
+
+class Explainer:
+    """Base class of kexplain's explainers: ``Explainer(model, background)``, then ``explain(X)``.
+
+    Subclasses set ``game`` (the game ``explain`` solves) and ``output`` (the model output it
+    explains, in words) in ``__init__`` and implement ``explain`` with the shared keyword-only
+    options ``interactions``, ``progress``, ``n_jobs`` and ``random_state`` (plus their own, such
+    as ``budget``).  Calling the explainer is the same as calling ``explain``, as in shap.
+
+    Parameters
+    ----------
+    model : object
+        The fitted model.
+    background : array-like of shape (n_background, d), optional
+        Rows over which absent features are averaged.
+    background_weights : array-like of shape (n_background,), optional
+        Non-negative weights of the background rows (normalised to sum to one).
+    feature_names : sequence of str, optional
+        Labels of the features in the explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> class MeanExplainer(kx.Explainer):
+    ...     game = "toy"
+    ...     def explain(self, X, *, interactions=False, progress=False, n_jobs=None, random_state=None):
+    ...         X = np.asarray(X, dtype=float)
+    ...         return kx.Explanation(X - X.mean(axis=0), X.mean(axis=0).sum(), data=X, game=self.game)
+    >>> MeanExplainer(None)(np.eye(2)).values
+    array([[ 0.5, -0.5],
+           [-0.5,  0.5]])
+    """
+
+    game: str = ""
+    output: str = ""
+
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        feature_names: Sequence[str] | None = None,
+    ) -> None:
+        self.model = model
+        self.background = background
+        self.background_weights = background_weights
+        self.feature_names = None if feature_names is None else _check_names(feature_names)
+
+    def explain(
+        self,
+        X: Any,
+        *,
+        interactions: bool = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> Explanation:
+        """Shapley values of each row of ``X``; see the subclass for its game."""
+        raise NotImplementedError
+
+    def __call__(self, X: Any, **options: Any) -> Explanation:
+        """Same as ``explain(X, **options)``."""
+        return self.explain(X, **options)
+
+    def __repr__(self) -> str:
+        bg = "" if self.background is None else f", background of {np.shape(self.background)[0]} rows"
+        return f"{type(self).__name__}({type(self.model).__name__}{bg}, game={self.game!r})"
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+    def _names(self, X: Any, d: int) -> list[str]:
+        """The explicit feature names, else the columns of X, else x0..x{d-1}."""
+        if self.feature_names is not None:
+            return list(self.feature_names)
+        names = feature_names_of(X)
+        return names if names is not None else [f"x{j}" for j in range(d)]
+
+
+def _check_names(feature_names: Any) -> list[str]:
+    if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
+        raise ValueError(f"feature_names must be a list of names, got {feature_names!r}.")
+    return [str(n) for n in feature_names]
+
+
+def check_explain_options(interactions: Any, progress: Any, n_jobs: Any) -> tuple[bool, bool, int]:
+    """Validate the shared options of ``explain``; returns (interactions, progress, n_jobs)."""
+    return check_bool(interactions, "interactions"), check_bool(progress, "progress"), check_n_jobs(n_jobs)
+
+
+def row_index(X: Any) -> list[Any] | None:
+    """The row labels of a DataFrame (kept by ``Explanation.to_frame``), else None."""
+    index = getattr(X, "index", None)
+    if index is None or not hasattr(X, "columns"):
+        return None
+    return list(index)
+
+
+def explain_in_blocks(
+    fn: Callable[[slice], Explanation],
+    n_rows: int,
+    n_jobs: int,
+) -> Explanation:
+    """Run ``fn`` on contiguous row blocks in ``n_jobs`` threads and stack the results.
+
+    Points are explained independently, so the values do not depend on ``n_jobs``.  Threads
+    suffice: the engine's compiled kernel and numpy's array operations release the GIL.
+    """
+    if n_jobs <= 1 or n_rows < 2 * _MIN_ROWS_PER_JOB:
+        return fn(slice(0, n_rows))
+    from joblib import Parallel, delayed
+
+    n_blocks = min(n_jobs, n_rows)
+    bounds = np.linspace(0, n_rows, n_blocks + 1).astype(int)
+    blocks = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(s) for s in blocks)
+    return Explanation.concatenate(parts)
