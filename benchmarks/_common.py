@@ -4,6 +4,7 @@ Every benchmark measures both sides in the same run, on the same points, and pri
 the largest absolute difference.  Timings are wall-clock on whatever machine runs them; on a
 shared machine they are noisy, so read ratios, not absolute numbers.
 """
+
 from __future__ import annotations
 
 import os

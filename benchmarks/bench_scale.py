@@ -14,15 +14,15 @@ depend on the coefficients); BLAS is kept single-threaded.
 
     python benchmarks/bench_scale.py [--quick] [--full]
 """
+
 from __future__ import annotations
 
-import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import sys
 import time
 import tracemalloc
 
+import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import numpy as np
-
 from _common import fmt_s, load_note, print_table, quick_flag
 
 import kexplain as kx
@@ -55,14 +55,16 @@ def main():
     except ImportError:
         backends = ["numpy"]
     rows = []
-    cases = [("d=1000, 1000 SVs", 1000, 1000, 1 if quick else 3, 1.0, "per point"),
-             ("d=20, 2000 SVs", 2000, 20, 200 if quick else 1000, 5.0, "all points")]
+    cases = [
+        ("d=1000, 1000 SVs", 1000, 1000, 1 if quick else 3, 1.0, "per point"),
+        ("d=20, 2000 SVs", 2000, 20, 200 if quick else 1000, 5.0, "all points"),
+    ]
     for name, n_ref, d, n_pts, target, unit in cases:
         em, rng = expansion(n_ref, d)
         X = rng.normal(size=(n_pts, d))
         out = {}
         for backend in backends:
-            run(em, X[:1], backend)                                  # warm-up (compile, caches)
+            run(em, X[:1], backend)  # warm-up (compile, caches)
             res, wall, cpu = run(em, X, backend)
             eff = np.abs(res.values.sum(axis=1)[:, 0] + res.v_empty[:, 0] + em.intercept[0] - em.predict(X)).max()
             out[backend] = (res.values, wall, cpu, eff)
@@ -70,12 +72,32 @@ def main():
             vals, wall, cpu, eff = out[backend]
             scale = 1 / n_pts if unit == "per point" else 1000 / n_pts
             diff = np.abs(vals - out[backends[0]][0]).max()
-            rows.append([name, backend, n_pts, f"{fmt_s(cpu * scale)} {unit}", f"{fmt_s(wall * scale)}",
-                         f"{fmt_s(target)}", f"{target / (cpu * scale):.2f}", f"{diff:.1e}", f"{eff:.1e}"])
+            rows.append(
+                [
+                    name,
+                    backend,
+                    n_pts,
+                    f"{fmt_s(cpu * scale)} {unit}",
+                    f"{fmt_s(wall * scale)}",
+                    f"{fmt_s(target)}",
+                    f"{target / (cpu * scale):.2f}",
+                    f"{diff:.1e}",
+                    f"{eff:.1e}",
+                ]
+            )
     print_table(
         "Scale, functional baseline; targets are on one core, compared with CPU time " + load_note(),
-        ["case", "backend", "points", "CPU time", "wall time", "target", "target / CPU time", "max |diff| vs numba",
-         "efficiency err vs predict"],
+        [
+            "case",
+            "backend",
+            "points",
+            "CPU time",
+            "wall time",
+            "target",
+            "target / CPU time",
+            "max |diff| vs numba",
+            "efficiency err vs predict",
+        ],
         rows,
     )
     if quick:
@@ -95,8 +117,10 @@ def main():
     print(f"memory, 10,000 x 5,000 SVs at d = 50 ({backends[0]}, max_block_bytes = {DEFAULT_BLOCK_BYTES >> 20} MB):")
     print(f"  {n_total} points: {fmt_s(t)} CPU, traced peak {peak / 2**20:.1f} MB (numpy arrays incl. the model's)")
     if not full:
-        print(f"  estimated for 10,000 points: {fmt_s(t * 10_000 / n_total)} CPU, peak about "
-              f"{(peak + results_bytes) / 2**20:.0f} MB (one block + 10,000-point results); target <= 2,048 MB")
+        print(
+            f"  estimated for 10,000 points: {fmt_s(t * 10_000 / n_total)} CPU, peak about "
+            f"{(peak + results_bytes) / 2**20:.0f} MB (one block + 10,000-point results); target <= 2,048 MB"
+        )
 
 
 if __name__ == "__main__":

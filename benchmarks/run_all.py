@@ -2,6 +2,7 @@
 
 `python benchmarks/run_all.py --quick` passes --quick to the scripts that accept it (smaller sizes).
 """
+
 import pathlib
 import subprocess
 import sys

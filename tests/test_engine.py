@@ -3,6 +3,7 @@
 The reference is kx.exact_shapley on v(S) = sum_r c_r prod_{j in S} a_rj prod_{j not in S} b_rj,
 evaluated coalition by coalition: it shares no code with the quadrature engine.
 """
+
 from __future__ import annotations
 
 import tracemalloc
@@ -11,8 +12,15 @@ import numpy as np
 import pytest
 
 import kexplain as kx
-from kexplain.explainers.product_games import FunctionalGame, InterventionalGame
+from kexplain.explainers.product_games import (
+    BackgroundFactors,
+    FunctionalGame,
+    InterventionalGame,
+    choose_route,
+    subset_game,
+)
 from kexplain.shapley import product as engine
+from kexplain.shapley import subsets
 from kexplain.shapley.product import (
     block_shape,
     interaction_values,
@@ -37,7 +45,7 @@ def enumerate_game(a, b, c, interactions=False):
     c = np.asarray(c, float).reshape(a.shape[1], -1)
 
     def vf(S):
-        return np.stack([np.prod(np.where(s, a, b), axis=-1) @ c for s in S])   # (C, p, o)
+        return np.stack([np.prod(np.where(s, a, b), axis=-1) @ c for s in S])  # (C, p, o)
 
     return kx.exact_shapley(vf, a.shape[-1], interactions=interactions)
 
@@ -46,7 +54,7 @@ def random_game(rng, p, r, d, o, *, b_kind="general", low=-1.5, high=1.5):
     a = rng.uniform(low, high, (p, r, d))
     b = 1.0 if b_kind == "one" else rng.uniform(low, high, (p, r, d))
     c = rng.normal(size=(r, o))
-    c[0] = -np.abs(c[0]) - 0.5                     # negative weights
+    c[0] = -np.abs(c[0]) - 0.5  # negative weights
     return a, b, c
 
 
@@ -59,8 +67,9 @@ def efficiency_error(phi, v_full, v_empty):
     double have no relative precision left (products of 1,000 tiny kernel values underflow to
     exactly 0, which is correct double arithmetic).
     """
-    scale = np.maximum.reduce([np.abs(v_full), np.abs(v_empty), np.abs(phi).sum(axis=1),
-                               np.full(v_full.shape, np.finfo(float).tiny)])
+    scale = np.maximum.reduce(
+        [np.abs(v_full), np.abs(v_empty), np.abs(phi).sum(axis=1), np.full(v_full.shape, np.finfo(float).tiny)]
+    )
     return np.max(np.abs(phi.sum(axis=1) - (v_full - v_empty)) / scale)
 
 
@@ -81,16 +90,17 @@ class ArrayGame:
 
 # ----------------------------------------------------------------------------- against enumeration
 
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("d", [1, 2, 3, 6, 10])
 @pytest.mark.parametrize("b_kind", ["one", "general"])
 def test_block_matches_enumeration(backend, d, b_kind):
     rng = np.random.default_rng(d)
     a, b, c = random_game(rng, 3, 5, d, 2, b_kind=b_kind)
-    a[0, 0, 0] = 0.0                               # exact zeros in a ...
+    a[0, 0, 0] = 0.0  # exact zeros in a ...
     a[1, 2, :] = 0.0
     if b_kind == "general":
-        b[0, 0, 0] = 0.0                           # ... in b, and in both at once
+        b[0, 0, 0] = 0.0  # ... in b, and in both at once
         b[2, 1, -1] = 0.0
         a[2, 1, -1] = 0.0
     phi, v_full, v_empty = product_game_block(a, b, c, backend=backend)
@@ -125,10 +135,10 @@ def test_zero_factors_on_quadrature_nodes_and_tiny_factors(backend):
     the full product out of range while leaving-one-out products stay representable: both go
     through the log-space path and must still match enumeration."""
     rng = np.random.default_rng(3)
-    d = 5                                           # 3 nodes, the middle one is t = 1/2
+    d = 5  # 3 nodes, the middle one is t = 1/2
     a, b, c = random_game(rng, 2, 3, d, 1, low=0.1, high=0.9)
     a[0, 0, 2], b[0, 0, 2] = 0.6, -0.6
-    a[1, 1, 0], b[1, 1, 0] = 2.0, -2.0               # |a| > 1: the division path of the numba kernel
+    a[1, 1, 0], b[1, 1, 0] = 2.0, -2.0  # |a| > 1: the division path of the numba kernel
     a[1, 2, 3], b[1, 2, 3] = 1e-300, 3e-300
     a[0, 2, 1], b[0, 2, 1] = 1e-300, 1.0
     phi, v_full, v_empty = product_game_block(a, b, c, backend=backend)
@@ -177,6 +187,7 @@ def test_property_efficiency_symmetry_null_player():
 
 # ----------------------------------------------------------------------------- bad input
 
+
 @pytest.mark.parametrize("where", ["a", "b", "c"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_input_raises(where, bad):
@@ -203,14 +214,15 @@ def test_bad_shapes_and_backend():
 
 # ----------------------------------------------------------------------------- stability at d = 1,000
 
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "a_range, b_range",
     [
-        ((1e-3, 1e-1), None),                 # tiny kernel values, b = 1 (functional baseline)
-        ((1e-3, 1e-1), (1e-3, 1e-1)),          # everything tiny: products underflow to exactly 0
-        ((1e-3, 1e-1), (1 - 1e-12, 1.0)),      # present tiny, absent near 1
-        ((1 - 1e-12, 1.0), None),              # near 1: a - b ~ 1e-12, heavy cancellation
+        ((1e-3, 1e-1), None),  # tiny kernel values, b = 1 (functional baseline)
+        ((1e-3, 1e-1), (1e-3, 1e-1)),  # everything tiny: products underflow to exactly 0
+        ((1e-3, 1e-1), (1 - 1e-12, 1.0)),  # present tiny, absent near 1
+        ((1 - 1e-12, 1.0), None),  # near 1: a - b ~ 1e-12, heavy cancellation
         ((1 - 1e-12, 1.0), (1 - 1e-12, 1.0)),
     ],
 )
@@ -242,6 +254,7 @@ def test_stability_d1000_interactions_efficiency():
 
 # ----------------------------------------------------------------------------- chunking and memory
 
+
 @pytest.mark.parametrize("interactions", [False, True])
 def test_chunking_invariance(interactions):
     """Any block size gives the same numbers (rows are summed in another order across blocks, so
@@ -268,8 +281,12 @@ def test_chunking_invariance(interactions):
 
 
 def test_block_shape_is_bounded_and_aligned():
-    for n, R, d, mb in [(10_000, 5_000, 50, engine.DEFAULT_BLOCK_BYTES), (10_000, 250_000, 50, 2**26),
-                        (3, 7, 1000, 2**20), (1, 1, 10, 1)]:
+    for n, R, d, mb in [
+        (10_000, 5_000, 50, engine.DEFAULT_BLOCK_BYTES),
+        (10_000, 250_000, 50, 2**26),
+        (3, 7, 1000, 2**20),
+        (1, 1, 10, 1),
+    ]:
         p, r = block_shape(n, R, d, mb)
         assert 1 <= p <= n and 1 <= r <= R
         assert p * r * d * 8 * engine._BLOCK_ARRAYS <= max(mb, d * 8 * engine._BLOCK_ARRAYS)
@@ -288,7 +305,7 @@ def test_peak_memory_of_a_block_is_bounded():
     X_ref = rng.normal(size=(n_ref, d))
     em = kx.KernelExpansion(X_ref, rng.normal(size=n_ref), kx.kernels.RBF(np.sqrt(d)))
     X = em.check_input(rng.normal(size=(n, d)))
-    max_bytes = 2 * 2**20                           # the whole game would need 8 * n * n_ref * d * 6 = 108 MB
+    max_bytes = 2 * 2**20  # the whole game would need 8 * n * n_ref * d * 6 = 108 MB
     results = 8 * n * d + 16 * n
     for backend in ["numpy"] + (["numba"] if HAVE_NUMBA else []):
         solve_product_game(FunctionalGame(em, X[:2]), backend=backend, max_block_bytes=max_bytes)  # warm up
@@ -307,15 +324,17 @@ def test_interventional_game_blocks_align_with_background():
     em = kx.KernelExpansion(rng.normal(size=(n_ref, d)), rng.normal(size=n_ref), kx.kernels.RBF(1.3))
     X, Z = rng.normal(size=(3, d)), rng.normal(size=(nb, d))
     w = np.full(nb, 1 / nb)
-    whole = solve_product_game(InterventionalGame(em, X, Z, w), max_block_bytes=2**30)
+    whole = solve_product_game(InterventionalGame(em, X, BackgroundFactors(em, Z, w)), max_block_bytes=2**30)
+
     # reference: enumeration of v(S) = sum_z w_z f(x_S, z_notS) through the model's own predict
     def vf(S):
-        H = np.where(S[:, None, None, :], X[None, :, None, :], Z[None, None, :, :])   # (C, N, nb, d)
+        H = np.where(S[:, None, None, :], X[None, :, None, :], Z[None, None, :, :])  # (C, N, nb, d)
         return (em.predict(H.reshape(-1, d)).reshape(len(S), 3, nb) - em.intercept[0]) @ w
+
     ref = kx.exact_shapley(vf, d)
     np.testing.assert_allclose(whole.values[..., 0], ref.values, rtol=1e-11, atol=1e-13)
     for max_bytes in [8 * d * 6 * 5, 8 * d * 6 * 12, 8 * d * 6 * 23]:
-        game = InterventionalGame(em, X, Z, w)
+        game = InterventionalGame(em, X, BackgroundFactors(em, Z, w))
         res = solve_product_game(game, max_block_bytes=max_bytes)
         np.testing.assert_allclose(res.values, whole.values, rtol=1e-13, atol=1e-15)
 
@@ -329,43 +348,84 @@ def test_progress_bar_runs(capsys):
 
 # ----------------------------------------------------------------------------- interventional subset route
 
+
 @pytest.mark.parametrize("d, n_outputs, interactions", [(1, 1, False), (3, 2, True), (5, 1, True), (8, 3, False)])
 def test_interventional_subset_route_matches_quadrature_and_enumeration(d, n_outputs, interactions):
-    """Few features, many background rows: solve_product_game takes the factorised subset route;
-    it must give the quadrature's numbers (and enumeration's through the model's predict)."""
+    """Few features, many background rows: the explainer's cost model picks the factorised subset
+    route; it must give the quadrature's numbers (and enumeration's through the model's predict)."""
     rng = np.random.default_rng(d)
     n_ref, nb, N = 7, 30, 5
     coef = rng.normal(size=(n_ref, n_outputs)) if n_outputs > 1 else rng.normal(size=n_ref)
-    if d >= 2:     # mixed per-feature kernels
+    if d >= 2:  # mixed per-feature kernels
         parts = [kx.kernels.RBF(1.1), kx.kernels.Laplacian(0.8)] * (d // 2) + [kx.kernels.RBF(0.9)] * (d % 2)
         kern = kx.kernels.ProductKernel(parts)
-    else:          # with an amplitude
+    else:  # with an amplitude
         kern = 2.0 * kx.kernels.RBF(1.1)
     em = kx.KernelExpansion(rng.normal(size=(n_ref, d)), coef, kern, intercept=0.3)
     X, Z = rng.normal(size=(N, d)), rng.normal(size=(nb, d))
     w = rng.uniform(0.5, 1.5, nb)
     w /= w.sum()
-    game = InterventionalGame(em, X, Z, w)
     if d == 3:
-        assert game.prefers_subsets(engine.DEFAULT_BLOCK_BYTES)
-        assert not game.prefers_subsets(16 * n_ref * 2**d - 1)      # one point's table must fit
-    sub = game.solve_by_subsets(interactions=interactions, max_block_bytes=2**16)   # several point chunks
-    sub_np = game.solve_by_subsets(interactions=interactions, compiled=False)
-    quad = solve_product_game(InterventionalGame(em, X, Z, w), interactions=interactions, backend="numpy")
-    auto = solve_product_game(InterventionalGame(em, X, Z, w), interactions=interactions, progress=True)
-    for res in (sub, sub_np, auto):
+        for compiled in (True, False):
+            assert (
+                choose_route(d, n_ref, nb, n_outputs, max_block_bytes=engine.DEFAULT_BLOCK_BYTES, compiled=compiled)
+                == "subsets"
+            )
+            # one point's table must fit
+            assert (
+                choose_route(d, n_ref, nb, n_outputs, max_block_bytes=16 * n_ref * 2**d - 1, compiled=compiled)
+                == "quadrature"
+            )
+    game = subset_game(em, Z, w, max_block_bytes=2**16)
+
+    def present(pts):
+        return em.row_factors(X[pts], slice(0, em.n_rows))[0]
+
+    sub = game.solve(present, n_points=N, interactions=interactions, max_block_bytes=2**16)  # several point chunks
+    sub_np = subset_game(em, Z, w, max_block_bytes=2**20, backend="numpy").solve(
+        present(slice(0, N)), interactions=interactions, progress=True
+    )
+    quad = solve_product_game(
+        InterventionalGame(em, X, BackgroundFactors(em, Z, w)), interactions=interactions, backend="numpy"
+    )
+    explainer = kx.ProductKernelExplainer(em, background=Z, background_weights=w)
+    assert explainer.route == "subsets"
+    auto = explainer.explain(X, interactions=interactions)
+    for res in (sub, sub_np):
         np.testing.assert_allclose(res.values, quad.values, rtol=1e-11, atol=1e-13)
         np.testing.assert_allclose(res.v_full, quad.v_full, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(res.v_empty, quad.v_empty, rtol=1e-12, atol=1e-13)
         if interactions:
             np.testing.assert_allclose(res.interactions, quad.interactions, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(auto.values.reshape(N, d, -1), quad.values, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(auto.base_values.reshape(N, -1), quad.v_empty + em.intercept, rtol=1e-12, atol=1e-13)
+    if interactions:
+        full = interaction_values(np.moveaxis(quad.values, 2, 1), np.moveaxis(quad.interactions, 3, 1))
+        np.testing.assert_allclose(
+            auto.interactions.reshape(N, d, d, -1), np.moveaxis(full, 1, 3), rtol=1e-10, atol=1e-13
+        )
 
     def vf(S):
-        H = np.where(S[:, None, None, :], X[None, :, None, :], Z[None, None, :, :])    # (C, N, nb, d)
+        H = np.where(S[:, None, None, :], X[None, :, None, :], Z[None, None, :, :])  # (C, N, nb, d)
         f = em.predict(H.reshape(-1, d)).reshape(len(S), N, nb, -1)
         return np.einsum("cnzo,z->cno", f - em.intercept, w)
+
     ref = kx.exact_shapley(vf, d)
     np.testing.assert_allclose(sub.values, np.asarray(ref.values).reshape(N, d, -1), rtol=1e-11, atol=1e-13)
+
+
+def test_subset_game_argument_checks():
+    with pytest.raises(ValueError, match="2\\*\\*d columns"):
+        subsets.SubsetGame(np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match="same rows"):
+        subsets.SubsetGame(np.ones((2, 4)), np.ones(3))
+    with pytest.raises(ValueError, match="finite"):
+        subsets.SubsetGame(np.full((1, 4), np.nan), np.ones(1))
+    game = subsets.SubsetGame(np.ones((2, 4)), np.ones(2))
+    with pytest.raises(ValueError, match=r"present must have shape \(points, 2, 2\)"):
+        game.solve(np.ones((1, 3, 2)))
+    with pytest.raises(ValueError, match="n_points is required"):
+        game.solve(lambda pts: np.ones((1, 2, 2)))
 
 
 def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch):
@@ -373,14 +433,32 @@ def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch):
     backend="numba" says why it cannot run."""
     import sys
 
-    from kexplain.explainers import product_games
-
     rng = np.random.default_rng(8)
     a, b, c = random_game(rng, 2, 5, 7, 2, low=0.0, high=1.0)
     ref = enumerate_game(a, b, c)
-    monkeypatch.setitem(sys.modules, "kexplain.shapley._product_numba", None)   # import now fails
+    compiled = subsets.SubsetGame(np.abs(c[:, :1]) * np.ones((5, 2**7)), c).values(a)
+    monkeypatch.setitem(sys.modules, "kexplain.shapley._product_numba", None)  # import now fails
     assert engine._numba_kernel() is None
-    assert product_games._subset_kernel() is product_games._subset_values_numpy
+    assert subsets._subset_kernel() is subsets._subset_values_numpy
+    assert not subsets.compiled_available()
     np.testing.assert_allclose(product_game_block(a, b, c)[0], ref.values, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(
+        subsets.SubsetGame(np.abs(c[:, :1]) * np.ones((5, 2**7)), c).values(a), compiled, rtol=1e-12, atol=1e-14
+    )
     with pytest.raises(ImportError, match="numba"):
         product_game_block(a, b, c, backend="numba")
+    with pytest.raises(ImportError, match="numba"):
+        subsets.SubsetGame(np.ones((5, 2**7)), c, backend="numba")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_absent_set_table_matches_its_definition(backend):
+    rng = np.random.default_rng(4)
+    nb, R, d = 6, 5, 4
+    b = rng.uniform(-1.0, 1.5, (nb, R, d))
+    w = rng.uniform(0.1, 1.0, nb)
+    table = subsets.absent_set_table(b, w, backend=backend)
+    S = kx.shapley.all_coalitions(d)
+    ref = np.stack([np.einsum("z,zi->i", w, np.prod(np.where(s, b, 1.0), axis=-1)) for s in S], axis=1)
+    assert table.shape == (R, 2**d)
+    np.testing.assert_allclose(table, ref, rtol=1e-13, atol=1e-15)

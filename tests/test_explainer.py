@@ -1,18 +1,19 @@
 """ProductKernelExplainer against slow references: enumeration of all coalitions, shap, shapiq."""
+
 from itertools import permutations
 from math import factorial
 
 import numpy as np
 import pytest
-
-import kexplain as kx
-from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
 from conftest import (
     assert_rel_close,
     functional_value_function,
     interventional_value_function,
     shap_interaction_convention,
 )
+
+import kexplain as kx
+from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -82,7 +83,7 @@ def test_exact_shapley_textbook_games():
 
 def test_exact_shapley_batches_points_and_outputs():
     d = 3
-    w = np.arange(12.0).reshape(2, 3, 2)             # (N, d, o)
+    w = np.arange(12.0).reshape(2, 3, 2)  # (N, d, o)
     res = kx.exact_shapley(lambda C: np.einsum("cd,ndo->cno", C.astype(float), w), d)
     assert res.values.shape == (2, 3, 2)
     np.testing.assert_allclose(res.values, w, atol=1e-13)
@@ -110,12 +111,14 @@ def _make(kind, d, rng, n_ref=5, n_out=1):
     elif kind == "mixed":
         cat_cols = np.arange(d) % 3 == 1
         family = [RBF, Laplacian, Cauchy]
-        parts = [Categorical(mismatch=0.2 + 0.1 * (j % 2)) if cat_cols[j] else family[j % 3](float(ls[j]))
-                 for j in range(d)]
+        parts = [
+            Categorical(mismatch=0.2 + 0.1 * (j % 2)) if cat_cols[j] else family[j % 3](float(ls[j])) for j in range(d)
+        ]
         kernel = ProductKernel(parts, amplitude=1.3)
     elif kind == "sum":
-        kernel = SumKernel([RBF(ls, amplitude=2.0), 0.5 * Cauchy(1.5),
-                            ProductKernel([Laplacian(1.0)] * d, amplitude=0.7)])
+        kernel = SumKernel(
+            [RBF(ls, amplitude=2.0), 0.5 * Cauchy(1.5), ProductKernel([Laplacian(1.0)] * d, amplitude=0.7)]
+        )
     else:
         raise AssertionError(kind)
 
@@ -165,8 +168,10 @@ def test_functional_game_matches_enumeration(kind, d, n_out):
     _check_against_enumeration(em, X, ex, res)
     assert ex.game == "functional"
     # PKeX's base value: sum of coefficients times the kernel's amplitude, plus the intercept
-    assert_rel_close(ex.base_values, np.broadcast_to(
-        sum(a * em.coef.sum(0) for a in em.amplitudes) + em.intercept, (3, n_out)).squeeze())
+    assert_rel_close(
+        ex.base_values,
+        np.broadcast_to(sum(a * em.coef.sum(0) for a in em.amplitudes) + em.intercept, (3, n_out)).squeeze(),
+    )
 
 
 @pytest.mark.parametrize("kind,d", CASES)
@@ -176,7 +181,7 @@ def test_interventional_game_matches_enumeration(kind, d, weighted):
     em, sample = _make(kind, d, rng, n_out=2 if kind in ("ard", "mixed") else 1)
     X, Z = sample(2), sample(4)
     w = rng.uniform(0.1, 2.0, size=4) if weighted else None
-    ex = kx.ProductKernelExplainer(em).explain(X, background=Z, background_weights=w)
+    ex = kx.ProductKernelExplainer(em, background=Z, background_weights=w).explain(X)
     res = _expected(em, X, "interventional", Z, w)
     _check_against_enumeration(em, X, ex, res)
     assert ex.game == "interventional"
@@ -191,7 +196,7 @@ def test_baseline_game_matches_enumeration(kind, d):
     em, sample = _make(kind, d, rng)
     X, z = sample(3), sample(1)
     for baseline in (z, z[0]):
-        ex = kx.ProductKernelExplainer(em).explain(X, baseline=baseline)
+        ex = kx.ProductKernelExplainer(em, baseline=baseline).explain(X)
         res = _expected(em, X, "baseline", z)
         _check_against_enumeration(em, X, ex, res)
         assert_rel_close(ex.base_values, np.full(3, em.predict(z)[0]))
@@ -202,9 +207,8 @@ def test_duplicated_background_rows_equal_weights():
     rng = np.random.default_rng(5)
     em, sample = _make("ard", 4, rng)
     X, Z = sample(3), sample(3)
-    explainer = kx.ProductKernelExplainer(em)
-    a = explainer.explain(X, background=Z[[0, 0, 0, 1, 2, 2]])
-    b = explainer.explain(X, background=Z, background_weights=[3, 1, 2])
+    a = kx.ProductKernelExplainer(em, background=Z[[0, 0, 0, 1, 2, 2]]).explain(X)
+    b = kx.ProductKernelExplainer(em, background=Z, background_weights=[3, 1, 2]).explain(X)
     assert_rel_close(a.values, b.values)
     assert_rel_close(a.base_values, b.base_values)
 
@@ -217,10 +221,10 @@ def test_interaction_values_match_enumerated_interaction_index(kind, d, game):
     X = sample(2)
     Z = sample(1 if game == "baseline" else 3)
     kwargs = {"functional": {}, "interventional": {"background": Z}, "baseline": {"baseline": Z}}[game]
-    ex = kx.ProductKernelExplainer(em).explain(X, interactions=True, **kwargs)
+    ex = kx.ProductKernelExplainer(em, **kwargs).explain(X, interactions=True)
     res = _expected(em, X, game, Z, interactions=True)
-    phi, I = res.values, res.interactions                 # (N, d[, o]), (N, d, d[, o])
-    if phi.ndim == 3:                                     # outputs first for the conversion
+    phi, I = res.values, res.interactions  # (N, d[, o]), (N, d, d[, o])
+    if phi.ndim == 3:  # outputs first for the conversion
         phi, I = np.moveaxis(phi, 2, 1), np.moveaxis(I, 3, 1)
         expected = np.moveaxis(shap_interaction_convention(phi, I), 1, 3)
     else:
@@ -231,7 +235,7 @@ def test_interaction_values_match_enumerated_interaction_index(kind, d, game):
     assert_rel_close(ex.interactions.sum(axis=2), ex.values)
     np.testing.assert_allclose(ex.interactions, np.swapaxes(ex.interactions, 1, 2), atol=1e-12)
     # the same values come out with and without interactions
-    assert_rel_close(kx.ProductKernelExplainer(em).explain(X, **kwargs).values, ex.values)
+    assert_rel_close(kx.ProductKernelExplainer(em, **kwargs).explain(X).values, ex.values)
 
 
 def test_single_feature_interactions():
@@ -247,8 +251,8 @@ def test_small_block_budget_gives_the_same_values():
     rng = np.random.default_rng(2)
     em, sample = _make("mixed", 6, rng, n_ref=40, n_out=2)
     X, Z = sample(9), sample(7)
-    big = kx.ProductKernelExplainer(em).explain(X, background=Z, interactions=True)
-    small = kx.ProductKernelExplainer(em, max_block_bytes=2**16).explain(X, background=Z, interactions=True)
+    big = kx.ProductKernelExplainer(em, background=Z).explain(X, interactions=True)
+    small = kx.ProductKernelExplainer(em, background=Z, max_block_bytes=2**16).explain(X, interactions=True)
     assert_rel_close(small.values, big.values)
     assert_rel_close(small.interactions, big.interactions)
 
@@ -264,21 +268,22 @@ def test_progress_bar_does_not_change_values(capsys):
 # -- stability at large d --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("regime", ["near one", "near zero", "mixed"])
 def test_efficiency_at_d_1000(regime):
     rng = np.random.default_rng(11)
     d, n = 1000, 12
     X_ref = rng.normal(size=(n, d))
-    if regime == "near one":      # every factor close to 1: k = exp(-u^2/2), u ~ 1e-2
+    if regime == "near one":  # every factor close to 1: k = exp(-u^2/2), u ~ 1e-2
         ls = 100.0
-    elif regime == "near zero":   # factors near 0: the products underflow double precision
+    elif regime == "near zero":  # factors near 0: the products underflow double precision
         ls = 0.3
     else:
         ls = np.where(np.arange(d) % 2 == 0, 50.0, 0.5)
     em = kx.KernelExpansion(X_ref, rng.normal(size=n), RBF(ls), intercept=0.5)
-    X = X_ref[:2] + 0.01 * rng.normal(size=(2, d))   # near reference points, so f(x) is not ~ 0
+    X = X_ref[:2] + 0.01 * rng.normal(size=(2, d))  # near reference points, so f(x) is not ~ 0
     for kwargs in ({}, {"background": X_ref[5:7]}):
-        ex = kx.ProductKernelExplainer(em).explain(X, **kwargs)
+        ex = kx.ProductKernelExplainer(em, **kwargs).explain(X)
         assert np.all(np.isfinite(ex.values))
         f = em.predict(X)
         scale = np.maximum(np.abs(f), np.abs(ex.base_values)) + np.abs(ex.values).sum(axis=1)
@@ -287,6 +292,7 @@ def test_efficiency_at_d_1000(regime):
 
 
 # -- real fitted models: efficiency against the model's own output -------------------------------
+
 
 @pytest.fixture(scope="module")
 def fitted():
@@ -311,7 +317,8 @@ def fitted():
             # noise bounded below keeps alpha_ moderate: with noise -> 1e-5 sum|alpha_ k| reaches 1e4 and
             # float64 rounding of the kernel alone moves predictions by ~1e-10
             sk.ConstantKernel(1.0) * sk.RBF(np.ones(d)) + sk.WhiteKernel(0.1, noise_level_bounds=(1e-2, 10.0)),
-            normalize_y=True).fit(X, y),
+            normalize_y=True,
+        ).fit(X, y),
         "svc": SVC(C=1.0, gamma=0.1).fit(X, yc),
         "svc multiclass": SVC(C=1.0, gamma=0.1).fit(X, y3),
         "pipeline": make_pipeline(StandardScaler(), SVR(C=2.0)).fit(X, y),
@@ -325,20 +332,20 @@ def _model_fn(model):
     return lambda H: model_output(model, np.asarray(H, dtype=float))
 
 
-@pytest.mark.parametrize("name", ["svr", "kernel ridge", "kernel ridge laplacian", "gpr", "svc",
-                                  "svc multiclass", "pipeline"])
+@pytest.mark.parametrize(
+    "name", ["svr", "kernel ridge", "kernel ridge laplacian", "gpr", "svc", "svc multiclass", "pipeline"]
+)
 def test_real_models_all_games_against_enumeration(name, fitted):
     model, X, Xt = fitted["models"][name], fitted["X"], fitted["Xt"]
-    explainer = kx.ProductKernelExplainer(model)
     Z = X[:6]
-    ex = explainer.explain(Xt, background=Z)
+    ex = kx.ProductKernelExplainer(model, background=Z).explain(Xt)
     res = kx.exact_shapley(interventional_value_function(_model_fn(model), Xt, Z), X.shape[1])
     assert_rel_close(ex.values, res.values)
     assert_rel_close(ex.predictions, _model_fn(model)(Xt))
-    exb = explainer.explain(Xt, baseline=X[3])
+    exb = kx.ProductKernelExplainer(model, baseline=X[3]).explain(Xt)
     assert_rel_close(exb.predictions, _model_fn(model)(Xt))
     assert_rel_close(exb.base_values, np.broadcast_to(_model_fn(model)(X[3:4])[0], exb.base_values.shape))
-    exf = explainer.explain(Xt)
+    exf = kx.ProductKernelExplainer(model).explain(Xt)
     assert_rel_close(exf.predictions, _model_fn(model)(Xt))
     if name == "svc multiclass":
         assert ex.values.shape == (4, 5, 3)
@@ -347,6 +354,8 @@ def test_real_models_all_games_against_enumeration(name, fitted):
 
 # -- independent libraries as oracles ------------------------------------------------------------
 
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["svr", "kernel ridge", "gpr", "svc", "pipeline"])
 def test_interventional_game_agrees_with_shap_exact_explainer(name, fitted):
     shap = pytest.importorskip("shap")
@@ -355,7 +364,7 @@ def test_interventional_game_agrees_with_shap_exact_explainer(name, fitted):
     masker = shap.maskers.Independent(background, max_samples=len(background))
     f = (lambda H: model.decision_function(H)) if name == "svc" else (lambda H: model.predict(H))
     sh = shap.ExactExplainer(f, masker)(Xt, silent=True)
-    ex = kx.ProductKernelExplainer(model).explain(Xt, background=background)
+    ex = kx.ProductKernelExplainer(model, background=background).explain(Xt)
     assert_rel_close(ex.values, sh.values, rtol=1e-10, atol_scale=1e-10)
     assert_rel_close(ex.base_values, sh.base_values, rtol=1e-10)
 
@@ -372,3 +381,98 @@ def test_functional_game_agrees_with_shapiq_product_kernel_explainer(fitted):
         theirs = np.array([iv[(j,)] for j in range(Xt.shape[1])])
         assert_rel_close(ex.values[p], theirs, rtol=1e-10, atol_scale=1e-10)
         assert ex.base_values[p] == pytest.approx(iv.baseline_value, rel=1e-12)
+
+
+# -- the explainer contract: game at construction, background tables reused, n_jobs ---------------
+
+
+def test_game_output_and_expected_value_are_decided_at_construction(fitted):
+    model, X, Xt = fitted["models"]["svr"], fitted["X"], fitted["Xt"]
+    functional = kx.ProductKernelExplainer(model)
+    interventional = kx.ProductKernelExplainer(model, X[:6])
+    baseline = kx.ProductKernelExplainer(model, baseline=X[3])
+    assert (functional.game, interventional.game, baseline.game) == ("functional", "interventional", "baseline")
+    assert isinstance(functional, kx.Explainer)
+    assert interventional.output == "predict of SVR"
+    assert kx.ProductKernelExplainer(kx.models.as_kernel_expansion(model)).output == "KernelExpansion.predict"
+    for explainer in (functional, interventional, baseline):
+        ex = explainer.explain(Xt)
+        assert ex.game == explainer.game and ex.output == explainer.output
+        assert_rel_close(ex.base_values, np.full(len(Xt), explainer.expected_value))
+    assert_rel_close(interventional.expected_value, model.predict(X[:6]).mean())
+    assert_rel_close(baseline.expected_value, model.predict(X[3:4])[0])
+    svc = kx.ProductKernelExplainer(fitted["models"]["svc multiclass"], X[:4])
+    assert svc.output.startswith("decision_function of SVC") and svc.expected_value.shape == (3,)
+
+
+def test_background_and_baseline_are_exclusive(fitted):
+    model, X = fitted["models"]["svr"], fitted["X"]
+    with pytest.raises(ValueError, match="either background .* or baseline"):
+        kx.ProductKernelExplainer(model, X[:5], baseline=X[0])
+    with pytest.raises(ValueError, match="background_weights needs a background"):
+        kx.ProductKernelExplainer(model, background_weights=[1.0])
+    with pytest.raises(ValueError, match="baseline must be one row"):
+        kx.ProductKernelExplainer(model, baseline=X[:2])
+
+
+@pytest.mark.parametrize("route", ["quadrature", "subsets"])
+def test_background_tables_are_built_once_and_reused(route, monkeypatch):
+    """The constructor tabulates the background; explain calls only compute the explained points'
+    own factors, and two calls give the numbers of one call on the stacked rows."""
+    rng = np.random.default_rng(21)
+    em, sample = _make("ard", 4 if route == "subsets" else 9, rng, n_ref=6)
+    X, Z = sample(7), sample(30 if route == "subsets" else 5)
+    explainer = kx.ProductKernelExplainer(em, background=Z)
+    assert explainer.route == route
+    calls = []
+    original = em.row_factors
+
+    def spy(rows_X, rows):
+        calls.append(len(rows_X))
+        return original(rows_X, rows)
+
+    monkeypatch.setattr(em, "row_factors", spy)
+    first, second = explainer.explain(X[:3]), explainer.explain(X[3:])
+    both = explainer.explain(X)
+    assert calls and set(calls) <= {1, 2, 3, 4, 7}  # explained rows only, never the background (30 or 5)
+    np.testing.assert_allclose(np.concatenate([first.values, second.values]), both.values, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        np.concatenate([first.base_values, second.base_values]), both.base_values, rtol=1e-13, atol=1e-15
+    )
+    res = _expected(em, X, "interventional", Z)
+    _check_against_enumeration(em, X, both, res)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"background": "Z"}, {"baseline": "z"}, {"background": "Z30"}])
+def test_values_do_not_depend_on_n_jobs(kwargs):
+    rng = np.random.default_rng(9)
+    em, sample = _make("mixed", 5, rng, n_ref=8, n_out=2)
+    X = sample(11)
+    arrays = {"Z": sample(4), "z": sample(1)[0], "Z30": sample(30)}
+    explainer = kx.ProductKernelExplainer(em, **{k: arrays[v] for k, v in kwargs.items()})
+    one = explainer.explain(X, n_jobs=1, interactions=True)
+    two = explainer.explain(X, n_jobs=2, interactions=True)
+    np.testing.assert_allclose(two.values, one.values, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(two.base_values, one.base_values, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(two.interactions, one.interactions, rtol=1e-13, atol=1e-15)
+    assert two.game == one.game and two.info["v_full"].shape == one.info["v_full"].shape
+    assert explainer.explain(X, n_jobs=-1, random_state=0).values.shape == one.values.shape
+
+
+def test_dataframe_index_and_columns_are_kept():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    em, sample = _make("ard", 3, rng)
+    X = pd.DataFrame(sample(4), columns=["a", "b", "c"], index=[10, 11, 12, 13])
+    ex = kx.ProductKernelExplainer(em, background=X.iloc[:2]).explain(X, n_jobs=2)
+    assert ex.index == [10, 11, 12, 13] and ex.feature_names == ["a", "b", "c"]
+    assert list(ex.to_frame().index) == [10, 11, 12, 13]
+    with pytest.raises(ValueError, match="columns of X"):
+        kx.ProductKernelExplainer(em, background=X.iloc[:2]).explain(X.rename(columns={"a": "A"}))
+
+
+def test_interactions_flag_is_checked():
+    rng = np.random.default_rng(3)
+    em, sample = _make("rbf", 2, rng)
+    with pytest.raises(TypeError, match="interactions must be True or False"):
+        kx.ProductKernelExplainer(em).explain(sample(2), interactions="yes")

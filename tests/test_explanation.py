@@ -1,4 +1,5 @@
 """Explanation: slicing, to_frame, to_shap and shap's plots."""
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -13,8 +14,9 @@ matplotlib.use("Agg")
 @pytest.fixture(scope="module")
 def single():
     rng = np.random.default_rng(0)
-    em = kx.KernelExpansion(rng.normal(size=(6, 3)), rng.normal(size=6), RBF([1.0, 2.0, 0.5]), intercept=0.3,
-                            feature_names=["a", "b", "c"])
+    em = kx.KernelExpansion(
+        rng.normal(size=(6, 3)), rng.normal(size=6), RBF([1.0, 2.0, 0.5]), intercept=0.3, feature_names=["a", "b", "c"]
+    )
     X = rng.normal(size=(5, 3))
     return em, X, kx.ProductKernelExplainer(em).explain(X, interactions=True)
 
@@ -22,10 +24,11 @@ def single():
 @pytest.fixture(scope="module")
 def multi():
     rng = np.random.default_rng(1)
-    em = kx.KernelExpansion(rng.normal(size=(6, 3)), rng.normal(size=(6, 2)), RBF(1.0), intercept=[1.0, -1.0],
-                            output_names=["up", "down"])
+    em = kx.KernelExpansion(
+        rng.normal(size=(6, 3)), rng.normal(size=(6, 2)), RBF(1.0), intercept=[1.0, -1.0], output_names=["up", "down"]
+    )
     X = rng.normal(size=(4, 3))
-    return em, X, kx.ProductKernelExplainer(em).explain(X, background=X[:2], interactions=True)
+    return em, X, kx.ProductKernelExplainer(em, background=X[:2]).explain(X, interactions=True)
 
 
 def test_shapes_and_metadata(single, multi):
@@ -166,8 +169,9 @@ def test_shap_plots_accept_to_shap(single, multi):
 
 def test_categorical_data_survive_conversions():
     Xr = np.array([[0.0, "a"], [1.0, "b"], [0.5, "a"]], dtype=object)
-    em = kx.KernelExpansion(Xr, [1.0, -0.5, 2.0], ProductKernel([RBF(1.0), Categorical(0.2)]),
-                            feature_names=["num", "cat"])
+    em = kx.KernelExpansion(
+        Xr, [1.0, -0.5, 2.0], ProductKernel([RBF(1.0), Categorical(0.2)]), feature_names=["num", "cat"]
+    )
     X = np.array([[0.2, "b"], [0.9, "a"]], dtype=object)
     ex = kx.ProductKernelExplainer(em).explain(X)
     long = ex.to_frame("long")

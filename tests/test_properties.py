@@ -1,4 +1,5 @@
 """Shapley axioms as properties of random kernel expansions (hypothesis)."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,9 +39,10 @@ def problems(draw, min_d=1, max_d=6):
 def _explain(p, coef=None, interactions=False, **overrides):
     q = {**p, **overrides}
     em = kx.KernelExpansion(q["X_ref"], q["coef"] if coef is None else coef, q["kernel"], q["intercept"])
-    kwargs = {"functional": {}, "interventional": {"background": q["Z"]},
-              "baseline": {"baseline": q["Z"][0]}}[q["game"]]
-    return em, kx.ProductKernelExplainer(em).explain(q["X"], interactions=interactions, **kwargs)
+    kwargs = {"functional": {}, "interventional": {"background": q["Z"]}, "baseline": {"baseline": q["Z"][0]}}[
+        q["game"]
+    ]
+    return em, kx.ProductKernelExplainer(em, **kwargs).explain(q["X"], interactions=interactions)
 
 
 def _scale(*arrays_):
@@ -68,8 +70,9 @@ def test_symmetry_of_identical_features(p, data):
     q["kernel"] = ProductKernel([RBF(ls) if m in (j, k) else Laplacian(1.0 + 0.1 * m) for m in range(d)])
     _, ex = _explain(q, interactions=True)
     np.testing.assert_allclose(ex.values[:, j], ex.values[:, k], rtol=1e-10, atol=1e-12 * _scale(ex.values))
-    np.testing.assert_allclose(ex.interactions[:, j, j], ex.interactions[:, k, k], rtol=1e-9,
-                               atol=1e-12 * _scale(ex.interactions))
+    np.testing.assert_allclose(
+        ex.interactions[:, j, j], ex.interactions[:, k, k], rtol=1e-9, atol=1e-12 * _scale(ex.interactions)
+    )
 
 
 @given(problems(min_d=2), st.data())
@@ -109,8 +112,7 @@ def test_null_player_categorical_feature(p, data):
     r = {**p, "kernel": ProductKernel([RBF(1.0 + 0.2 * m) for m in keep])}
     r.update({key: p[key][:, keep] for key in ("X_ref", "X", "Z")})
     _, ex_without = _explain(r)
-    np.testing.assert_allclose(ex.values[:, keep], ex_without.values, rtol=1e-10,
-                               atol=1e-12 * _scale(ex.values))
+    np.testing.assert_allclose(ex.values[:, keep], ex_without.values, rtol=1e-10, atol=1e-12 * _scale(ex.values))
 
 
 @given(problems(), st.floats(-3.0, 3.0), st.data())
@@ -121,8 +123,12 @@ def test_linearity_in_the_coefficients(p, lam, data):
     _, e12 = _explain(p, coef=p["coef"] + lam * coef2, interactions=True)
     scale = _scale(e1.values, e2.values) * (1 + abs(lam))
     np.testing.assert_allclose(e12.values, e1.values + lam * e2.values, rtol=1e-10, atol=1e-11 * scale)
-    np.testing.assert_allclose(e12.interactions, e1.interactions + lam * e2.interactions, rtol=1e-9,
-                               atol=1e-11 * _scale(e1.interactions, e2.interactions) * (1 + abs(lam)))
+    np.testing.assert_allclose(
+        e12.interactions,
+        e1.interactions + lam * e2.interactions,
+        rtol=1e-9,
+        atol=1e-11 * _scale(e1.interactions, e2.interactions) * (1 + abs(lam)),
+    )
 
 
 @given(problems(min_d=2))

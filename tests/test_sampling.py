@@ -1,4 +1,5 @@
 """The generic solvers (enumeration and sampled KernelSHAP) against the product-game engine."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -17,7 +18,7 @@ def product_game(rng, N=3, r=5, d=6, o=1):
 
     def vf(coalitions):
         # v(S) = sum_r c_r prod_{j in S} a_rj prod_{j not in S} b_rj, for every point
-        f = np.where(coalitions[:, None, None, :], a[None], b[None]).prod(axis=-1)   # (C, N, r)
+        f = np.where(coalitions[:, None, None, :], a[None], b[None]).prod(axis=-1)  # (C, N, r)
         out = f @ c
         return out[..., 0] if o == 1 else out
 
@@ -45,8 +46,12 @@ def test_sampled_within_four_standard_errors(seed):
 def test_standard_errors_are_calibrated():
     """Across seeds, (estimate - exact) / standard error has unit spread and no visible bias."""
     vf, exact = product_game(np.random.default_rng(7), N=2, d=7)
-    z = np.array([(r.values - exact) / r.standard_errors
-                  for r in (sampled_shapley(vf, 7, 400, random_state=s) for s in range(60))])
+    z = np.array(
+        [
+            (r.values - exact) / r.standard_errors
+            for r in (sampled_shapley(vf, 7, 400, random_state=s) for s in range(60))
+        ]
+    )
     assert 0.8 < z.std() < 1.25, z.std()
     assert np.abs(z.mean(axis=0)).max() < 0.6
 
@@ -55,7 +60,7 @@ def test_standard_errors_shrink_like_inverse_sqrt_budget(rng):
     vf, exact = product_game(rng, d=8)
     small = sampled_shapley(vf, 8, 402, random_state=1).standard_errors
     large = sampled_shapley(vf, 8, 6402, random_state=1).standard_errors
-    ratio = np.median(small / large)          # budget x16 -> standard errors / 4
+    ratio = np.median(small / large)  # budget x16 -> standard errors / 4
     assert 3.0 < ratio < 5.3, ratio
     # and the estimate really is closer to the truth
     err_large = np.abs(sampled_shapley(vf, 8, 6402, random_state=1).values - exact).mean()
@@ -150,11 +155,14 @@ def test_nan_value_function():
         sampled_shapley(vf, 4, 50, random_state=0)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(d=0), "d must be a positive integer"),
-    (dict(tol=-1.0), "tol must be a positive number"),
-    (dict(batch_size=0), "batch_size must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(d=0), "d must be a positive integer"),
+        (dict(tol=-1.0), "tol must be a positive number"),
+        (dict(batch_size=0), "batch_size must be a positive integer"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     args = dict(value_function=lambda S: S.sum(1), d=3, budget=20)
     args.update(kwargs)

@@ -110,12 +110,29 @@ def _check_names(feature_names: Any) -> list[str]:
 
 
 def check_explain_options(interactions: Any, progress: Any, n_jobs: Any) -> tuple[bool, bool, int]:
-    """Validate the shared options of ``explain``; returns (interactions, progress, n_jobs)."""
+    """Validate the shared options of ``explain``; returns (interactions, progress, n_jobs).
+
+    ``n_jobs`` None means 1 and -1 all cores; flags must be True or False.
+
+    Examples
+    --------
+    >>> from kexplain.base import check_explain_options
+    >>> check_explain_options(False, True, None)
+    (False, True, 1)
+    """
     return check_bool(interactions, "interactions"), check_bool(progress, "progress"), check_n_jobs(n_jobs)
 
 
 def row_index(X: Any) -> list[Any] | None:
-    """The row labels of a DataFrame (kept by ``Explanation.to_frame``), else None."""
+    """The row labels of a DataFrame (kept by ``Explanation.to_frame``), else None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from kexplain.base import row_index
+    >>> row_index(pd.DataFrame({"a": [1.0, 2.0]}, index=["p", "q"])), row_index([[1.0], [2.0]])
+    (['p', 'q'], None)
+    """
     index = getattr(X, "index", None)
     if index is None or not hasattr(X, "columns"):
         return None
@@ -131,6 +148,16 @@ def explain_in_blocks(
 
     Points are explained independently, so the values do not depend on ``n_jobs``.  Threads
     suffice: the engine's compiled kernel and numpy's array operations release the GIL.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain import Explanation
+    >>> from kexplain.base import explain_in_blocks
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> ex = explain_in_blocks(lambda rows: Explanation(X[rows], 0.0, data=X[rows]), 4, n_jobs=2)
+    >>> ex.values.sum(axis=1)
+    array([ 1.,  5.,  9., 13.])
     """
     if n_jobs <= 1 or n_rows < 2 * _MIN_ROWS_PER_JOB:
         return fn(slice(0, n_rows))

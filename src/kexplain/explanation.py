@@ -68,8 +68,8 @@ class Explanation:
     ...                  feature_names=["age", "bmi"], game="interventional")
     >>> ex.predictions
     array([2.5 , 2.25])
-    >>> ex[0].values
-    array([ 1. , -0.5])
+    >>> ex[0].values                                  # one row, still (N, d)
+    array([[ 1. , -0.5]])
     """
 
     def __init__(
@@ -94,9 +94,9 @@ class Explanation:
         N, d = self.values.shape[:2]
         base = np.asarray(base_values, dtype=np.float64)
         self.data = data
-        self.feature_names = [str(n) for n in feature_names] if feature_names is not None else [
-            f"x{j}" for j in range(d)
-        ]
+        self.feature_names = (
+            [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(d)]
+        )
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
         n_out = self.values.shape[2] if self.values.ndim == 3 else 1
@@ -134,6 +134,8 @@ class Explanation:
         self.game = str(game)
         self.output = str(output)
         self.info = dict(info or {})
+        # set by ``ex[i]`` with an integer row: ``to_shap`` then returns one row, as shap does
+        self._scalar_row = False
 
     # -- shape and slicing -------------------------------------------------------------------
     @property
@@ -186,8 +188,18 @@ class Explanation:
         index = None if self.index is None else [self.index[r] for r in rows]
         output = self.output if out is None or self.n_outputs == 1 else f"{self.output}, {names[0]}".lstrip(", ")
         ex = Explanation(
-            vals, base, data, self.feature_names, names, inter, se, self.game, info,
-            output=output, index=index, covariance=cov,
+            vals,
+            base,
+            data,
+            self.feature_names,
+            names,
+            inter,
+            se,
+            self.game,
+            info,
+            output=output,
+            index=index,
+            covariance=cov,
         )
         if scalar_row:
             ex._scalar_row = True
@@ -231,8 +243,12 @@ class Explanation:
             raise TypeError("explanations must be a non-empty sequence of kexplain.Explanation.")
         first = parts[0]
         for e in parts[1:]:
-            if (e.feature_names != first.feature_names or e.output_names != first.output_names
-                    or e.game != first.game or e.values.shape[1:] != first.values.shape[1:]):
+            if (
+                e.feature_names != first.feature_names
+                or e.output_names != first.output_names
+                or e.game != first.game
+                or e.values.shape[1:] != first.values.shape[1:]
+            ):
                 raise ValueError("explanations must share features, outputs and game to be concatenated.")
 
         def stack(attr: str) -> Any:
@@ -245,17 +261,27 @@ class Explanation:
         for key, val in first.info.items():
             if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(first):
                 vals = [e.info.get(key) for e in parts]
-                if all(isinstance(v, np.ndarray) for v in vals):
-                    info[key] = np.concatenate(vals, axis=0)
+                arrays = [v for v in vals if isinstance(v, np.ndarray)]
+                if len(arrays) == len(vals):
+                    info[key] = np.concatenate(arrays, axis=0)
                     continue
             info[key] = val
         index = None
         if all(e.index is not None for e in parts):
             index = [lab for e in parts for lab in (e.index or [])]
         return cls(
-            stack("values"), stack("base_values"), stack("data"), first.feature_names,
-            first.output_names, stack("interactions"), stack("standard_errors"), first.game, info,
-            output=first.output, index=index, covariance=stack("covariance"),
+            stack("values"),
+            stack("base_values"),
+            stack("data"),
+            first.feature_names,
+            first.output_names,
+            stack("interactions"),
+            stack("standard_errors"),
+            first.game,
+            info,
+            output=first.output,
+            index=index,
+            covariance=stack("covariance"),
         )
 
     # -- derived quantities ------------------------------------------------------------------
@@ -356,10 +382,12 @@ class Explanation:
                 df = pd.DataFrame(vals[:, :, 0], columns=self.feature_names, index=index)
                 df[bcol] = base[:, 0]
                 return df
-            cols = pd.MultiIndex.from_product([self.output_names, [*self.feature_names, bcol]],
-                                              names=["output", "feature"])
-            block = np.concatenate([np.concatenate([vals[:, :, o], base[:, o:o + 1]], axis=1)
-                                    for o in range(self.n_outputs)], axis=1)
+            cols = pd.MultiIndex.from_product(
+                [self.output_names, [*self.feature_names, bcol]], names=["output", "feature"]
+            )
+            block = np.concatenate(
+                [np.concatenate([vals[:, :, o], base[:, o : o + 1]], axis=1) for o in range(self.n_outputs)], axis=1
+            )
             return pd.DataFrame(block, columns=cols, index=index)
         rows = np.repeat(np.arange(N), d * self.n_outputs)
         outs = np.tile(np.repeat(np.arange(self.n_outputs), d), N)
@@ -377,8 +405,10 @@ class Explanation:
     def __repr__(self) -> str:
         extra = ", with interactions" if self.interactions is not None else ""
         out = f", output={self.output!r}" if self.output else ""
-        return (f"kexplain.Explanation(game={self.game!r}{out}, values shape={self.values.shape}, "
-                f"outputs={self.output_names}{extra})")
+        return (
+            f"kexplain.Explanation(game={self.game!r}{out}, values shape={self.values.shape}, "
+            f"outputs={self.output_names}{extra})"
+        )
 
 
 class GlobalAttribution:
@@ -443,9 +473,9 @@ class GlobalAttribution:
             raise ValueError(f"values must have shape (d,), got {self.values.shape}.")
         d = self.values.shape[0]
         self.total = float(total)
-        self.feature_names = [str(n) for n in feature_names] if feature_names is not None else [
-            f"x{j}" for j in range(d)
-        ]
+        self.feature_names = (
+            [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(d)]
+        )
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
         self.quantity = str(quantity)
@@ -455,7 +485,7 @@ class GlobalAttribution:
         self.p_value = None if p_value is None else float(p_value)
         self.estimator = estimator
         self.kernel = kernel
-        self.columns: dict[str, np.ndarray] = {}
+        self.columns: dict[str, np.ndarray | None] = {}
         for key, col in (columns or {}).items():
             if key in self.__dict__ or hasattr(type(self), key):
                 raise ValueError(f"columns may not reuse the attribute name {key!r}.")
@@ -495,7 +525,8 @@ class GlobalAttribution:
         Examples
         --------
         >>> from kexplain import GlobalAttribution
-        >>> GlobalAttribution([0.5, 0.25], 0.75, ["a", "b"], "HSIC", p_values=[0.01, 0.5]).to_frame()
+        >>> attribution = GlobalAttribution([0.5, 0.25], 0.75, ["a", "b"], "HSIC", p_values=[0.01, 0.5])
+        >>> attribution.to_frame()  # doctest: +NORMALIZE_WHITESPACE
                  value  p_value
         feature
         a         0.50     0.01
@@ -530,8 +561,9 @@ class GlobalAttribution:
             _, ax = plt.subplots(figsize=(6, 0.3 * len(order) + 1.2))
         vals = self.values[order]
         err = None if self.standard_errors is None else self.standard_errors[order]
-        ax.barh(np.arange(len(order)), vals, xerr=err,
-                color=[color_positive if v > 0 else color_negative for v in vals])
+        ax.barh(
+            np.arange(len(order)), vals, xerr=err, color=[color_positive if v > 0 else color_negative for v in vals]
+        )
         ax.set_yticks(np.arange(len(order)))
         ax.set_yticklabels([self.feature_names[j] for j in order])
         ax.axvline(0.0, color="black", linewidth=0.8)
@@ -592,15 +624,16 @@ class PermutationTestResult:
         return self.attribution.p_values
 
     def __repr__(self) -> str:
-        return (f"PermutationTestResult({self.name}: statistic={self.statistic:.6g}, "
-                f"p_value={self.p_value:.4g}, n_permutations={self.n_permutations})")
+        return (
+            f"PermutationTestResult({self.name}: statistic={self.statistic:.6g}, "
+            f"p_value={self.p_value:.4g}, n_permutations={self.n_permutations})"
+        )
 
     def to_frame(self) -> Any:
         """A pandas DataFrame per feature with value and p_value (a ``side`` level for two sides)."""
         pd = require("pandas", "PermutationTestResult.to_frame")
         if isinstance(self.attribution, tuple):
-            return pd.concat({side: att.to_frame() for side, att in zip(("x", "y"), self.attribution)},
-                             names=["side"])
+            return pd.concat({side: att.to_frame() for side, att in zip(("x", "y"), self.attribution)}, names=["side"])
         return self.attribution.to_frame()
 
     def plot(self, ax: Any = None) -> Any:
@@ -614,4 +647,3 @@ class PermutationTestResult:
                 a.set_title(title)
             return ax
         return self.attribution.plot(ax=ax)
-

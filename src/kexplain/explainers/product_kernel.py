@@ -1,124 +1,163 @@
 """ProductKernelExplainer: exact Shapley values of product-kernel models."""
+
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .._validation import check_weights, feature_names_of
+from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
-from ..models.sklearn import as_kernel_expansion
-from ..shapley.product import (
-    DEFAULT_BLOCK_BYTES,
-    ProductGameResult,
-    interaction_values,
-    solve_product_game,
+from ..models.expansion import KernelExpansion
+from ..models.sklearn import as_kernel_expansion, describe_output
+from ..shapley.product import DEFAULT_BLOCK_BYTES, interaction_values, solve_product_game
+from ..shapley.result import ShapleyValues
+from ..shapley.subsets import SubsetGame, compiled_available
+from .product_games import (
+    BackgroundFactors,
+    FunctionalGame,
+    InterventionalGame,
+    choose_route,
+    subset_game,
 )
-from .product_games import FunctionalGame, InterventionalGame
 
 
-class ProductKernelExplainer:
+class ProductKernelExplainer(Explainer):
     """Exact Shapley values of a model whose kernel is a product over features.
+
+    Every game is solved exactly in polynomial time (O(d^2) per explained point, expansion row
+    and background row instead of 2^d model calls), following PKeX-Shapley (Mohammadi, Chau &
+    Muandet, 2025, sections 3.1-3.2).  The game is decided by what is given here:
+
+    - neither ``background`` nor ``baseline`` (the default): PKeX's **functional baseline**,
+      absent features are integrated out of the kernel (k_j = 1); the base value is the sum of
+      the coefficients times the kernel's amplitude, plus the intercept (``game="functional"``);
+    - ``background=B``: **interventional** SHAP, v(S) = E_z f(x_S, z_not S) over the (weighted)
+      rows of B; the base value is the mean prediction over B (``game="interventional"``).  These
+      are the values shap's ``ExactExplainer`` gives with an independent masker on the same rows
+      (``shap.maskers.Independent(B, max_samples=len(B))``): a shap user who wants shap's
+      interventional values passes ``background=B``;
+    - ``baseline=z``: **baseline** Shapley against one reference row z; the base value is f(z)
+      (``game="baseline"``).
+
+    Everything that depends only on the model and the background is built here, once, and
+    reused by every ``explain`` call: the per-feature kernel factors of the reference points
+    against the background rows and, for few features and many background rows, the table of
+    absent-set values of the subset route (``kexplain.shapley.subsets``).  A cost model
+    (:func:`~kexplain.explainers.product_games.choose_route`) picks the cheaper exact route.
+    These tables are kept when they take at most
+    ``kexplain.explainers.product_games.BACKGROUND_TABLE_BYTES`` (256 MiB); larger background
+    factors are recomputed block by block, and the subset route is then not used.
 
     Parameters
     ----------
     model : fitted scikit-learn estimator, Pipeline, or kx.KernelExpansion
         See ``kx.models.SUPPORTED_MODELS``; anything else raises ``kx.UnsupportedModelError``.
-    feature_names : list of str, optional
-        Defaults to the model's ``feature_names_in_`` or to the columns of the explained DataFrame.
+    background : array-like or DataFrame of shape (n_background, d), optional
+        Rows over which absent features are averaged (interventional game).
+    background_weights : array-like of shape (n_background,), optional
+        Non-negative weights of the background rows (normalised to sum to one).
+    baseline : array-like of shape (d,) or (1, d), optional
+        One reference row (baseline game).  Not together with ``background``.
+    feature_names : sequence of str, optional
+        Labels of the features; defaults to the model's ``feature_names_in_``, else the columns
+        of the explained (or background) DataFrame.
     max_block_bytes : int
-        Bound on the largest temporary array of the solver (memory per block).
+        Bound on the largest temporary array of the solver (memory per block), at least 65536.
 
-    Three games, all exact, all O(n d^2) per point and row instead of O(2^d):
+    Attributes
+    ----------
+    game : str
+        "functional", "interventional" or "baseline".
+    output : str
+        The explained model output, e.g. "predict of SVR".
+    expected_value : float or ndarray of shape (n_outputs,)
+        The base value of the game (the value of the empty coalition, intercept included).
+    expansion : KernelExpansion
+        The model written as a kernel expansion.
+    route : str
+        "quadrature" or "subsets" (the exact route of the interventional and baseline games;
+        "quadrature" for the functional game).
 
-    - ``explain(X)``: the functional baseline of PKeX (absent features are integrated out of the
-      kernel: k_j = 1), base value = sum of coefficients + intercept;
-    - ``explain(X, background=B)``: interventional SHAP, v(S) = E_z f(x_S, z_not S) over the rows of
-      B (the values shap's ExactExplainer gives with an independent masker), base value = mean
-      prediction over B;
-    - ``explain(X, baseline=z)``: baseline Shapley against one reference row z, base value = f(z).
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from sklearn.svm import SVR
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 3))
+    >>> model = SVR().fit(X, X[:, 0] - X[:, 1] * X[:, 2])
+    >>> explainer = kx.ProductKernelExplainer(model, background=X[:10])
+    >>> explainer.game, explainer.output
+    ('interventional', 'predict of SVR')
+    >>> ex = explainer.explain(X[:2])
+    >>> bool(np.allclose(ex.base_values + ex.values.sum(axis=1), model.predict(X[:2])))
+    True
+    >>> print(f"{explainer.expected_value:.3f}")
+    0.059
     """
 
-    def __init__(self, model, feature_names=None, max_block_bytes: int = DEFAULT_BLOCK_BYTES):
-        self.model = model
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        baseline: Any = None,
+        feature_names: Sequence[str] | None = None,
+        max_block_bytes: int = DEFAULT_BLOCK_BYTES,
+    ) -> None:
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
-        self.expansion = as_kernel_expansion(model)
+        em = as_kernel_expansion(model)
         if feature_names is not None:
             if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
-                raise ValueError(
-                    f"feature_names must be a list of {self.expansion.n_features} names, got {feature_names!r}."
-                )
-            if len(feature_names) != self.expansion.n_features:
-                raise ValueError(
-                    f"feature_names has {len(feature_names)} names for {self.expansion.n_features} features."
-                )
-        self.feature_names = (
-            [str(n) for n in feature_names] if feature_names is not None else self.expansion.feature_names
-        )
-        if isinstance(max_block_bytes, (bool, np.bool_)) or not isinstance(max_block_bytes, (int, np.integer)) \
-                or max_block_bytes < 2**16:
+                raise ValueError(f"feature_names must be a list of {em.n_features} names, got {feature_names!r}.")
+            if len(feature_names) != em.n_features:
+                raise ValueError(f"feature_names has {len(feature_names)} names for {em.n_features} features.")
+        super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        if (
+            isinstance(max_block_bytes, (bool, np.bool_))
+            or not isinstance(max_block_bytes, (int, np.integer))
+            or max_block_bytes < 2**16
+        ):
             raise ValueError(f"max_block_bytes must be an integer >= 65536, got {max_block_bytes!r}.")
-        self.max_block_bytes = int(max_block_bytes)
-
-    @property
-    def n_features(self):
-        return self.expansion.n_features
-
-    def predict(self, X):
-        """The explained output of the model, computed from its kernel expansion."""
-        return self.expansion.predict(X)
-
-    def _names(self, X):
-        if self.feature_names is not None:
-            return self.feature_names
-        names = feature_names_of(X)
-        return names if names is not None else [f"x{j}" for j in range(self.n_features)]
-
-    def explain(
-        self,
-        X,
-        background=None,
-        baseline=None,
-        interactions: bool = False,
-        progress: bool = False,
-        background_weights=None,
-    ) -> Explanation:
-        """Exact Shapley values of each row of ``X``.
-
-        Parameters
-        ----------
-        X : array-like (N, d) or DataFrame
-        background : array-like (n_b, d), optional
-            Rows over which absent features are averaged (interventional game).
-        baseline : array-like (d,) or (1, d), optional
-            One reference row (baseline Shapley).  Not together with ``background``.
-        interactions : bool
-            Also compute pairwise Shapley interaction values (shap's convention: each row of the
-            d x d matrix sums to the feature's Shapley value).
-        progress : bool
-            Show a progress bar over points.
-        background_weights : array (n_b,), optional
-            Non-negative weights of the background rows (normalised to sum to one).
-        """
-        em = self.expansion
-        if not isinstance(interactions, (bool, np.bool_)):
-            raise TypeError(f"interactions must be True or False, got {interactions!r}.")
-        if not isinstance(progress, (bool, np.bool_)):
-            raise TypeError(f"progress must be True or False, got {progress!r}.")
         if background is not None and baseline is not None:
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
             raise ValueError("background_weights needs a background.")
-        Xv = em.check_input(X, name="X")
-        # a model fitted without column names still needs background columns that match X's
-        columns = em.feature_names if em.feature_names is not None else feature_names_of(X)
+        self.expansion: KernelExpansion = em
+        self.baseline = baseline
+        self.max_block_bytes = int(max_block_bytes)
+        self.output = describe_output(model)
+        if self.feature_names is None and em.feature_names is not None:
+            self.feature_names = [str(n) for n in em.feature_names]
+        # a model fitted without column names still needs explained columns that match the
+        # background's, when the background is a DataFrame
+        self._columns = em.feature_names if em.feature_names is not None else feature_names_of(background)
+        self._background_factors: BackgroundFactors | None = None
+        self._subset_game: SubsetGame | None = None
+        self.route = "quadrature"
+        Z: np.ndarray | None = None
         if background is not None:
-            if not (hasattr(background, "columns") or (hasattr(background, "nnz") and hasattr(background, "toarray"))
-                    or np.ndim(background) == 2):
-                _bad_background(background)
-            Z = em.check_input(background, name="background", feature_names=columns)
-            w = np.full(Z.shape[0], 1.0 / Z.shape[0]) if background_weights is None else check_weights(
-                background_weights, Z.shape[0])
-            game, kind = InterventionalGame(em, Xv, Z, w), "interventional"
+            if not (
+                hasattr(background, "columns")
+                or (hasattr(background, "nnz") and hasattr(background, "toarray"))
+                or np.ndim(background) == 2
+            ):
+                raise ValueError(
+                    "background must be a 2-D array or DataFrame of rows (n_rows, n_features), got shape "
+                    f"{np.shape(background)}."
+                )
+            Z = em.check_input(background, name="background", feature_names=self._columns)
+            w = (
+                np.full(Z.shape[0], 1.0 / Z.shape[0])
+                if background_weights is None
+                else check_weights(background_weights, Z.shape[0])
+            )
+            self.game = "interventional"
         elif baseline is not None:
             if hasattr(baseline, "columns") and len(baseline) == 1:
                 z = baseline
@@ -130,25 +169,172 @@ class ProductKernelExplainer:
                     raise ValueError(
                         f"baseline must be one row of shape (d,) or (1, d), got shape {np.shape(baseline)}."
                     )
-            Z = em.check_input(z, name="baseline", feature_names=columns)
-            game, kind = InterventionalGame(em, Xv, Z, np.ones(1)), "baseline"
+            Z = em.check_input(z, name="baseline", feature_names=self._columns)
+            w = np.ones(1)
+            self.game = "baseline"
         else:
-            game, kind = FunctionalGame(em, Xv), "functional"
+            self.game = "functional"
+        if Z is not None:
+            self._Z, self._w = Z, w
+            if em.n_rows:
+                self.route = choose_route(
+                    em.n_features,
+                    em.n_rows,
+                    Z.shape[0],
+                    em.n_outputs,
+                    max_block_bytes=self.max_block_bytes,
+                    compiled=compiled_available(),
+                )
+                if self.route == "subsets":
+                    self._subset_game = subset_game(em, Z, w, max_block_bytes=self.max_block_bytes)
+                else:
+                    self._background_factors = BackgroundFactors(em, Z, w)
+            base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
+        else:
+            base = sum(a * em.coef.sum(axis=0) for a in em.amplitudes) + em.intercept
+        base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
+        self.expected_value: float | np.ndarray = float(base[0]) if em.single_output else base
+
+    @property
+    def n_features(self) -> int:
+        """Number of features of the model."""
+        return int(self.expansion.n_features)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The explained output of the model at ``X``, computed from its kernel expansion.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, d)
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, n_outputs)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 2)), [2.0], kx.kernels.RBF(1.0), intercept=0.5)
+        >>> kx.ProductKernelExplainer(em).predict(np.zeros((1, 2)))
+        array([2.5])
+        """
+        return self.expansion.predict(X)
+
+    def _names(self, X: Any, d: int) -> list[str]:
+        if self.feature_names is not None:
+            return list(self.feature_names)
+        names = feature_names_of(X)
+        if names is None and self._columns is not None:
+            names = [str(c) for c in self._columns]
+        return names if names is not None else [f"x{j}" for j in range(d)]
+
+    def explain(
+        self,
+        X: Any,
+        *,
+        interactions: bool = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> Explanation:
+        """Exact Shapley values of each row of ``X`` for the game chosen at construction.
+
+        The game is ``self.game``: with no background (the default) the functional baseline of
+        PKeX (Mohammadi, Chau & Muandet, 2025, section 3.1); with ``background=B`` at
+        construction the interventional game over the rows of B, the values shap's
+        ``ExactExplainer`` gives with ``shap.maskers.Independent(B, max_samples=len(B))`` (a shap
+        user who wants shap's interventional values builds the explainer with ``background=B``);
+        with ``baseline=z`` baseline Shapley against z.  The background tables built at
+        construction are reused by every call.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, d)
+            Rows to explain; a DataFrame's index is kept by ``Explanation.to_frame``.
+        interactions : bool
+            Also compute pairwise Shapley interaction values (shap's convention: each row of the
+            d x d matrix sums to the feature's Shapley value).  Every game supports them.
+        progress : bool
+            Show a progress bar over points.
+        n_jobs : int, optional
+            Threads over blocks of rows (None or 1: one; -1: all cores).  The values do not
+            depend on it.
+        random_state : None, int or numpy Generator
+            Accepted for the shared contract; it has no effect (the values are exact).
+
+        Returns
+        -------
+        Explanation
+            ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
+            ``interactions`` when asked, ``info["v_full"]`` (the model output at each point) and
+            ``info["route"]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 2)), [1.0], kx.kernels.RBF(1.0))
+        >>> ex = kx.ProductKernelExplainer(em).explain(np.ones((1, 2)), interactions=True)
+        >>> ex.game, np.round(ex.values, 3)
+        ('functional', array([[-0.316, -0.316]]))
+        >>> np.round(ex.interactions[0], 3)
+        array([[-0.393,  0.077],
+               [ 0.077, -0.393]])
+        """
+        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
+        em = self.expansion
+        Xv = em.check_input(X, name="X", feature_names=self._columns)
+        names = self._names(X, em.n_features)
+        index = row_index(X)
+
+        def run(rows: slice) -> Explanation:
+            res = self._solve(Xv[rows], interactions, progress and n_jobs <= 1)
+            return self._to_explanation(res, Xv[rows], names, None if index is None else index[rows])
+
+        return explain_in_blocks(run, Xv.shape[0], n_jobs)
+
+    def _solve(self, Xv: np.ndarray, interactions: bool, progress: bool) -> ShapleyValues:
+        em = self.expansion
+        N, d, o = Xv.shape[0], em.n_features, em.n_outputs
         if em.n_rows == 0:
             # a constant model: every coalition has the intercept's value
-            N, d, o = Xv.shape[0], em.n_features, em.n_outputs
-            res = ProductGameResult(np.zeros((N, d, o)), np.zeros((N, o)), np.zeros((N, o)),
-                                    np.zeros((N, d, d, o)) if interactions else None)
+            zeros = np.zeros((N, o))
+            return ShapleyValues(
+                values=np.zeros((N, d, o)),
+                v_full=zeros,
+                v_empty=zeros.copy(),
+                interactions=np.zeros((N, d, d, o)) if interactions else None,
+            )
+        if self._subset_game is not None:
+            R = em.n_rows
+            return self._subset_game.solve(
+                lambda pts: em.row_factors(Xv[pts], slice(0, R))[0],
+                n_points=N,
+                interactions=interactions,
+                max_block_bytes=self.max_block_bytes,
+                progress=progress,
+            )
+        if self._background_factors is not None:
+            game: FunctionalGame | InterventionalGame = InterventionalGame(em, Xv, self._background_factors)
         else:
-            res = solve_product_game(game, interactions=interactions, max_block_bytes=self.max_block_bytes,
-                                     progress=progress)
+            game = FunctionalGame(em, Xv)
+        return solve_product_game(
+            game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
+        )
+
+    def _to_explanation(
+        self, res: ShapleyValues, Xv: np.ndarray, names: list[str], index: list[Any] | None
+    ) -> Explanation:
+        em = self.expansion
         values = res.values
         base = res.v_empty + em.intercept[None, :]
+        v_full = res.v_full + em.intercept[None, :]
         inter = None
-        if interactions:
+        if res.interactions is not None:
             # (N, d, d, o) -> shap's convention per output
-            phi_o = np.moveaxis(values, 2, 1)                     # (N, o, d)
-            I_o = np.moveaxis(res.interactions, 3, 1)             # (N, o, d, d)
+            phi_o = np.moveaxis(values, 2, 1)  # (N, o, d)
+            I_o = np.moveaxis(res.interactions, 3, 1)  # (N, o, d, d)
             inter = np.moveaxis(interaction_values(phi_o, I_o), 1, 3)
         if em.single_output:
             values, base = values[:, :, 0], base[:, 0]
@@ -157,15 +343,11 @@ class ProductKernelExplainer:
             values=values,
             base_values=base,
             data=Xv,
-            feature_names=self._names(X),
+            feature_names=names,
             output_names=em.output_names,
             interactions=inter,
-            game=kind,
-            info={"v_full": res.v_full + em.intercept[None, :]},
+            game=self.game,
+            info={"v_full": v_full, "route": self.route},
+            output=self.output,
+            index=index,
         )
-
-
-def _bad_background(background):
-    raise ValueError(
-        f"background must be a 2-D array or DataFrame of rows (n_rows, n_features), got shape {np.shape(background)}."
-    )

@@ -1,38 +1,51 @@
 """Shapley solvers. They know nothing of models: they take games and return numbers.
 
+Every solver returns one result type, :class:`ShapleyValues`.
+
 - ``product``: exact values and interactions of product games by Gauss-Legendre quadrature.
+- ``subsets``: exact values of product games whose absent-set values are tabulated once (few
+  players, many background rows), through the enumeration solver.
 - ``additive``: exact values of additive (elementary-symmetric-polynomial) games, as in
   orthogonal additive GPs, from prefix/suffix tables.
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
 """
+
 from .additive import (
-    AdditiveGameResult,
+    AdditiveGame,
+    DenseAdditiveGame,
+    additive_block_values,
     additive_game_block,
     additive_shapley,
     solve_additive_game,
 )
-from .enumeration import ShapleyValues, all_coalitions, exact_shapley
+from .enumeration import all_coalitions, exact_shapley
 from .product import (
-    ProductGameResult,
+    ProductGame,
     interaction_values,
     product_game_block,
     solve_product_game,
 )
+from .result import ShapleyValues
 from .sampling import sampled_shapley, shapley_kernel_moment
+from .subsets import SubsetGame, absent_set_table
 
 __all__ = [
-    "AdditiveGameResult",
+    "AdditiveGame",
+    "DenseAdditiveGame",
+    "additive_block_values",
     "additive_game_block",
     "additive_shapley",
     "solve_additive_game",
     "ShapleyValues",
     "all_coalitions",
     "exact_shapley",
-    "ProductGameResult",
+    "ProductGame",
     "interaction_values",
     "product_game_block",
     "solve_product_game",
+    "SubsetGame",
+    "absent_set_table",
     "sampled_shapley",
     "shapley_kernel_moment",
 ]

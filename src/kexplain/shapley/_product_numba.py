@@ -6,10 +6,11 @@ feature j,
     out[k, j] = (a_kj - b_kj) * sum_l w_l prod_{i != j} g_ki(t_l),    g_ki(t) = b_ki + t (a_ki - b_ki),
 
 with b's row for pair k being ``b[k % len(b)]`` (b rarely depends on the point, so it is not
-repeated), and pa[k] = prod_j a_kj (for v(all features)), in one fused pass that never materialises the (pairs, nodes, features) array the numpy
-path needs.  It is a drop-in for ``product._weighted_loo_integrals_numpy``: same arguments, same
-flags, the same numbers up to rounding, and the same contract for the (pair, node) entries it cannot
-do safely: flagged in ``bad``, left out of ``out``, finished by the caller in log space.
+repeated), and pa[k] = prod_j a_kj (for v(all features)), in one fused pass that never materialises
+the (pairs, nodes, features) array the numpy path needs.  It is a drop-in for
+``product._weighted_loo_integrals_numpy``: same arguments, same flags, the same numbers up to
+rounding, and the same contract for the (pair, node) entries it cannot do safely: flagged in
+``bad``, left out of ``out``, finished by the caller in log space.
 
 Two leave-one-out schemes, chosen per pair:
 
@@ -19,6 +20,7 @@ Two leave-one-out schemes, chosen per pair:
 - otherwise: the full product divided by the left-out factor, allowed only when the full product
   is far from under/overflow; a non-finite result sends the whole pair to the caller.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -129,7 +131,7 @@ def _pair_blocks(a, b, t, w, out, bad, pa, pre1, P1, S1):  # pragma: no cover - 
                     dT[j, q] = a[k0 + q, j] - b[r, j]
                     if abs(a[k0 + q, j]) > 1.0 or abs(b[r, j]) > 1.0:
                         big[q] = True
-                else:                       # padding: harmless factors
+                else:  # padding: harmless factors
                     bT[j, q] = 1.0
                     dT[j, q] = 0.0
                 acc[j, q] = 0.0
@@ -179,10 +181,10 @@ def weighted_loo_integrals(a, b, t, w, out, bad, pa):  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
-def subset_values(a, Bc, v):  # pragma: no cover - compiled; tested via explainers/product_games.py
+def subset_values(a, Bc, v):  # pragma: no cover - compiled; tested via subsets.py
     """v[m, p, q] = sum_i Bc[q, i, m] prod_{j in m} a[p, i, j] for every subset m (bit j = feature j).
 
-    The subset route of the interventional game (explainers/product_games.py): per point and row,
+    The subset route (``kexplain.shapley.subsets``): per point and row,
     the table of subset products is built by doubling in a small scratch array and accumulated at
     once, so nothing of size (subsets, points, rows) is ever stored.
     """

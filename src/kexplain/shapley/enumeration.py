@@ -3,30 +3,57 @@
 Slow (O(2^d) value-function evaluations) but obviously correct: it is the reference every fast
 solver is tested against, and the generic solver for small d.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import factorial
-from typing import Callable
 
 import numpy as np
+
+from .result import ShapleyValues
 
 #: beyond this many players enumeration is refused (2^20 coalitions is already ~1e6 evaluations)
 MAX_ENUMERATION_FEATURES = 20
 
 
 def all_coalitions(d: int) -> np.ndarray:
-    """Boolean array (2^d, d); row m is the coalition whose bits are those of m."""
+    """Every coalition of d players: a boolean array (2^d, d) whose row m has the bits of m.
+
+    Examples
+    --------
+    >>> from kexplain.shapley import all_coalitions
+    >>> all_coalitions(2)
+    array([[False, False],
+           [ True, False],
+           [False,  True],
+           [ True,  True]])
+    """
     m = np.arange(2**d, dtype=np.int64)[:, None]
     return ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
 
 
 def shapley_weights(d: int) -> np.ndarray:
-    """w[s] = s! (d - s - 1)! / d! for s = 0..d-1."""
+    """Shapley weights w[s] = s! (d - s - 1)! / d! for coalitions of size s = 0..d-1.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.enumeration import shapley_weights
+    >>> shapley_weights(3) * 6
+    array([2., 1., 2.])
+    """
     return np.array([factorial(s) * factorial(d - s - 1) / factorial(d) for s in range(d)])
 
 
 def interaction_weights(d: int) -> np.ndarray:
-    """w[t] = t! (d - t - 2)! / (d - 1)! for t = 0..d-2 (pairwise Shapley interaction index)."""
+    """Weights w[t] = t! (d - t - 2)! / (d - 1)! for t = 0..d-2 of the pairwise Shapley interaction index.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.enumeration import interaction_weights
+    >>> interaction_weights(3)
+    array([0.5, 0.5])
+    """
     return np.array([factorial(t) * factorial(d - t - 2) / factorial(d - 1) for t in range(d - 1)])
 
 
@@ -68,7 +95,7 @@ def exact_shapley(
     *,
     interactions: bool = False,
     batch_size: int = 4096,
-):
+) -> ShapleyValues:
     """Exact Shapley values of the game ``value_function`` over ``d`` players.
 
     Parameters
@@ -85,7 +112,17 @@ def exact_shapley(
     -------
     ShapleyValues with ``values`` of shape (d,), (N, d) or (N, d, o), ``v_empty`` and ``v_full``
     (the values of the empty and full coalitions) and, when asked, ``interactions`` of shape
-    (d, d), (N, d, d) or (N, d, d, o) with I_jk off the diagonal and zeros on it.
+    (d, d), (N, d, d) or (N, d, d, o) with I_jk off the diagonal and zeros on it, and
+    ``n_evaluations`` = 2^d.
+
+    Examples
+    --------
+    Unanimity game of players 0 and 2 (worth 1 when both are present): they share the value.
+
+    >>> from kexplain.shapley import exact_shapley
+    >>> res = exact_shapley(lambda S: (S[:, 0] & S[:, 2]).astype(float), 3, interactions=True)
+    >>> res.values, res.interactions[0, 2]
+    (array([0.5, 0. , 0.5]), np.float64(1.0))
     """
     d = _check_d(d)
     if not callable(value_function):
@@ -101,13 +138,13 @@ def exact_shapley(
     for start in range(0, n_total, batch_size):
         m = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
         S = ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
-        vals = _evaluate(value_function, S, d)          # (B, *trailing)
+        vals = _evaluate(value_function, S, d)  # (B, *trailing)
         s = S.sum(axis=1)
         # coefficient of v(S) in phi_j: +w[s-1] if j in S, -w[s] otherwise
         coef = np.where(S, w[np.clip(s - 1, 0, d - 1)][:, None], -w[np.clip(s, 0, d - 1)][:, None])
         coef[(s == d)[:, None] & ~S] = 0.0
         flat = vals.reshape(vals.shape[0], -1)
-        contrib = coef.T @ flat                          # (d, prod(trailing))
+        contrib = coef.T @ flat  # (d, prod(trailing))
         acc = contrib if acc is None else acc + contrib
         if start == 0:
             v_empty = vals[0]
@@ -115,15 +152,16 @@ def exact_shapley(
             v_full = vals[-1]
         if w2 is not None:
             Si = S.astype(np.int64)
-            n_in = Si[:, :, None] + Si[:, None, :]        # (B, d, d)
+            n_in = Si[:, :, None] + Si[:, None, :]  # (B, d, d)
             t = s[:, None, None] - n_in
             valid = (t >= 0) & (t <= d - 2)
             c2 = np.where(valid, w2[np.clip(t, 0, d - 2)], 0.0) * np.where(n_in == 1, -1.0, 1.0)
             contrib2 = np.einsum("bjk,bq->jkq", c2, flat)
             acc2 = contrib2 if acc2 is None else acc2 + contrib2
+    assert acc is not None and v_empty is not None and v_full is not None  # 2^d >= 2 coalitions were evaluated
     trailing = v_empty.shape
     values = _to_points_first(acc.reshape((d,) + trailing))
-    result = ShapleyValues(values=values, v_empty=np.asarray(v_empty), v_full=np.asarray(v_full))
+    result = ShapleyValues(values=values, v_full=np.asarray(v_full), v_empty=np.asarray(v_empty), n_evaluations=n_total)
     if interactions:
         if acc2 is None:
             inter = np.zeros((d, d) + trailing)
@@ -135,17 +173,3 @@ def exact_shapley(
             inter = np.moveaxis(inter, (0, 1), (1, 2))
         result.interactions = inter
     return result
-
-
-class ShapleyValues:
-    """Plain result of a generic solver (values with the feature axis after the points axis)."""
-
-    def __init__(self, values, v_empty, v_full, interactions=None, standard_errors=None):
-        self.values = values
-        self.v_empty = v_empty
-        self.v_full = v_full
-        self.interactions = interactions
-        self.standard_errors = standard_errors
-
-    def __repr__(self):
-        return f"ShapleyValues(values shape={np.shape(self.values)})"

@@ -4,7 +4,8 @@ A product game over d players, for one explained point, is
 
     v(S) = sum_r c_r * prod_{j in S} a_rj * prod_{j not in S} b_rj.
 
-Writing g_rj(t) = (1 - t) b_rj + t a_rj, the Shapley value is (shared/DESIGN.md section 1)
+Writing g_rj(t) = (1 - t) b_rj + t a_rj, the Shapley value is (design notes, docs/design.md section 1;
+the recursion of Mohammadi, Chau & Muandet, 2025, section 3.2, written as an integral)
 
     phi_j = sum_r c_r (a_rj - b_rj) * int_0^1 prod_{k != j} g_rk(t) dt,
 
@@ -29,19 +30,19 @@ Both leave out the (pair, node) entries whose products come near under- or overf
 hundreds of small kernel values, exact zeros) and finish those in log space with a count of exact
 zeros, so the result is the same to rounding whichever backend and block size is used.
 
-A game may also offer an exact route of its own that is cheaper for its shape
-(``prefers_subsets(max_block_bytes)`` and ``solve_by_subsets(...)``: the interventional game with
-few features and many background rows, see ``explainers/product_games.py``); ``solve_product_game``
-takes it with backend "auto" only.
+Games whose absent-set values can be tabulated once (the interventional game with few features
+and many background rows) have a cheaper exact route in ``kexplain.shapley.subsets``; the caller
+(the explainer's cost model) picks the route, this solver only uses what ``ProductGame`` declares.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from .quadrature import gauss_legendre_01, nodes_for_degree
+from .result import ShapleyValues
 
 # Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
 # exact zeros): far enough from the limits that one more factor or division cannot leave the range.
@@ -107,7 +108,7 @@ def _loo_products_safe(g: np.ndarray) -> np.ndarray:
     zero = g == 0.0
     absg = np.where(zero, 1.0, np.abs(g))
     lg = np.log(absg)
-    neg = (g < 0.0)
+    neg = g < 0.0
     total_log = lg.sum(axis=-1, keepdims=True)
     n_zero = zero.sum(axis=-1, keepdims=True)
     n_neg = neg.sum(axis=-1, keepdims=True)
@@ -153,9 +154,9 @@ def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
         sl = slice(k0, min(K, k0 + step))
         bm = b[np.arange(sl.start, sl.stop) % b.shape[0]]
         diff = a[sl] - bm
-        g = np.multiply(diff[:, None, :], t[None, :, None])      # (k, m, d)
+        g = np.multiply(diff[:, None, :], t[None, :, None])  # (k, m, d)
         g += bm[:, None, :]
-        P = np.prod(g, axis=-1)                                   # (k, m)
+        P = np.prod(g, axis=-1)  # (k, m)
         aP = np.abs(P)
         ok = (aP > _TINY) & (aP < _HUGE)
         bad[sl] = ~ok
@@ -163,10 +164,10 @@ def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
         P[~ok] = 0.0
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             np.reciprocal(g, out=g)
-            g[~ok] = 0.0                                          # g may be 0 where P is
-            res = np.matmul(P[:, None, :], g)[:, 0, :]            # sum_l w_l P_l / g_lj
+            g[~ok] = 0.0  # g may be 0 where P is
+            res = np.matmul(P[:, None, :], g)[:, 0, :]  # sum_l w_l P_l / g_lj
         fin = np.isfinite(res).all(axis=1)
-        if not fin.all():                                         # P / g_j overflowed
+        if not fin.all():  # P / g_j overflowed
             res[~fin] = 0.0
             bad[sl][~fin] = True
         res *= diff
@@ -179,10 +180,10 @@ def _weighted_loo_integrals_safe(a, b, t, w, out, bad):
     kk, ll = np.nonzero(bad)
     step = max(1, _WORK_BYTES // (8 * d * 4))
     for s0 in range(0, kk.size, step):
-        k, l = kk[s0:s0 + step], ll[s0:s0 + step]
+        k, l = kk[s0 : s0 + step], ll[s0 : s0 + step]
         bm = b[k % b.shape[0]]
         diff = a[k] - bm
-        g = bm + t[l, None] * diff                                # (B, d)
+        g = bm + t[l, None] * diff  # (B, d)
         np.add.at(out, k, diff * w[l, None] * _loo_products_safe(g))
 
 
@@ -217,9 +218,9 @@ def _interactions_block(bm, diff, c, t, w):
     step = max(1, _WORK_BYTES // (8 * m * d))
     for r0 in range(0, r, step):
         sl = slice(r0, min(r, r0 + step))
-        g = np.multiply(diff[sl, None, :], t[None, :, None])      # (k, m, d)
+        g = np.multiply(diff[sl, None, :], t[None, :, None])  # (k, m, d)
         g += bm[sl, None, :]
-        P = np.prod(g, axis=-1)                                   # (k, m)
+        P = np.prod(g, axis=-1)  # (k, m)
         aP = np.abs(P)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             gmin = np.abs(g).min(axis=-1)
@@ -237,8 +238,8 @@ def _interactions_block(bm, diff, c, t, w):
         if not ok.all():
             kb, lb = np.nonzero(~ok)
             kb = kb + sl.start
-            gb = bm[kb] + t[lb, None] * diff[kb]                  # (B, d)
-            loo2 = _loo2_products_safe(gb)                        # (B, d, d)
+            gb = bm[kb] + t[lb, None] * diff[kb]  # (B, d)
+            loo2 = _loo2_products_safe(gb)  # (B, d, d)
             db = diff[kb]
             acc += np.einsum("bj,bk,bjk,bo->jko", db, db, loo2, w[lb, None] * c[kb])
     return acc
@@ -252,7 +253,7 @@ def product_game_block(
     interactions: bool = False,
     n_nodes: int | None = None,
     backend: str = "auto",
-):
+) -> tuple[np.ndarray, ...]:
     """Shapley values (and optionally interaction indices) of one dense block of a product game.
 
     Parameters
@@ -278,6 +279,16 @@ def product_game_block(
     inter : array (p, d, d, o), only when ``interactions``; I_jk off the diagonal, zeros on it.
 
     Raises ValueError when a, b or c hold NaN or infinite values (never silently converted).
+
+    Examples
+    --------
+    One point, one row, two players: v(S) = prod_{j in S} a_j (b = 1).
+
+    >>> import numpy as np
+    >>> from kexplain.shapley import product_game_block
+    >>> phi, v_full, v_empty = product_game_block(np.array([[[2.0, 3.0]]]), 1.0, np.ones(1))
+    >>> phi[0, :, 0], v_full[0, 0], v_empty[0, 0]
+    (array([2., 3.]), np.float64(6.0), np.float64(1.0))
     """
     kernel = _resolve_backend(backend)
     a = np.asarray(a, dtype=np.float64)
@@ -309,20 +320,20 @@ def product_game_block(
     if n_nodes is None:
         n_nodes = nodes_for_degree(d - 1)
     t, w = gauss_legendre_01(n_nodes)
-    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel)       # (K, d), (K,)
-    v_full = pa.reshape(p, r) @ c                                 # (p, o)
+    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel)  # (K, d), (K,)
+    v_full = pa.reshape(p, r) @ c  # (p, o)
     # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
     if not interactions:
         return phi, v_full, v_empty
     inter = np.zeros((p, d, d, o))
     if d >= 2:
-        t2, w2 = gauss_legendre_01(nodes_for_degree(d - 2))    # degree d - 2 integrand
+        t2, w2 = gauss_legendre_01(nodes_for_degree(d - 2))  # degree d - 2 integrand
         idx = np.arange(d)
         for pi in range(p):
             bp = b2[np.arange(pi * r, (pi + 1) * r) % b2.shape[0]]
-            acc = _interactions_block(bp, a2[pi * r:(pi + 1) * r] - bp, c, t2, w2)
-            acc = 0.5 * (acc + acc.transpose(1, 0, 2))          # exactly symmetric, as I_jk is
+            acc = _interactions_block(bp, a2[pi * r : (pi + 1) * r] - bp, c, t2, w2)
+            acc = 0.5 * (acc + acc.transpose(1, 0, 2))  # exactly symmetric, as I_jk is
             acc[idx, idx] = 0.0
             inter[pi] = acc
     return phi, v_full, v_empty, inter
@@ -333,7 +344,19 @@ class ProductGame(Protocol):
 
     A game has ``n_points`` explained points, ``n_rows`` rows, ``n_features`` players and
     ``n_outputs`` outputs, and produces dense blocks on demand so memory stays bounded.  It may
-    set ``row_alignment`` (an int): row blocks then start at multiples of it where possible.
+    set ``row_alignment`` (an int, 1 when absent): row blocks then start at multiples of it
+    where possible.  Nothing else of the game is used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley import solve_product_game
+    >>> class Unanimity:                      # v(S) = prod_{j in S} a_j, one row, b = 0
+    ...     n_points, n_rows, n_features, n_outputs = 1, 1, 3, 1
+    ...     def block(self, points, rows):
+    ...         return np.ones((1, 1, 3)), 0.0, np.ones((1, 1))
+    >>> solve_product_game(Unanimity()).values[0, :, 0].round(3)
+    array([0.333, 0.333, 0.333])
     """
 
     n_points: int
@@ -341,23 +364,23 @@ class ProductGame(Protocol):
     n_features: int
     n_outputs: int
 
-    def block(self, points: slice, rows: slice):
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray | float, np.ndarray]:
         """Return (a, b, c) for these points and rows: a (p, r, d), b broadcastable, c (r, o)."""
         ...
 
 
-@dataclass
-class ProductGameResult:
-    values: np.ndarray          # (n_points, d, o)
-    v_full: np.ndarray          # (n_points, o)
-    v_empty: np.ndarray         # (n_points, o)
-    interactions: np.ndarray | None = None   # (n_points, d, d, o), I_jk, zero diagonal
+def block_shape(n_points: int, n_rows: int, d: int, max_bytes: int, *, row_alignment: int = 1) -> tuple[int, int]:
+    """(points, rows) per block so that the solver's arrays of shape (points, rows, d) fit in ``max_bytes``.
 
+    Rows first (long row blocks amortise the per-block work), then points; row blocks are a
+    multiple of ``row_alignment`` when they can hold one.
 
-def block_shape(n_points, n_rows, d, max_bytes, *, row_alignment=1):
-    """(points, rows) per block so that _BLOCK_ARRAYS arrays of shape (points, rows, d) fit in
-    ``max_bytes``.  Rows first (long row blocks amortise the per-block work), then points; row
-    blocks are a multiple of ``row_alignment`` when they can hold one."""
+    Examples
+    --------
+    >>> from kexplain.shapley.product import block_shape
+    >>> block_shape(1000, 500, 10, 2**20)
+    (4, 500)
+    """
     pairs = max(1, int(max_bytes) // (8 * _BLOCK_ARRAYS * max(1, d)))
     rows = int(min(n_rows, pairs))
     if row_alignment > 1 and row_alignment <= rows < n_rows:
@@ -373,20 +396,44 @@ def solve_product_game(
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     backend: str = "auto",
-) -> ProductGameResult:
+) -> ShapleyValues:
     """Exact Shapley values of a product game, in memory-bounded blocks of points and rows.
 
     Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
     adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
-    more with interactions).  ``backend`` as in ``product_game_block``; with "auto" a game's own
-    cheaper exact route is taken when it offers one (module docstring).
+    more with interactions).  ``backend`` as in ``product_game_block``.
+
+    Parameters
+    ----------
+    game : ProductGame
+        Gives dense blocks (a, b, c) of points and rows.
+    interactions : bool
+        Also compute the pairwise Shapley interaction indices.
+    max_block_bytes : int
+        Bound on the arrays of one block.
+    progress : bool
+        Show a progress bar over points (tqdm).
+    backend : {"auto", "numba", "numpy"}
+
+    Returns
+    -------
+    ShapleyValues
+        ``values`` (n_points, d, o), ``v_full`` and ``v_empty`` (n_points, o), and
+        ``interactions`` (n_points, d, d, o) with a zero diagonal when asked.
+
+    Examples
+    --------
+    See :class:`ProductGame` for a game; here the functional baseline of a kernel expansion.
+
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.product_games import FunctionalGame
+    >>> em = kx.KernelExpansion(np.zeros((2, 3)), [1.0, -0.5], kx.kernels.RBF(1.0))
+    >>> res = kx.shapley.solve_product_game(FunctionalGame(em, np.ones((1, 3))))
+    >>> np.round(res.values[0, :, 0], 4), np.round(res.v_full[0, 0] - res.v_empty[0, 0], 4)
+    (array([-0.1295, -0.1295, -0.1295]), np.float64(-0.3884))
     """
     _resolve_backend(backend)
-    # a game may know an exact route that is cheaper for its shape (the interventional game with few
-    # features and many background rows); an explicit backend always takes the quadrature
-    if backend == "auto" and getattr(game, "prefers_subsets", None) is not None \
-            and game.prefers_subsets(max_block_bytes):
-        return game.solve_by_subsets(interactions=interactions, max_block_bytes=max_block_bytes, progress=progress)
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = nodes_for_degree(d - 1)
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
@@ -409,7 +456,7 @@ def solve_product_game(
             values[ps] += out[0]
             v_full[ps] += out[1]
             v_empty[ps] += out[2]
-            if interactions:
+            if inter is not None:
                 inter[ps] += out[3]
         if bar is not None:
             bar.update(ps.stop - ps.start)
@@ -421,14 +468,22 @@ def solve_product_game(
                 f"non-finite {name} in the product game: check the model coefficients and "
                 "kernel values for NaN or overflow."
             )
-    return ProductGameResult(values, v_full, v_empty, inter)
+    return ShapleyValues(values=values, v_full=v_full, v_empty=v_empty, interactions=inter)
 
 
 def interaction_values(phi: np.ndarray, inter: np.ndarray) -> np.ndarray:
     """shap's convention: Phi_jk = I_jk / 2 off the diagonal, Phi_jj = phi_j - sum_{k!=j} Phi_jk.
 
     ``phi`` (..., d) and ``inter`` (..., d, d) with the outputs axis, if any, moved before the
-    feature axes by the caller.
+    feature axes by the caller.  Each row of the result sums to the feature's Shapley value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley import interaction_values
+    >>> interaction_values(np.array([0.5, 0.5]), np.array([[0.0, 1.0], [1.0, 0.0]]))
+    array([[0. , 0.5],
+           [0.5, 0. ]])
     """
     out = 0.5 * np.array(inter, dtype=np.float64, copy=True)
     d = out.shape[-1]

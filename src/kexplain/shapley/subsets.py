@@ -1,0 +1,352 @@
+"""Exact Shapley values of product games through tabulated absent-set values (the subset route).
+
+A game of this module gives, for each explained point p, output q and coalition S of d players,
+
+    v_p(S) = sum_i c_iq * prod_{j in S} a_pij * B_i(D minus S),
+
+with ``a`` (points, rows, d) the factors of the present players, ``c`` (rows, outputs) the row
+weights and ``B`` (rows, 2^d) a table of the value of row i for every absent set T.  Such a table
+depends on nothing but the game's rows, so it is built once and every explained point then costs
+O(rows 2^d): the 2^d values v_p(S) are accumulated (a compiled kernel when numba is installed,
+numpy otherwise, the same numbers up to rounding) and handed to the enumeration solver, which
+gives the Shapley values and interaction indices.
+
+The interventional game of a product-kernel model (the marginal-expectation value function that
+Mohammadi, Chau & Muandet, 2025, section 3.1, contrast with their functional baseline) is one
+such game: with background rows z and weights w, B_i(T) = sum_z w_z prod_{j in T} k_ij(z_j)
+(:func:`absent_set_table`).  For few features and many background rows this is cheaper than the
+quadrature of ``kexplain.shapley.product``; which route to take is decided by the caller (the
+explainer's cost model), not here.  This module knows nothing of models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .enumeration import MAX_ENUMERATION_FEATURES, exact_shapley
+from .result import ShapleyValues
+
+#: bytes of the per-pass work arrays of the numpy fallback (they should stay in cache)
+_WORK_BYTES = 4 * 2**20
+
+#: default bound, in bytes, on the work arrays of one pass over explained points
+DEFAULT_BLOCK_BYTES = 32 * 2**20
+
+SubsetKernel = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+
+
+def subset_products(F: np.ndarray) -> np.ndarray:
+    """Products of every subset of the last axis of ``F``, subset axis first.
+
+    ``out[m, ...] = prod_{j in m} F[..., j]`` where bit j of m says whether j is in the subset
+    (the order of :func:`kexplain.shapley.exact_shapley`'s coalitions), computed by doubling: 2^d
+    products in all.
+
+    Parameters
+    ----------
+    F : ndarray of shape (..., d)
+
+    Returns
+    -------
+    ndarray of shape (2**d, ...)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.subsets import subset_products
+    >>> subset_products(np.array([2.0, 3.0]))
+    array([1., 2., 3., 6.])
+    """
+    F = np.asarray(F, dtype=np.float64)
+    d = F.shape[-1]
+    Ft = np.moveaxis(F, -1, 0)
+    out = np.empty((2**d,) + F.shape[:-1])
+    out[0] = 1.0
+    for j in range(d):
+        h = 1 << j
+        np.multiply(out[:h], Ft[j][None], out=out[h : 2 * h])
+    return out
+
+
+def absent_set_table(factors: np.ndarray, weights: np.ndarray, *, backend: str = "auto") -> np.ndarray:
+    """B[i, T] = sum_z weights_z prod_{j in T} factors[z, i, j] for every set T (bit j = player j).
+
+    The absent-set values of an interventional product game: ``factors[z, i, j]`` is row i's
+    factor of player j at background row z.  The compiled kernel (numba) works in a scratch
+    array of 2^d numbers; the numpy fallback needs 8 * 2^d * n_background * rows bytes of work,
+    so callers build big tables a block of rows at a time.  Both give the same numbers up to
+    rounding.
+
+    Parameters
+    ----------
+    factors : ndarray of shape (n_background, rows, d)
+    weights : ndarray of shape (n_background,)
+    backend : {"auto", "numba", "numpy"}
+
+    Returns
+    -------
+    ndarray of shape (rows, 2**d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.subsets import absent_set_table
+    >>> b = np.array([[[0.5, 2.0]], [[1.0, 4.0]]])          # two background rows, one row, d = 2
+    >>> absent_set_table(b, np.array([0.5, 0.5]))
+    array([[1.  , 0.75, 3.  , 2.5 ]])
+    """
+    factors = np.asarray(factors, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    if factors.ndim != 3 or weights.shape != (factors.shape[0],):
+        raise ValueError(
+            "factors must have shape (n_background, rows, d) and weights (n_background,), got "
+            f"{factors.shape} and {weights.shape}."
+        )
+    kernel = _subset_kernel(backend)
+    if kernel is _subset_values_numpy:
+        B = np.tensordot(subset_products(factors), weights, axes=(1, 0))  # (2^d, rows)
+        return B.T
+    # the game of the background rows: "points" are the table's rows, "rows" the background rows
+    nb, R, d = factors.shape
+    table = np.ascontiguousarray(np.broadcast_to(weights[None, :, None], (1, nb, 2**d)))
+    v = np.empty((2**d, R, 1))
+    kernel(np.ascontiguousarray(factors.transpose(1, 0, 2)), table, v)
+    return v[:, :, 0].T
+
+
+def _subset_values_numpy(a: np.ndarray, table: np.ndarray, v: np.ndarray) -> None:
+    """v[m, p, q] = sum_i table[q, m, i] prod_{j in m} a[p, i, j]: the compiled kernel's fallback,
+    with the table laid out (outputs, 2^d, rows)."""
+    A = subset_products(a)  # (2^d, p, R)
+    o = table.shape[0]
+    for q in range(o):
+        prod = np.multiply(A, table[q][:, None, :], out=np.empty_like(A) if q < o - 1 else A)
+        v[:, :, q] = prod.sum(axis=-1)
+
+
+def _subset_kernel(backend: str = "auto") -> SubsetKernel:
+    """The compiled kernel (layout (outputs, rows, 2^d)) or the numpy fallback."""
+    if backend not in ("auto", "numba", "numpy"):
+        raise ValueError(f"backend must be one of ('auto', 'numba', 'numpy'), got {backend!r}.")
+    if backend == "numpy":
+        return _subset_values_numpy
+    try:
+        from ._product_numba import subset_values
+    except Exception:  # numba missing or unusable here: numpy gives the same numbers
+        if backend == "numba":
+            from .._optional import require
+
+            require("numba", "backend='numba' of the subset route")
+            raise ImportError("numba is installed but kexplain's compiled kernel failed to import.") from None
+        return _subset_values_numpy
+    return subset_values
+
+
+def compiled_available() -> bool:
+    """Whether the compiled (numba) kernel of the subset route can be used here.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.subsets import compiled_available
+    >>> isinstance(compiled_available(), bool)
+    True
+    """
+    return _subset_kernel("auto") is not _subset_values_numpy
+
+
+class _TableLookup:
+    """The value function of a tabulated game: coalitions (n, d) -> rows of ``v`` (bit j = player j)."""
+
+    def __init__(self, v: np.ndarray, bits: np.ndarray) -> None:
+        self.v, self.bits = v, bits
+
+    def __call__(self, S: np.ndarray) -> np.ndarray:
+        return self.v[S.astype(np.int64) @ self.bits]
+
+
+class SubsetGame:
+    """A product game with tabulated absent-set values, solved exactly point by point.
+
+    ``v_p(S) = sum_i coef_iq prod_{j in S} a_pij * absent[i, D minus S]`` (module docstring).  The
+    table, weighted by the coefficients, is laid out once here for the chosen kernel; ``solve``
+    then takes the present factors of any number of points.
+
+    Parameters
+    ----------
+    absent : ndarray of shape (rows, 2**d)
+        ``absent[i, T]``: the value of row i when the players of T (bit j = player j) are absent,
+        for example from :func:`absent_set_table`.
+    coef : ndarray of shape (rows, outputs) or (rows,)
+        Row weights for each output.
+    backend : {"auto", "numba", "numpy"}
+        "auto" uses the compiled kernel when numba is installed; the numbers agree to rounding.
+
+    Attributes
+    ----------
+    n_features, n_rows, n_outputs : int
+    nbytes : int
+        Memory held by the table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.subsets import SubsetGame, absent_set_table
+    >>> b = np.array([[[0.5, 2.0]], [[1.0, 4.0]]])          # background factors (n_b, rows, d)
+    >>> game = SubsetGame(absent_set_table(b, np.array([0.5, 0.5])), np.array([1.0]))
+    >>> res = game.solve(np.array([[[1.0, 1.0]]]))         # present factors (points, rows, d)
+    >>> np.round(res.values[..., 0], 3), res.v_full[:, 0], res.v_empty[:, 0]
+    (array([[ 0.375, -1.875]]), array([1.]), array([2.5]))
+    """
+
+    def __init__(self, absent: np.ndarray, coef: np.ndarray, *, backend: str = "auto") -> None:
+        absent = np.asarray(absent, dtype=np.float64)
+        coef = np.asarray(coef, dtype=np.float64)
+        if coef.ndim == 1:
+            coef = coef[:, None]
+        if absent.ndim != 2 or coef.ndim != 2 or coef.shape[0] != absent.shape[0]:
+            raise ValueError(
+                "absent must have shape (rows, 2**d) and coef (rows, outputs) with the same rows, got "
+                f"{absent.shape} and {coef.shape}."
+            )
+        n_sets = absent.shape[1]
+        d = n_sets.bit_length() - 1
+        if n_sets != 1 << d or d < 1:
+            raise ValueError(f"absent must have 2**d columns (one per set of d >= 1 players), got {n_sets}.")
+        if d > MAX_ENUMERATION_FEATURES:
+            raise ValueError(f"the subset route enumerates 2^d sets and accepts d <= {MAX_ENUMERATION_FEATURES}.")
+        if not (np.all(np.isfinite(absent)) and np.all(np.isfinite(coef))):
+            raise ValueError("absent and coef must hold finite numbers only.")
+        self.n_features, self.n_rows, self.n_outputs = d, absent.shape[0], coef.shape[1]
+        self._kernel = _subset_kernel(backend)
+        complement = (n_sets - 1) ^ np.arange(n_sets)
+        # table[q, i, m] = coef_iq * absent_i(complement of m), m the present set
+        table = absent[None, :, complement] * coef.T[:, :, None]
+        if self._kernel is _subset_values_numpy:
+            table = np.ascontiguousarray(table.transpose(0, 2, 1))
+        self._table = table
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the coefficient-weighted table."""
+        return int(self._table.nbytes)
+
+    def values(self, present: np.ndarray) -> np.ndarray:
+        """The game values v_p(S) of every coalition, shape (2**d, points, outputs).
+
+        Parameters
+        ----------
+        present : ndarray of shape (points, rows, d)
+            Factors of the present players.
+
+        Returns
+        -------
+        ndarray of shape (2**d, points, outputs)
+            Row m is the coalition whose bits are those of m.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.shapley.subsets import SubsetGame
+        >>> game = SubsetGame(np.ones((1, 4)), np.array([2.0]))
+        >>> game.values(np.array([[[3.0, 5.0]]]))[:, 0, 0]
+        array([ 2.,  6., 10., 30.])
+        """
+        a = np.ascontiguousarray(present, dtype=np.float64)
+        if a.ndim != 3 or a.shape[1:] != (self.n_rows, self.n_features):
+            raise ValueError(f"present must have shape (points, {self.n_rows}, {self.n_features}), got {a.shape}.")
+        v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
+        self._kernel(a, self._table, v)
+        if not np.all(np.isfinite(v)):
+            raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
+        return v
+
+    def solve(
+        self,
+        present: np.ndarray | Callable[[slice], np.ndarray],
+        *,
+        n_points: int | None = None,
+        interactions: bool = False,
+        max_block_bytes: int = DEFAULT_BLOCK_BYTES,
+        progress: bool = False,
+    ) -> ShapleyValues:
+        """Exact Shapley values (and interaction indices) of the game at each explained point.
+
+        Parameters
+        ----------
+        present : ndarray of shape (points, rows, d), or callable
+            The present factors, or a function returning them for a slice of points (then
+            ``n_points`` is required): points are taken a block at a time, so the factors of all
+            points are never held at once.
+        n_points : int, optional
+            Number of points when ``present`` is a callable.
+        interactions : bool
+            Also return the pairwise Shapley interaction indices.
+        max_block_bytes : int
+            Bound on the work arrays of one block of points.
+        progress : bool
+            Show a progress bar over points (tqdm).
+
+        Returns
+        -------
+        ShapleyValues
+            ``values`` (points, d, outputs), ``v_full`` and ``v_empty`` (points, outputs) and,
+            when asked, ``interactions`` (points, d, d, outputs) with zeros on the diagonal.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.shapley.subsets import SubsetGame
+        >>> game = SubsetGame(np.ones((1, 4)), np.array([1.0]))   # B = 1: v(S) = prod_{j in S} a_j
+        >>> res = game.solve(lambda pts: np.array([[[2.0, 3.0]]])[pts], n_points=1, interactions=True)
+        >>> res.values[0, :, 0], res.interactions[0, 0, 1, 0]
+        (array([2., 3.]), np.float64(2.0))
+        """
+        if callable(present):
+            if n_points is None:
+                raise ValueError("n_points is required when present is a callable.")
+            get = present
+            N = int(n_points)
+        else:
+            arr = np.asarray(present, dtype=np.float64)
+            if arr.ndim != 3:
+                raise ValueError(f"present must have shape (points, rows, d), got {arr.shape}.")
+            N = arr.shape[0]
+
+            def get(pts: slice) -> np.ndarray:
+                return arr[pts]
+
+        d, R, o = self.n_features, self.n_rows, self.n_outputs
+        n_sets = 2**d
+        values = np.empty((N, d, o))
+        v_full, v_empty = np.empty((N, o)), np.empty((N, o))
+        inter = np.empty((N, d, d, o)) if interactions else None
+        bits = 1 << np.arange(d)
+        # points per pass: numpy's subset tables (2^d, points, rows) stay in cache; the compiled
+        # kernel keeps only the (2^d, points) values
+        if self._kernel is _subset_values_numpy:
+            per_point = 16 * n_sets * R
+        else:
+            per_point = 8 * n_sets * (o + 1) + 8 * R * d
+        step = max(1, min(int(max_block_bytes), _WORK_BYTES) // per_point)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=N, desc="kexplain", unit="pt")
+        for p0 in range(0, N, step):
+            pts = slice(p0, min(N, p0 + step))
+            v = self.values(get(pts))
+            res = exact_shapley(_TableLookup(v, bits), d, interactions=interactions)
+            values[pts] = np.asarray(res.values).reshape(-1, d, o)
+            v_full[pts], v_empty[pts] = v[-1], v[0]
+            if inter is not None:
+                inter[pts] = np.asarray(res.interactions).reshape(-1, d, d, o)
+            if bar is not None:
+                bar.update(pts.stop - pts.start)
+        if bar is not None:
+            bar.close()
+        return ShapleyValues(
+            values=values, v_full=v_full, v_empty=v_empty, interactions=inter, n_evaluations=n_sets * N
+        )
