@@ -4,6 +4,7 @@ The references here never call the product-game engine: they evaluate value func
 coalition and hand them to the enumeration solver, whose own correctness is checked against
 permutation averages and textbook games in tests/test_explainer.py.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,10 @@ try:  # keep property tests quick and deterministic on CI
     from hypothesis import HealthCheck, settings
 
     settings.register_profile(
-        "kexplain", max_examples=30, deadline=None, derandomize=True,
+        "kexplain",
+        max_examples=30,
+        deadline=None,
+        derandomize=True,
         suppress_health_check=[HealthCheck.too_slow],
     )
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kexplain"))
@@ -68,12 +72,12 @@ def functional_value_function(expansion, X):
 
     X = np.asarray(X)
     parts = [(term_amplitude(t), t.feature_values(X, expansion.X_ref)) for t in kernel_terms(expansion.kernel)]
-    coef = expansion.coef                         # (n, o)
+    coef = expansion.coef  # (n, o)
 
     def vf(coalitions):
         out = np.zeros((len(coalitions), X.shape[0], coef.shape[1]))
         for c, S in enumerate(coalitions):
-            for amp, F in parts:                 # F: (N, n, d)
+            for amp, F in parts:  # F: (N, n, d)
                 prod = np.prod(np.where(S[None, None, :], F, 1.0), axis=-1)
                 out[c] += amp * prod @ coef
             out[c] += expansion.intercept

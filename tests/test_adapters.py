@@ -1,7 +1,9 @@
 """Adapters: the kernel expansion of a fitted scikit-learn model reproduces the model's output."""
+
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import assert_rel_close
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA
@@ -22,8 +24,7 @@ from sklearn.preprocessing import (
 from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 
 import kexplain as kx
-from kexplain.models import as_kernel_expansion, model_output
-from conftest import assert_rel_close
+from kexplain.models import as_kernel_expansion, describe_output, model_output
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -38,7 +39,7 @@ def data():
     y = np.sin(z[:, 0]) + z[:, 1] * z[:, 2] + 0.1 * rng.normal(size=40)
     y2 = np.column_stack([y, np.cos(z[:, 3]) - z[:, 0]])
     yc = (z[:, 0] + z[:, 1] > 0).astype(int)
-    y3 = np.digitize(z[:, 0] + 0.5 * z[:, 3], [-0.5, 0.5])          # 3 classes
+    y3 = np.digitize(z[:, 0] + 0.5 * z[:, 3], [-0.5, 0.5])  # 3 classes
     y4 = np.array(["ant", "bee", "cat", "dog"])[np.digitize(z[:, 0] - z[:, 1], [-0.8, 0.0, 0.8])]
     return dict(X=X, Xt=Xt, y=y, y2=y2, yc=yc, y3=y3, y4=y4, z=z)
 
@@ -55,6 +56,7 @@ def _scaled(est):
 
 
 # -- support vector machines ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("est", [SVR(C=3.0), SVR(gamma=0.3, epsilon=0.05), NuSVR(nu=0.4, gamma="auto")])
 def test_svr(est, data):
@@ -80,10 +82,10 @@ def test_multiclass_svc_one_output_per_pair(est, target, data):
     expected = m.decision_function(data["Xt"])
     est_fitted.decision_function_shape = shape
     em = _check(m, data["Xt"], expected)
-    pairs = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1 :]]
     assert em.output_names == [f"{a} vs {b}" for a, b in pairs]
     assert_rel_close(em.predict(data["Xt"]), model_output(m, data["Xt"]))
-    assert est_fitted.decision_function_shape == shape        # model_output leaves the model as it was
+    assert est_fitted.decision_function_shape == shape  # model_output leaves the model as it was
 
 
 def test_svm_on_sparse_input(data):
@@ -94,6 +96,7 @@ def test_svm_on_sparse_input(data):
 
 
 # -- kernel ridge ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kernel,gamma", [("rbf", None), ("rbf", 0.2), ("laplacian", None), ("laplacian", 0.5)])
 @pytest.mark.parametrize("target", ["y", "y2"])
@@ -130,8 +133,12 @@ GPR_KERNELS = {
 @pytest.mark.parametrize("name", list(GPR_KERNELS))
 @pytest.mark.parametrize("normalize_y", [False, True])
 def test_gpr(name, normalize_y, data):
-    gp = GaussianProcessRegressor(GPR_KERNELS[name], normalize_y=normalize_y, alpha=1e-3,
-                                  optimizer=None if name == "product of rbfs" else "fmin_l_bfgs_b")
+    gp = GaussianProcessRegressor(
+        GPR_KERNELS[name],
+        normalize_y=normalize_y,
+        alpha=1e-3,
+        optimizer=None if name == "product of rbfs" else "fmin_l_bfgs_b",
+    )
     m = _scaled(gp).fit(data["X"], 3.0 * data["y"] + 10.0)
     _check(m, data["Xt"], m.predict(data["Xt"]))
 
@@ -190,8 +197,14 @@ SCALER_CHAINS = {
 
 
 @pytest.mark.parametrize("chain", list(SCALER_CHAINS))
-@pytest.mark.parametrize("est", [SVR(C=2.0), KernelRidge(alpha=0.3, kernel="laplacian", gamma=0.3),
-                                 GaussianProcessRegressor(sk.RBF([1.0] * 4), alpha=1e-2, optimizer=None)])
+@pytest.mark.parametrize(
+    "est",
+    [
+        SVR(C=2.0),
+        KernelRidge(alpha=0.3, kernel="laplacian", gamma=0.3),
+        GaussianProcessRegressor(sk.RBF([1.0] * 4), alpha=1e-2, optimizer=None),
+    ],
+)
 def test_pipelines_of_scalers_are_folded_into_the_kernel(chain, est, data):
     from sklearn.pipeline import Pipeline
 
@@ -240,7 +253,8 @@ UNSUPPORTED = {
     "poly features pipeline": lambda: make_pipeline(PolynomialFeatures(2), SVR()),
     "quantile pipeline": lambda: make_pipeline(QuantileTransformer(n_quantiles=10), SVR()),
     "column transformer": lambda: make_pipeline(
-        ColumnTransformer([("s", StandardScaler(), [0, 1])], remainder="passthrough"), SVR()),
+        ColumnTransformer([("s", StandardScaler(), [0, 1])], remainder="passthrough"), SVR()
+    ),
     "minmax clip": lambda: make_pipeline(MinMaxScaler(clip=True), SVR()),
 }
 
@@ -274,10 +288,19 @@ def test_unsupported_error_is_type_and_value_error():
     assert issubclass(kx.UnsupportedModelError, ValueError)
 
 
-@pytest.mark.parametrize("model", [
-    SVR(), SVC(), NuSVR(), NuSVC(), KernelRidge(kernel="rbf"), GaussianProcessRegressor(),
-    GaussianProcessClassifier(), make_pipeline(StandardScaler(), SVR()),
-])
+@pytest.mark.parametrize(
+    "model",
+    [
+        SVR(),
+        SVC(),
+        NuSVR(),
+        NuSVC(),
+        KernelRidge(kernel="rbf"),
+        GaussianProcessRegressor(),
+        GaussianProcessClassifier(),
+        make_pipeline(StandardScaler(), SVR()),
+    ],
+)
 def test_unfitted_models_raise_not_fitted(model):
     with pytest.raises(NotFittedError):
         as_kernel_expansion(model)
@@ -324,15 +347,28 @@ def test_nested_pipelines_are_flattened(data):
 
 
 def test_kernel_expansion_predict_is_the_kernel_sum(rng):
-    from kexplain.kernels import Laplacian, RBF, SumKernel
+    from kexplain.kernels import RBF, Laplacian, SumKernel
 
     X_ref, X = rng.normal(size=(9, 3)), rng.normal(size=(4, 3))
     kernel = SumKernel([RBF([1.0, 2.0, 0.5], amplitude=2.0), Laplacian(1.5)])
     coef = rng.normal(size=(9, 2))
     em = kx.KernelExpansion(X_ref, coef, kernel, intercept=[1.0, -2.0])
-    direct = np.array([[sum(coef[i, o] * (2.0 * np.exp(-0.5 * np.sum(((x - X_ref[i]) / [1.0, 2.0, 0.5]) ** 2))
-                                          + np.exp(-np.sum(np.abs(x - X_ref[i])) / 1.5)) for i in range(9))
-                        for o in range(2)] for x in X]) + np.array([1.0, -2.0])
+    direct = np.array(
+        [
+            [
+                sum(
+                    coef[i, o]
+                    * (
+                        2.0 * np.exp(-0.5 * np.sum(((x - X_ref[i]) / [1.0, 2.0, 0.5]) ** 2))
+                        + np.exp(-np.sum(np.abs(x - X_ref[i])) / 1.5)
+                    )
+                    for i in range(9)
+                )
+                for o in range(2)
+            ]
+            for x in X
+        ]
+    ) + np.array([1.0, -2.0])
     assert_rel_close(em.predict(X), direct, rtol=1e-13)
     assert_rel_close(em.predict(X, max_block_bytes=8 * 3 * 2 * 64), direct, rtol=1e-13)
     single = kx.KernelExpansion(X_ref, coef[:, 0], kernel, intercept=1.0)
@@ -345,8 +381,32 @@ def test_svr_without_support_vectors_is_a_constant_model(data):
     assert m.support_vectors_.shape[0] == 0
     em = _check(m, data["Xt"], m.predict(data["Xt"]))
     for kwargs in ({}, {"background": data["X"][:3]}, {"baseline": data["X"][0]}):
-        ex = kx.ProductKernelExplainer(m).explain(data["Xt"][:3], interactions=True, **kwargs)
+        ex = kx.ProductKernelExplainer(m, **kwargs).explain(data["Xt"][:3], interactions=True)
         np.testing.assert_array_equal(ex.values, 0.0)
         np.testing.assert_array_equal(ex.interactions, 0.0)
         assert_rel_close(ex.base_values, m.predict(data["Xt"][:3]))
     assert em.n_rows == 0
+
+
+# -- which output is explained -------------------------------------------------------------------
+
+
+def test_describe_output_names_the_method_and_the_model(data):
+    X, y, yc, y3 = data["X"], data["y"], data["yc"], data["y3"]
+    z = data["z"]
+    assert describe_output(SVR().fit(X, y)) == "predict of SVR"
+    assert describe_output(_scaled(KernelRidge(kernel="rbf")).fit(X, y)) == (
+        "predict of Pipeline(StandardScaler, KernelRidge)"
+    )
+    assert describe_output(SVC().fit(X, yc)) == "decision_function of SVC"
+    assert describe_output(SVC().fit(z, y3)) == "decision_function of SVC (one-vs-one: one output per class pair)"
+    gpc = GaussianProcessClassifier(sk.RBF(1.0), optimizer=None)
+    assert describe_output(clone(gpc).fit(z, (y3 > 0).astype(int))) == "latent mean of GaussianProcessClassifier"
+    assert describe_output(clone(gpc).fit(z, y3)) == (
+        "latent mean of GaussianProcessClassifier (one-vs-rest: one output per class)"
+    )
+    em = kx.KernelExpansion(X[:3], np.ones(3), kx.kernels.RBF(1.0))
+    assert describe_output(em) == "KernelExpansion.predict"
+    # the explainer reports the same output on its Explanation
+    m = SVR().fit(X, y)
+    assert kx.ProductKernelExplainer(m).explain(X[:2]).output == describe_output(m)

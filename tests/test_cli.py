@@ -2,6 +2,7 @@
 
 Every value the CLI writes is checked against the Python API on the same model and rows, and
 every input error must give exit status 2 with one line on stderr (no traceback)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -68,6 +69,7 @@ def test_functional_csv_matches_python_api(model_path, files, data, capsys):
     code, out, err = run(["explain", "--model", path, "--data", files / "X.csv", "--out", files / "v.csv"], capsys)
     assert code == 0, err
     assert "functional baseline" in out and "efficiency check" in out
+    assert "predict of Pipeline(StandardScaler, SVR)" in out
     ex = kx.ProductKernelExplainer(model).explain(data[0].iloc[:8])
     frame = pd.read_csv(files / "v.csv")
     assert_matches(frame, ex)
@@ -78,12 +80,25 @@ def test_functional_csv_matches_python_api(model_path, files, data, capsys):
 
 def test_parquet_in_and_out_interventional(model_path, files, data, capsys):
     path, model = model_path
-    code, out, err = run(["explain", "--model", path, "--data", files / "X.parquet", "--background",
-                          files / "B.csv", "--out", files / "v.parquet", "--progress"], capsys)
+    code, out, err = run(
+        [
+            "explain",
+            "--model",
+            path,
+            "--data",
+            files / "X.parquet",
+            "--background",
+            files / "B.csv",
+            "--out",
+            files / "v.parquet",
+            "--progress",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "interventional over 15 background rows" in out
     X = data[0]
-    ex = kx.ProductKernelExplainer(model).explain(X.iloc[:8], background=X.iloc[20:35])
+    ex = kx.ProductKernelExplainer(model, X.iloc[20:35]).explain(X.iloc[:8])
     assert_matches(pd.read_parquet(files / "v.parquet"), ex)
 
 
@@ -100,23 +115,37 @@ def test_baseline_row(model_path, files, data, capsys, source):
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert f"baseline Shapley at row 3 of --{source}" in out
-    ex = kx.ProductKernelExplainer(model).explain(X.iloc[:8], baseline=z.to_numpy())
+    ex = kx.ProductKernelExplainer(model, baseline=z.to_numpy()).explain(X.iloc[:8])
     frame = pd.read_csv(files / "v.csv")
     assert_matches(frame, ex)
-    np.testing.assert_allclose(frame["base_value"], model.predict(X.iloc[[3 if source == "data" else 23]])[0],
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        frame["base_value"], model.predict(X.iloc[[3 if source == "data" else 23]])[0], rtol=1e-10
+    )
 
 
 def test_interactions_long_file(model_path, files, data, capsys):
     path, model = model_path
-    code, out, err = run(["explain", "--model", path, "--data", files / "X.csv", "--background", files / "B.csv",
-                          "--interactions", "--out", files / "v.csv"], capsys)
+    code, out, err = run(
+        [
+            "explain",
+            "--model",
+            path,
+            "--data",
+            files / "X.csv",
+            "--background",
+            files / "B.csv",
+            "--interactions",
+            "--out",
+            files / "v.csv",
+        ],
+        capsys,
+    )
     assert code == 0, err
     inter = pd.read_csv(files / "v.interactions.csv")
     assert list(inter.columns) == ["row", "output", "feature_1", "feature_2", "value"]
     assert len(inter) == 8 * 4 * 4
     X = data[0]
-    ex = kx.ProductKernelExplainer(model).explain(X.iloc[:8], background=X.iloc[20:35], interactions=True)
+    ex = kx.ProductKernelExplainer(model, X.iloc[20:35]).explain(X.iloc[:8], interactions=True)
     cube = inter.pivot_table(index=["row", "feature_1"], columns="feature_2", values="value")
     cube = cube.reindex(columns=NAMES).reindex(pd.MultiIndex.from_product([range(8), NAMES]))
     np.testing.assert_allclose(cube.to_numpy().reshape(8, 4, 4), ex.interactions, rtol=1e-12, atol=1e-13)
@@ -127,9 +156,23 @@ def test_interactions_long_file(model_path, files, data, capsys):
 
 def test_interactions_out_path_and_long_layout(model_path, files, data, capsys):
     path, model = model_path
-    code, _, err = run(["explain", "--model", path, "--data", files / "X.csv", "--interactions",
-                        "--interactions-out", files / "I.parquet", "--layout", "long", "--out", files / "v.csv"],
-                       capsys)
+    code, _, err = run(
+        [
+            "explain",
+            "--model",
+            path,
+            "--data",
+            files / "X.csv",
+            "--interactions",
+            "--interactions-out",
+            files / "I.parquet",
+            "--layout",
+            "long",
+            "--out",
+            files / "v.csv",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert (files / "I.parquet").is_file()
     long = pd.read_csv(files / "v.csv")
@@ -145,15 +188,17 @@ def test_headerless_csv_and_model_without_names(tmp_path, data, capsys):
     model = SVR(C=2.0, gamma=0.05).fit(Xa, y)  # fitted on an array: no feature_names_in_
     joblib.dump(model, tmp_path / "m.joblib")
     np.savetxt(tmp_path / "X.csv", Xa[:5], delimiter=",")
-    code, _, err = run(["explain", "--model", tmp_path / "m.joblib", "--data", tmp_path / "X.csv",
-                        "--out", tmp_path / "v.csv"], capsys)
+    code, _, err = run(
+        ["explain", "--model", tmp_path / "m.joblib", "--data", tmp_path / "X.csv", "--out", tmp_path / "v.csv"], capsys
+    )
     assert code == 0, err
     ex = kx.ProductKernelExplainer(model).explain(Xa[:5])
     assert_matches(pd.read_csv(tmp_path / "v.csv"), ex, names=["x0", "x1", "x2", "x3"])
     # with a header, the header names the columns
     X.iloc[:5].to_csv(tmp_path / "H.csv", index=False)
-    code, _, err = run(["explain", "--model", tmp_path / "m.joblib", "--data", tmp_path / "H.csv",
-                        "--out", tmp_path / "h.csv"], capsys)
+    code, _, err = run(
+        ["explain", "--model", tmp_path / "m.joblib", "--data", tmp_path / "H.csv", "--out", tmp_path / "h.csv"], capsys
+    )
     assert code == 0, err
     assert_matches(pd.read_csv(tmp_path / "h.csv"), ex)
 
@@ -161,8 +206,7 @@ def test_headerless_csv_and_model_without_names(tmp_path, data, capsys):
 def test_headerless_csv_with_named_model(model_path, tmp_path, data, capsys):
     path, model = model_path
     np.savetxt(tmp_path / "X.csv", data[0].to_numpy()[:4], delimiter=",")
-    code, _, err = run(["explain", "--model", path, "--data", tmp_path / "X.csv", "--out", tmp_path / "v.csv"],
-                       capsys)
+    code, _, err = run(["explain", "--model", path, "--data", tmp_path / "X.csv", "--out", tmp_path / "v.csv"], capsys)
     assert code == 0, err
     assert_matches(pd.read_csv(tmp_path / "v.csv"), kx.ProductKernelExplainer(model).explain(data[0].iloc[:4]))
 
@@ -173,8 +217,10 @@ def test_multiclass_svc_columns(tmp_path, data, capsys):
     model = make_pipeline(StandardScaler(), SVC(C=2.0, gamma=0.3)).fit(X, labels)
     joblib.dump(model, tmp_path / "svc.joblib")
     X.iloc[:6].to_csv(tmp_path / "X.csv", index=False)
-    code, _, err = run(["explain", "--model", tmp_path / "svc.joblib", "--data", tmp_path / "X.csv",
-                        "--out", tmp_path / "v.csv"], capsys)
+    code, _, err = run(
+        ["explain", "--model", tmp_path / "svc.joblib", "--data", tmp_path / "X.csv", "--out", tmp_path / "v.csv"],
+        capsys,
+    )
     assert code == 0, err
     frame = pd.read_csv(tmp_path / "v.csv")
     ex = kx.ProductKernelExplainer(model).explain(X.iloc[:6])
@@ -268,36 +314,74 @@ def test_errors_exit_2_with_one_line(tmp_path, data, capsys, label, override, ex
 
 def test_traceback_flag_reraises(tmp_path):
     with pytest.raises(Exception, match="file not found"):
-        main(["--traceback", "explain", "--model", str(tmp_path / "nope.joblib"), "--data", "X.csv",
-              "--out", str(tmp_path / "v.csv")])
+        main(
+            [
+                "--traceback",
+                "explain",
+                "--model",
+                str(tmp_path / "nope.joblib"),
+                "--data",
+                "X.csv",
+                "--out",
+                str(tmp_path / "v.csv"),
+            ]
+        )
 
 
 # -- the demo ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_demo_quick_writes_everything(tmp_path, capsys):
     out_dir = tmp_path / "demo"
     code, out, err = run(["demo", "--out", out_dir, "--quick"], capsys)
     assert code == 0, err
-    for name in ["report.html", "values_functional.csv", "values_interventional.csv", "heldout.csv",
-                 "background.csv", "model.joblib", "importance_comparison.png"] + [
-            f"{kind}_{game}.png" for kind in ("bar", "beeswarm", "waterfall")
-            for game in ("functional", "interventional")]:
+    for name in [
+        "report.html",
+        "values_functional.csv",
+        "values_interventional.csv",
+        "heldout.csv",
+        "background.csv",
+        "model.joblib",
+        "importance_comparison.png",
+    ] + [
+        f"{kind}_{game}.png" for kind in ("bar", "beeswarm", "waterfall") for game in ("functional", "interventional")
+    ]:
         assert (out_dir / name).is_file(), name
         if name.endswith(".png"):
             assert (out_dir / name).read_bytes().startswith(b"\x89PNG")
     assert "efficiency (functional)" in out and "efficiency (interventional)" in out
     assert "timings:" in out
     html = (out_dir / "report.html").read_text()
-    for section in ("id='model'", "id='timings'", "id='efficiency'", "id='importance'", "id='comparison'",
-                    "id='plots'", "CV R^2"):
+    for section in (
+        "id='model'",
+        "id='timings'",
+        "id='efficiency'",
+        "id='importance'",
+        "id='comparison'",
+        "id='plots'",
+        "CV R^2",
+    ):
         assert section in html, section
     assert html.count("data:image/png;base64,") == 7
     assert "FAIL" not in html and "pass" in html
     # the demo's values reproduce with `kexplain explain` on the files it wrote
-    code, _, err = run(["explain", "--model", out_dir / "model.joblib", "--data", out_dir / "heldout.csv",
-                        "--background", out_dir / "background.csv", "--out", tmp_path / "v.csv"], capsys)
+    code, _, err = run(
+        [
+            "explain",
+            "--model",
+            out_dir / "model.joblib",
+            "--data",
+            out_dir / "heldout.csv",
+            "--background",
+            out_dir / "background.csv",
+            "--out",
+            tmp_path / "v.csv",
+        ],
+        capsys,
+    )
     assert code == 0, err
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "v.csv"), pd.read_csv(out_dir / "values_interventional.csv"),
-                                  rtol=1e-12, atol=1e-12)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "v.csv"), pd.read_csv(out_dir / "values_interventional.csv"), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_demo_efficiency_failure_exits_1(tmp_path, capsys, monkeypatch):
@@ -305,8 +389,7 @@ def test_demo_efficiency_failure_exits_1(tmp_path, capsys, monkeypatch):
     import kexplain.report as report
 
     real = report.efficiency_errors
-    monkeypatch.setattr(report, "efficiency_errors",
-                        lambda exs, pred: {k: (1.0, 1e-3) for k in real(exs, pred)})
+    monkeypatch.setattr(report, "efficiency_errors", lambda exs, pred: {k: (1.0, 1e-3) for k in real(exs, pred)})
     code, _, err = run(["demo", "--out", tmp_path / "demo", "--quick"], capsys)
     assert code == 1
     assert "efficiency check failed" in err

@@ -1,4 +1,5 @@
 """Kernels against direct formulas and against scikit-learn."""
+
 import numpy as np
 import pytest
 from sklearn.gaussian_process import kernels as sk
@@ -77,16 +78,21 @@ def test_product_kernel_mixes_kernels_and_string_columns():
     assert k.n_features == 4
     np.testing.assert_array_equal(k.numeric_mask(4), [True, False, True, True])
     Xn, Yn = X[:, [0, 2, 3]].astype(float), Y[:, [0, 2, 3]].astype(float)
-    expected = (3.0 * direct(Xn[:, :1], Yn[:, :1], PROFILES[RBF], 0.5)
-                * np.where(X[:, None, 1] == Y[None, :, 1], 1.0, 0.3)
-                * direct(Xn[:, 1:], Yn[:, 1:], PROFILES[Laplacian], [0.7, 2.0]))
+    expected = (
+        3.0
+        * direct(Xn[:, :1], Yn[:, :1], PROFILES[RBF], 0.5)
+        * np.where(X[:, None, 1] == Y[None, :, 1], 1.0, 0.3)
+        * direct(Xn[:, 1:], Yn[:, 1:], PROFILES[Laplacian], [0.7, 2.0])
+    )
     np.testing.assert_allclose(k(X, Y), expected, rtol=1e-14)
 
 
 def test_product_kernel_explicit_features_and_part_amplitudes(XY):
     X, Y = XY
     k = ProductKernel([(Cauchy(0.8, amplitude=2.0), [2]), (RBF([1.0, 0.5]), [0, 1])], amplitude=1.5)
-    expected = 3.0 * direct(X[:, 2:], Y[:, 2:], PROFILES[Cauchy], 0.8) * direct(X[:, :2], Y[:, :2], PROFILES[RBF], [1.0, 0.5])
+    expected = (
+        3.0 * direct(X[:, 2:], Y[:, 2:], PROFILES[Cauchy], 0.8) * direct(X[:, :2], Y[:, :2], PROFILES[RBF], [1.0, 0.5])
+    )
     np.testing.assert_allclose(k(X, Y), expected, rtol=1e-14)
     assert k.diag_value() == pytest.approx(3.0)
 
@@ -97,9 +103,11 @@ def test_overall_amplitude_by_multiplication(XY):
     for k in (2.0 * base, base * 2.0, 2 * base):
         np.testing.assert_allclose(k(X, Y), 2.0 * base(X, Y))
         assert k.amplitude == 2.0
-    assert base.amplitude == 1.0                     # multiplication makes a copy
+    assert base.amplitude == 1.0  # multiplication makes a copy
     pk = 0.5 * ProductKernel([RBF(1.0), Laplacian(2.0), Cauchy(1.0)])
-    expected = 0.5 * RBF(1.0)(X[:, :1], Y[:, :1]) * Laplacian(2.0)(X[:, 1:2], Y[:, 1:2]) * Cauchy(1.0)(X[:, 2:], Y[:, 2:])
+    expected = (
+        0.5 * RBF(1.0)(X[:, :1], Y[:, :1]) * Laplacian(2.0)(X[:, 1:2], Y[:, 1:2]) * Cauchy(1.0)(X[:, 2:], Y[:, 2:])
+    )
     np.testing.assert_allclose(pk(X, Y), expected, rtol=1e-14)
     assert pk.diag_value() == 0.5
     sk_ = 3.0 * SumKernel([RBF(1.0), Laplacian(2.0)])
@@ -118,7 +126,7 @@ def test_sum_kernel_is_sum_of_terms(XY):
     assert k.diag_value() == pytest.approx(4.0)
     assert k.n_features == 3
     with pytest.raises(ValueError, match="disagree"):
-        SumKernel([RBF([1.0, 2.0]), RBF([1.0, 2.0, 3.0])]).n_features
+        _ = SumKernel([RBF([1.0, 2.0]), RBF([1.0, 2.0, 3.0])]).n_features
     with pytest.raises(TypeError, match="terms"):
         SumKernel([])
     with pytest.raises(TypeError, match="terms"):
@@ -197,6 +205,7 @@ def test_kernel_call_checks_feature_count(rng):
 
 # -- scikit-learn Gaussian-process kernels ------------------------------------------------------
 
+
 def _sk_value(kernel, X, Y):
     """What a fitted GP uses between a new point and a training point (Y given: no white noise)."""
     return kernel(X, Y)
@@ -234,19 +243,27 @@ def test_from_sklearn_structure():
     assert isinstance(k, RBF) and c == 0.0 and k.amplitude == 2.0
     np.testing.assert_allclose(k.lengthscale, [1.0, 2.0])
     k, c = from_sklearn(sk.RBF(1.0) * sk.RBF(1.0), 3)
-    assert isinstance(k, RBF) and k.lengthscale == pytest.approx(1 / np.sqrt(2))   # 1/l^2 add up
+    assert isinstance(k, RBF) and k.lengthscale == pytest.approx(1 / np.sqrt(2))  # 1/l^2 add up
     k, c = from_sklearn(sk.RBF(1.0) + sk.RBF(2.0), 3)
     assert isinstance(k, SumKernel) and len(k.terms) == 2
     k, c = from_sklearn(sk.ConstantKernel(3.0) + sk.WhiteKernel(1.0), 3)
     assert k is None and c == 3.0
 
 
-@pytest.mark.parametrize("kernel", [
-    sk.Matern(1.0, nu=1.5), sk.RationalQuadratic(), sk.DotProduct(), sk.ExpSineSquared(),
-    sk.ConstantKernel(1.0) * sk.Matern(), sk.RBF(1.0) + sk.DotProduct(), sk.Matern() ** 2,
-    (sk.RBF(1.0) + sk.RBF(2.0)) ** 0.5,
-    sk.PairwiseKernel(metric="rbf"),
-])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        sk.Matern(1.0, nu=1.5),
+        sk.RationalQuadratic(),
+        sk.DotProduct(),
+        sk.ExpSineSquared(),
+        sk.ConstantKernel(1.0) * sk.Matern(),
+        sk.RBF(1.0) + sk.DotProduct(),
+        sk.Matern() ** 2,
+        (sk.RBF(1.0) + sk.RBF(2.0)) ** 0.5,
+        sk.PairwiseKernel(metric="rbf"),
+    ],
+)
 def test_from_sklearn_rejects_kernels_without_product_form(kernel):
     with pytest.raises(kx.UnsupportedModelError, match="Supported scikit-learn kernels: sums and products of RBF"):
         from_sklearn(kernel, 2)

@@ -1,4 +1,5 @@
 """kx.plots: the global-importance comparison chart (the one plot shap has no equivalent of)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -19,8 +20,7 @@ def two():
     X_ref = rng.normal(size=(20, 6))
     model = kx.KernelExpansion(X_ref, rng.normal(size=20), kx.kernels.RBF(lengthscale=1.5))
     X = rng.normal(size=(9, 6))
-    ex = kx.ProductKernelExplainer(model)
-    return ex.explain(X), ex.explain(X, background=X_ref[:8])
+    return kx.ProductKernelExplainer(model).explain(X), kx.ProductKernelExplainer(model, X_ref[:8]).explain(X)
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,5 @@
 """The HTML report: sections, numbers it shows, embedded images, and bad input."""
+
 from __future__ import annotations
 
 import base64
@@ -20,11 +21,20 @@ from kexplain import report  # noqa: E402
 def explained():
     rng = np.random.default_rng(3)
     X_ref = rng.normal(size=(25, 5))
-    model = kx.KernelExpansion(X_ref, rng.normal(size=25), kx.kernels.RBF(lengthscale=[1.0, 2.0, 0.5, 1.5, 3.0]),
-                               intercept=0.3, feature_names=["a", "b", "c<d>", "e", "f"])
+    model = kx.KernelExpansion(
+        X_ref,
+        rng.normal(size=25),
+        kx.kernels.RBF(lengthscale=[1.0, 2.0, 0.5, 1.5, 3.0]),
+        intercept=0.3,
+        feature_names=["a", "b", "c<d>", "e", "f"],
+    )
     X = rng.normal(size=(12, 5))
-    explainer = kx.ProductKernelExplainer(model)
-    return model, X, explainer.explain(X), explainer.explain(X, background=X_ref[:10])
+    return (
+        model,
+        X,
+        kx.ProductKernelExplainer(model).explain(X),
+        kx.ProductKernelExplainer(model, X_ref[:10]).explain(X),
+    )
 
 
 def _png():
@@ -41,9 +51,13 @@ def test_sections_numbers_and_images(explained, tmp_path):
     png = _png()
     (tmp_path / "p.png").write_bytes(png)
     path = report.write_html(
-        tmp_path / "r.html", {"functional": ex_f, "interventional": ex_i},
-        title="T & <title>", summary={"model": "KernelExpansion", "CV R^2": 0.5}, timings={"explain": 0.25},
-        predictions=model.predict(X), images={"from bytes": png, "from path": tmp_path / "p.png"},
+        tmp_path / "r.html",
+        {"functional": ex_f, "interventional": ex_i},
+        title="T & <title>",
+        summary={"model": "KernelExpansion", "CV R^2": 0.5},
+        timings={"explain": 0.25},
+        predictions=model.predict(X),
+        images={"from bytes": png, "from path": tmp_path / "p.png"},
         notes=["a note"],
     )
     html = path.read_text(encoding="utf-8")
@@ -96,8 +110,7 @@ def test_compare_games(explained):
     assert same["max |difference| of values"] == 0.0 and same["same most important feature"]
     diff = report.compare_games(ex_f, ex_i)
     assert diff["max |difference| of values"] == pytest.approx(np.max(np.abs(ex_f.values - ex_i.values)))
-    assert diff["max |difference| of base values"] == pytest.approx(
-        np.max(np.abs(ex_f.base_values - ex_i.base_values)))
+    assert diff["max |difference| of base values"] == pytest.approx(np.max(np.abs(ex_f.base_values - ex_i.base_values)))
     assert -1.0 <= diff["correlation of all values (Pearson)"] <= 1.0
 
 

@@ -1,4 +1,5 @@
 """Bad input gets a clear exception naming the argument and what is accepted; never a silent NaN."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -29,12 +30,14 @@ def named():
 
 # -- the explained rows ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_values_name_rows_and_columns(setup, bad):
     X = setup["X"][:4].copy()
     X[2, 1] = bad
     X[3, 0] = bad
-    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 2, column 1\), \(row 3, column 0\)"):
+    msg = r"X contains NaN or infinite values at \(row 2, column 1\), \(row 3, column 0\)"
+    with pytest.raises(ValueError, match=msg):
         setup["explainer"].explain(X)
 
 
@@ -108,76 +111,82 @@ def test_lists_are_accepted(setup):
 
 # -- background and baseline -------------------------------------------------------------------
 
+
 def test_empty_background(setup):
     with pytest.raises(ValueError, match="background must have at least 1 row"):
-        setup["explainer"].explain(setup["X"][:2], background=np.zeros((0, 3)))
+        kx.ProductKernelExplainer(setup["svr"], np.zeros((0, 3))).explain(setup["X"][:2])
 
 
 def test_background_with_a_different_number_of_features(setup):
     with pytest.raises(ValueError, match="background has 4 features, but the model expects 3"):
-        setup["explainer"].explain(setup["X"][:2], background=np.zeros((5, 4)))
+        kx.ProductKernelExplainer(setup["svr"], np.zeros((5, 4))).explain(setup["X"][:2])
 
 
 def test_background_with_nan(setup):
     B = setup["X"][:5].copy()
     B[4, 2] = np.nan
     with pytest.raises(ValueError, match=r"background contains NaN or infinite values at \(row 4, column 2\)"):
-        setup["explainer"].explain(setup["X"][:2], background=B)
+        kx.ProductKernelExplainer(setup["svr"], B).explain(setup["X"][:2])
 
 
 def test_background_one_dimensional(setup):
     with pytest.raises(ValueError, match="background must be"):
-        setup["explainer"].explain(setup["X"][:2], background=setup["X"][0])
+        kx.ProductKernelExplainer(setup["svr"], setup["X"][0]).explain(setup["X"][:2])
 
 
 def test_background_with_other_columns_than_the_model(named):
     df = named["df"]
     with pytest.raises(ValueError, match=r"columns of background .* differ"):
-        named["explainer"].explain(df.iloc[:2], background=df.iloc[:5].rename(columns={"a": "A"}))
+        kx.ProductKernelExplainer(named["explainer"].model, df.iloc[:5].rename(columns={"a": "A"})).explain(df.iloc[:2])
 
 
 def test_background_with_other_columns_than_x_for_a_model_without_names(setup):
     X = pd.DataFrame(setup["X"][:2], columns=["u", "v", "w"])
     B = pd.DataFrame(setup["X"][:5], columns=["p", "q", "r"])
-    with pytest.raises(ValueError, match=r"columns of background \(\['p', 'q', 'r'\]\) differ"):
-        setup["explainer"].explain(X, background=B)
-    ex = setup["explainer"].explain(X, background=B.set_axis(["u", "v", "w"], axis=1))
+    # the background, given first, fixes the column names; X is then checked against them
+    with pytest.raises(ValueError, match=r"columns of X \(\['u', 'v', 'w'\]\) differ from .*\['p', 'q', 'r'\]"):
+        kx.ProductKernelExplainer(setup["svr"], B).explain(X)
+    ex = kx.ProductKernelExplainer(setup["svr"], B.set_axis(["u", "v", "w"], axis=1)).explain(X)
     assert ex.feature_names == ["u", "v", "w"]
 
 
-@pytest.mark.parametrize("weights,match", [
-    ([1.0, 2.0], r"background_weights must be a 1-D array with one weight per row \(5\)"),
-    (np.ones((5, 1)), "one weight per row"),
-    ([1, 1, -1, 1, 1], "non-negative"),
-    ([1, 1, np.nan, 1, 1], "finite"),
-    ([0, 0, 0, 0, 0], "not all zero"),
-    (["a"] * 5, "background_weights must be"),
-])
+@pytest.mark.parametrize(
+    "weights,match",
+    [
+        ([1.0, 2.0], r"background_weights must be a 1-D array with one weight per row \(5\)"),
+        (np.ones((5, 1)), "one weight per row"),
+        ([1, 1, -1, 1, 1], "non-negative"),
+        ([1, 1, np.nan, 1, 1], "finite"),
+        ([0, 0, 0, 0, 0], "not all zero"),
+        (["a"] * 5, "background_weights must be"),
+    ],
+)
 def test_bad_background_weights(setup, weights, match):
     with pytest.raises(ValueError, match=match):
-        setup["explainer"].explain(setup["X"][:2], background=setup["X"][:5], background_weights=weights)
+        kx.ProductKernelExplainer(setup["svr"], setup["X"][:5], background_weights=weights).explain(setup["X"][:2])
 
 
 def test_weights_without_background(setup):
     with pytest.raises(ValueError, match="background_weights needs a background"):
-        setup["explainer"].explain(setup["X"][:2], background_weights=[1.0])
+        kx.ProductKernelExplainer(setup["svr"], background_weights=[1.0]).explain(setup["X"][:2])
 
 
 def test_background_and_baseline_together(setup):
     with pytest.raises(ValueError, match="either background .* or baseline"):
-        setup["explainer"].explain(setup["X"][:2], background=setup["X"][:5], baseline=setup["X"][0])
+        kx.ProductKernelExplainer(setup["svr"], setup["X"][:5], baseline=setup["X"][0]).explain(setup["X"][:2])
 
 
 def test_bad_baseline(setup):
     with pytest.raises(ValueError, match=r"baseline must be one row of shape \(d,\) or \(1, d\)"):
-        setup["explainer"].explain(setup["X"][:2], baseline=setup["X"][:2])
+        kx.ProductKernelExplainer(setup["svr"], baseline=setup["X"][:2]).explain(setup["X"][:2])
     with pytest.raises(ValueError, match="baseline has 2 features, but the model expects 3"):
-        setup["explainer"].explain(setup["X"][:2], baseline=[0.0, 1.0])
+        kx.ProductKernelExplainer(setup["svr"], baseline=[0.0, 1.0]).explain(setup["X"][:2])
     with pytest.raises(ValueError, match="baseline contains NaN"):
-        setup["explainer"].explain(setup["X"][:2], baseline=[0.0, np.nan, 1.0])
+        kx.ProductKernelExplainer(setup["svr"], baseline=[0.0, np.nan, 1.0]).explain(setup["X"][:2])
 
 
 # -- flags and options ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("flag", ["yes", 1, None, [True]])
 def test_bad_interactions_flag(setup, flag):
@@ -203,7 +212,8 @@ def test_feature_names_of_the_wrong_length(setup):
 
 
 def test_display_feature_names_do_not_constrain_dataframe_columns(named):
-    ex = kx.ProductKernelExplainer(named["explainer"].model, feature_names=["A", "B", "C"]).explain(named["df"].iloc[:2])
+    explainer = kx.ProductKernelExplainer(named["explainer"].model, feature_names=["A", "B", "C"])
+    ex = explainer.explain(named["df"].iloc[:2])
     assert ex.feature_names == ["A", "B", "C"]
 
 
@@ -213,6 +223,7 @@ def test_unfitted_model(setup):
 
 
 # -- KernelExpansion and kernels -----------------------------------------------------------
+
 
 def test_kernel_expansion_rejects_foreign_kernels():
     with pytest.raises(kx.UnsupportedModelError, match="kernel must be a kexplain kernel.*from_sklearn"):
@@ -265,6 +276,7 @@ def test_unsupported_model_message_lists_supported(setup):
 
 
 # -- the enumeration solver ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("d", [0, -1, 2.0, True, "3", 21])
 def test_exact_shapley_bad_d(d):

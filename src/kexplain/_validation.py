@@ -1,21 +1,47 @@
 """Input validation at the public boundary (one place, clear messages)."""
+
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 
-def feature_names_of(X):
+def feature_names_of(X: Any) -> list[str] | None:
+    """The column names of a DataFrame as strings, or None for anything without columns.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from kexplain._validation import feature_names_of
+    >>> feature_names_of(pd.DataFrame({"a": [1], 2: [3]}))
+    ['a', '2']
+    >>> feature_names_of(np.zeros((1, 2))) is None
+    True
+    """
     cols = getattr(X, "columns", None)
     if cols is not None:
         return [str(c) for c in cols]
     return None
 
 
-def _column_label(j: int, names) -> str:
+def _column_label(j: int, names: Sequence[str] | None) -> str:
+    """``column j`` or ``column 'name'`` for messages."""
     return f"column {j}" if names is None else f"column {names[j]!r}"
 
 
-def _describe_bad(mask: np.ndarray, limit: int = 5, names=None) -> str:
+def _describe_bad(mask: np.ndarray, limit: int = 5, names: Sequence[str] | None = None) -> str:
+    """``(row r, column c), ...`` for the first ``limit`` True entries of ``mask``, then a count."""
     rows, cols = np.nonzero(mask)
     pairs = sorted(set(zip(rows.tolist(), cols.tolist())))
     shown = ", ".join(f"(row {r}, {_column_label(c, names)})" for r, c in pairs[:limit])
@@ -23,7 +49,7 @@ def _describe_bad(mask: np.ndarray, limit: int = 5, names=None) -> str:
     return shown + more
 
 
-def _is_missing(v) -> bool:
+def _is_missing(v: Any) -> bool:
     """None, NaN, pandas.NA or NaT: labels that cannot be compared for equality."""
     if v is None:
         return True
@@ -32,8 +58,9 @@ def _is_missing(v) -> bool:
     return type(v).__name__ in ("NAType", "NaTType")
 
 
-def _to_array(X):
-    if hasattr(X, "toarray") and hasattr(X, "nnz"):       # scipy sparse matrix or array
+def _to_array(X: Any) -> np.ndarray:
+    """A numpy array from a sparse matrix, a DataFrame or anything array-like."""
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy sparse matrix or array
         return X.toarray()
     if hasattr(X, "to_numpy"):
         return X.to_numpy()
@@ -41,20 +68,54 @@ def _to_array(X):
 
 
 def check_data(
-    X,
+    X: Any,
     *,
     name: str = "X",
     n_features: int | None = None,
     numeric_mask: np.ndarray | None = None,
-    feature_names: list | None = None,
+    feature_names: Sequence[str] | None = None,
     min_rows: int = 1,
-):
+) -> np.ndarray:
     """Validate a 2-D data set; returns a float64 array, or an object array when some features
     are categorical labels (``numeric_mask`` False), with the numeric columns as floats.
 
-    Raises ValueError naming ``name`` for: wrong dimensionality, too few rows, a wrong number of
-    features, non-numeric values in numeric features, NaN or infinite values (rows and columns
-    named).
+    Parameters
+    ----------
+    X : array-like, DataFrame or scipy sparse matrix of shape (n, d)
+    name : str
+        What ``X`` is called in messages (``"X"``, ``"background"``, ``"--data rows.csv"``).
+    n_features : int, optional
+        The number of features the model expects.
+    numeric_mask : bool array of shape (d,), optional
+        Which features must be numbers (default: all).
+    feature_names : sequence of str, optional
+        The columns a DataFrame must have, in this order.
+    min_rows : int
+        The fewest rows accepted.
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` for: wrong dimensionality, too few rows, a wrong number of features,
+        columns that differ from ``feature_names``, non-numeric values in numeric features, NaN
+        or infinite values (rows and columns named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain._validation import check_data
+    >>> check_data([[1, 2], [3, 4]], n_features=2)
+    array([[1., 2.],
+           [3., 4.]])
+    >>> try:
+    ...     check_data([[1.0, np.nan]], name="background")
+    ... except ValueError as exc:
+    ...     print(exc)
+    background contains NaN or infinite values at (row 0, column 1).
     """
     names = feature_names_of(X)
     arr = _to_array(X)
@@ -64,9 +125,7 @@ def check_data(
             f"{arr.shape[0]}. Use {name}.reshape(1, -1) for a single row."
         )
     if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features), got shape {arr.shape}."
-        )
+        raise ValueError(f"{name} must be a 2-D array of shape (n_samples, n_features), got shape {arr.shape}.")
     if arr.shape[0] < min_rows:
         raise ValueError(f"{name} must have at least {min_rows} row(s), got {arr.shape[0]}.")
     if arr.dtype.kind == "c":
@@ -77,12 +136,9 @@ def check_data(
     if names is not None and feature_names is not None and list(feature_names) != names:
         if set(names) == set(feature_names):
             raise ValueError(
-                f"{name} has the model's columns in a different order: {names} instead of "
-                f"{list(feature_names)}."
+                f"{name} has the model's columns in a different order: {names} instead of {list(feature_names)}."
             )
-        raise ValueError(
-            f"the columns of {name} ({names}) differ from the model's features ({list(feature_names)})."
-        )
+        raise ValueError(f"the columns of {name} ({names}) differ from the model's features ({list(feature_names)}).")
     if numeric_mask is None:
         numeric_mask = np.ones(d, dtype=bool)
     numeric_mask = np.asarray(numeric_mask, dtype=bool)
@@ -90,7 +146,7 @@ def check_data(
         try:
             out = arr.astype(np.float64)
         except (TypeError, ValueError):
-            bad_cols = []
+            bad_cols: list[Any] = []
             for j in range(d):
                 try:
                     arr[:, j].astype(np.float64)
@@ -134,14 +190,32 @@ def check_data(
     return out
 
 
-def check_weights(weights, n: int, name: str = "background_weights") -> np.ndarray:
-    """Non-negative finite weights, one per row, normalised to sum to one."""
+def check_weights(weights: Any, n: int, name: str = "background_weights") -> np.ndarray:
+    """Non-negative finite weights, one per row, normalised to sum to one.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n,)
+    n : int
+        The number of rows weighted.
+    name : str
+        What the weights are called in messages.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> from kexplain._validation import check_weights
+    >>> check_weights([1, 3], 2)
+    array([0.25, 0.75])
+    """
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            f"{name} must be a 1-D array of {n} non-negative numbers (one per background row), "
-            f"got {weights!r}."
+            f"{name} must be a 1-D array of {n} non-negative numbers (one per background row), got {weights!r}."
         ) from None
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"{name} must be a 1-D array with one weight per row ({n}), got shape {w.shape}.")
@@ -150,21 +224,61 @@ def check_weights(weights, n: int, name: str = "background_weights") -> np.ndarr
     return w / w.sum()
 
 
-def check_bool(value, name: str) -> bool:
-    """``value`` as a bool; anything but True/False (numpy bools included) raises TypeError."""
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` as a bool; anything but True/False (numpy bools included) raises TypeError.
+
+    Parameters
+    ----------
+    value : bool
+    name : str
+        The argument's name, used in the message.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain._validation import check_bool
+    >>> check_bool(np.True_, "interactions")
+    True
+    >>> try:
+    ...     check_bool(1, "progress")
+    ... except TypeError as exc:
+    ...     print(exc)
+    progress must be True or False, got 1.
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
     return bool(value)
 
 
-def check_n_jobs(n_jobs) -> int:
-    """``n_jobs`` as joblib reads it: None means 1; a positive count; -1 all cores, -2 all but one."""
+def check_n_jobs(n_jobs: int | None) -> int:
+    """``n_jobs`` as joblib reads it: None means 1; a positive count; -1 all cores, -2 all but one.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+
+    Returns
+    -------
+    int
+        The number of workers, at least 1.
+
+    Examples
+    --------
+    >>> import os
+    >>> from kexplain._validation import check_n_jobs
+    >>> check_n_jobs(None), check_n_jobs(3)
+    (1, 3)
+    >>> check_n_jobs(-1) == (os.cpu_count() or 1)
+    True
+    """
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise ValueError(
-            f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}."
-        )
+        raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}.")
     if n_jobs < 0:
         import os
 
@@ -172,16 +286,41 @@ def check_n_jobs(n_jobs) -> int:
     return int(n_jobs)
 
 
-def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
-    """A numpy Generator from None, an int seed, a SeedSequence, a Generator or a RandomState."""
+def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from None, an int seed, a SeedSequence, a Generator or a RandomState.
+
+    Parameters
+    ----------
+    random_state : None, int, SeedSequence, Generator or RandomState
+        A Generator is returned as it is (so draws continue its stream).
+    name : str
+        The argument's name, used in the message.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain._validation import check_random_state
+    >>> float(np.round(check_random_state(0).random(), 3))
+    0.637
+    >>> rng = np.random.default_rng(1)
+    >>> check_random_state(rng) is rng
+    True
+    """
     if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)) \
-            and random_state >= 0:
+    if (
+        isinstance(random_state, (int, np.integer))
+        and not isinstance(random_state, (bool, np.bool_))
+        and random_state >= 0
+    ):
         return np.random.default_rng(int(random_state))
     raise ValueError(
         f"{name} must be None, a non-negative integer, a numpy SeedSequence, Generator or RandomState, "

@@ -8,7 +8,11 @@ example the functional-baseline and the interventional game), which shap has no 
 matplotlib is an optional dependency (extra ``plots``); the backend is left to the caller, so these
 functions work in notebooks as well as in scripts that chose ``Agg``.
 """
+
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,11 +20,29 @@ from ._optional import require
 from .explanation import Explanation
 
 
-def global_importance(explanation: Explanation, output=None) -> np.ndarray:
-    """Mean |value| per feature.
+def global_importance(explanation: Explanation, output: int | str | None = None) -> np.ndarray:
+    """Mean absolute value per feature.
 
     With several outputs, ``output`` (index or name) picks one; ``None`` averages over outputs as
     well, so that one number per feature ranks features across the whole model.
+
+    Parameters
+    ----------
+    explanation : Explanation
+    output : int or str, optional
+        Which output of a multi-output explanation.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> ex = kx.Explanation(np.array([[1.0, -2.0], [-3.0, 0.0]]), 0.0, feature_names=["a", "b"])
+    >>> kx.plots.global_importance(ex)
+    array([2., 1.])
     """
     if not isinstance(explanation, Explanation):
         raise TypeError(f"explanation must be a kexplain.Explanation, got {type(explanation).__name__}.")
@@ -32,8 +54,14 @@ def global_importance(explanation: Explanation, output=None) -> np.ndarray:
     return imp.mean(axis=1) if imp.ndim == 2 else imp
 
 
-def compare_importance(explanations, max_display: int = 10, output=None, ax=None, colors=None):
-    """Side-by-side horizontal bars of mean |value| per feature for several explanations.
+def compare_importance(
+    explanations: Mapping[str, Explanation],
+    max_display: int = 10,
+    output: int | str | None = None,
+    ax: Any = None,
+    colors: Sequence[str] | None = None,
+) -> Any:
+    """Side-by-side horizontal bars of mean absolute value per feature for several explanations.
 
     Parameters
     ----------
@@ -46,8 +74,22 @@ def compare_importance(explanations, max_display: int = 10, output=None, ax=None
         Which output of multi-output explanations; default averages over outputs.
     ax : matplotlib Axes, optional
         Draw into this Axes; a new figure is made otherwise.
+    colors : sequence of str, optional
+        One matplotlib colour per explanation (default: shap's palette).
 
-    Returns the Axes.
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> a = kx.Explanation(np.array([[1.0, -2.0]]), 0.0, feature_names=["x", "y"])
+    >>> b = kx.Explanation(np.array([[0.5, 0.5]]), 0.0, feature_names=["x", "y"])
+    >>> ax = kx.plots.compare_importance({"functional": a, "interventional": b})  # doctest: +SKIP
+    >>> [t.get_text() for t in ax.get_yticklabels()]  # doctest: +SKIP
+    ['y', 'x']
     """
     plt = require("matplotlib.pyplot", "kexplain.plots.compare_importance")
     if not isinstance(explanations, dict) or len(explanations) < 2:
@@ -59,7 +101,7 @@ def compare_importance(explanations, max_display: int = 10, output=None, ax=None
     if not isinstance(first, Explanation):
         raise TypeError(f"explanations values must be kexplain.Explanation, got {type(first).__name__}.")
     names = list(first.feature_names)
-    imps = []
+    rows = []
     for label, ex in explanations.items():
         if not isinstance(ex, Explanation):
             raise TypeError(f"explanations[{label!r}] must be a kexplain.Explanation, got {type(ex).__name__}.")
@@ -68,8 +110,8 @@ def compare_importance(explanations, max_display: int = 10, output=None, ax=None
                 f"explanations[{label!r}] has features {list(ex.feature_names)}, but the first has {names}; "
                 "compare explanations of the same features."
             )
-        imps.append(global_importance(ex, output))
-    imps = np.array(imps)  # (n_expl, d)
+        rows.append(global_importance(ex, output))
+    imps = np.array(rows)  # (n_expl, d)
     order = np.argsort(-imps[0], kind="stable")
     shown = order[:max_display]
     rest = order[max_display:]
@@ -86,8 +128,13 @@ def compare_importance(explanations, max_display: int = 10, output=None, ax=None
     y = np.arange(n_bars)[::-1].astype(float)
     palette = colors or ["#1E88E5", "#FF0D57", "#7C52FF", "#13B755", "#FFA500"]
     for e in range(n_ex):
-        ax.barh(y + (n_ex - 1) / 2 * height - e * height, block[e], height=height,
-                color=palette[e % len(palette)], label=labels[e])
+        ax.barh(
+            y + (n_ex - 1) / 2 * height - e * height,
+            block[e],
+            height=height,
+            color=palette[e % len(palette)],
+            label=labels[e],
+        )
     ax.set_yticks(y)
     ax.set_yticklabels(bar_names)
     ax.set_xlabel("mean |Shapley value|")

@@ -1,5 +1,7 @@
 """A one-page, self-contained HTML report of one or several explanations of the same points.
 
+    ex_f = kx.ProductKernelExplainer(model).explain(X)
+    ex_i = kx.ProductKernelExplainer(model, background).explain(X)
     html = kx.report.render_html({"functional": ex_f, "interventional": ex_i},
                                  summary={"model": "SVR(C=10)"}, predictions=model.predict(X),
                                  images={"bar plot": png_bytes})
@@ -9,13 +11,16 @@ Everything (styles and images, as base64 PNG) is inside the one file, so it can 
 archived without its folder.  Only the comparison chart needs matplotlib (extra ``plots``); without
 it the report still has every table.
 """
+
 from __future__ import annotations
 
 import base64
 import html
 import io
 import math
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,11 +29,11 @@ from .plots import global_importance
 
 GAME_DESCRIPTIONS = {
     "functional": "functional baseline (PKeX): an absent feature is integrated out of the kernel (its "
-                  "kernel factor is set to 1); base value = sum of the coefficients + intercept.",
+    "kernel factor is set to 1); base value = sum of the coefficients + intercept.",
     "interventional": "interventional SHAP: an absent feature takes the values of the background rows, "
-                      "averaged over them; base value = mean prediction over the background.",
+    "averaged over them; base value = mean prediction over the background.",
     "baseline": "baseline Shapley: an absent feature takes its value in one reference row; "
-                "base value = prediction at that row.",
+    "base value = prediction at that row.",
 }
 
 _CSS = """
@@ -46,7 +51,12 @@ figure img{max-width:470px;border:1px solid #eee}figcaption{font-size:.85em;colo
 """
 
 
-def _check_explanations(explanations) -> dict:
+#: what ``explanations=`` accepts: one Explanation or {label: Explanation}
+Explanations = Explanation | Mapping[str, Explanation]
+
+
+def _check_explanations(explanations: Any) -> dict[str, Explanation]:
+    """``{label: Explanation}`` of explanations of the same points and features, else an error."""
     if isinstance(explanations, Explanation):
         explanations = {explanations.game or "explanation": explanations}
     if not isinstance(explanations, dict) or not explanations:
@@ -65,17 +75,60 @@ def _check_explanations(explanations) -> dict:
     return {str(k): v for k, v in explanations.items()}
 
 
-def figure_to_png(fig, dpi: int = 110) -> bytes:
-    """PNG bytes of a matplotlib figure (for ``images=``)."""
+def figure_to_png(fig: Any, dpi: int = 110) -> bytes:
+    """PNG bytes of a matplotlib figure (for ``images=``).
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    dpi : int
+
+    Returns
+    -------
+    bytes
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from kexplain.report import figure_to_png
+    >>> fig = Figure(figsize=(1, 1))
+    >>> _ = fig.add_subplot().plot([0, 1])
+    >>> figure_to_png(fig)[:4]
+    b'\x89PNG'
+    """
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return buf.getvalue()
 
 
-def importance_table(explanations, output=None):
+def importance_table(
+    explanations: Explanations, output: int | str | None = None
+) -> tuple[list[str], list[str], np.ndarray]:
     """Global importance (mean |value|) per feature and explanation, ordered by the first.
 
-    Returns ``(feature_names, labels, matrix)`` with ``matrix`` of shape (d, n_explanations).
+    Parameters
+    ----------
+    explanations : Explanation or dict {label: Explanation}
+        Explanations of the same points and features.
+    output : int or str, optional
+        Which output of multi-output explanations; default averages over outputs.
+
+    Returns
+    -------
+    feature_names : list of str
+        Ordered by the importance in the first explanation.
+    labels : list of str
+    matrix : ndarray of shape (d, n_explanations)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> a = kx.Explanation(np.array([[1.0, -2.0]]), 0.0, feature_names=["x", "y"])
+    >>> b = kx.Explanation(np.array([[0.5, 0.5]]), 0.0, feature_names=["x", "y"])
+    >>> names, labels, mat = kx.report.importance_table({"a": a, "b": b})
+    >>> names, labels, mat.tolist()
+    (['y', 'x'], ['a', 'b'], [[2.0, 0.5], [1.0, 0.5]])
     """
     explanations = _check_explanations(explanations)
     labels = list(explanations)
@@ -85,12 +138,31 @@ def importance_table(explanations, output=None):
     return [names[j] for j in order], labels, mat[order]
 
 
-def efficiency_errors(explanations, predictions) -> dict:
+def efficiency_errors(explanations: Explanations, predictions: Any) -> dict[str, tuple[float, float]]:
     """Largest |sum of values + base value - prediction| per explanation, absolute and relative to
-    the largest |prediction| (at least 1)."""
+    the largest |prediction| (at least 1).
+
+    Parameters
+    ----------
+    explanations : Explanation or dict {label: Explanation}
+    predictions : array-like
+        The model's own outputs at the explained points, shaped like ``Explanation.predictions``.
+
+    Returns
+    -------
+    dict {label: (absolute error, relative error)}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> ex = kx.Explanation(np.array([[1.0, 2.0]]), 0.5, feature_names=["x", "y"], game="functional")
+    >>> kx.report.efficiency_errors(ex, [3.5])
+    {'functional': (0.0, 0.0)}
+    """
     explanations = _check_explanations(explanations)
     pred = np.asarray(predictions, dtype=np.float64)
-    out = {}
+    out: dict[str, tuple[float, float]] = {}
     for label, ex in explanations.items():
         if pred.shape != ex.predictions.shape:
             raise ValueError(
@@ -102,10 +174,31 @@ def efficiency_errors(explanations, predictions) -> dict:
     return out
 
 
-def compare_games(a: Explanation, b: Explanation) -> dict:
-    """How far two explanations of the same points differ: Spearman correlation of the global
-    importance ranking, Pearson correlation of all values, largest and mean |difference| of values
-    and of base values, and whether the top feature agrees."""
+def compare_games(a: Explanation, b: Explanation) -> dict[str, float | bool]:
+    """How far two explanations of the same points differ.
+
+    Parameters
+    ----------
+    a, b : Explanation
+        Explanations of the same points and features (e.g. two games).
+
+    Returns
+    -------
+    dict
+        Spearman correlation of the global importance ranking, Pearson correlation of all values,
+        largest and mean |difference| of values and of base values, and whether the most
+        important feature agrees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> a = kx.Explanation(np.array([[1.0, -2.0], [0.5, 1.0]]), 0.0, feature_names=["x", "y"])
+    >>> b = kx.Explanation(np.array([[0.5, -1.0], [0.5, 2.0]]), 0.5, feature_names=["x", "y"])
+    >>> stats = kx.report.compare_games(a, b)
+    >>> stats["max |difference| of values"], stats["same most important feature"]
+    (1.0, True)
+    """
     from scipy.stats import spearmanr
 
     _check_explanations({"a": a, "b": b})
@@ -124,7 +217,8 @@ def compare_games(a: Explanation, b: Explanation) -> dict:
     }
 
 
-def _fmt(x) -> str:
+def _fmt(x: Any) -> str:
+    """A table cell's text: yes/no, integers, 4 significant digits or scientific notation."""
     if isinstance(x, (bool, np.bool_)):
         return "yes" if x else "no"
     if isinstance(x, (int, np.integer)):
@@ -139,17 +233,20 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def _cell(x) -> str:
+def _cell(x: Any) -> str:
+    """A ``<td>``, right-aligned for numbers."""
     num = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
     return f'<td class="num">{html.escape(_fmt(x))}</td>' if num else f"<td>{html.escape(_fmt(x))}</td>"
 
 
-def _kv_table(items) -> str:
+def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
+    """A two-column HTML table of (name, value) pairs."""
     rows = "".join(f"<tr><th>{html.escape(str(k))}</th>{_cell(v)}</tr>" for k, v in items)
     return f"<table>{rows}</table>"
 
 
-def _image(src, caption: str) -> str:
+def _image(src: Any, caption: str) -> str:
+    """An embedded base64 PNG figure with a caption, from bytes or a path."""
     if isinstance(src, (str, Path)):
         data = Path(src).read_bytes()
     elif isinstance(src, (bytes, bytearray)):
@@ -159,11 +256,14 @@ def _image(src, caption: str) -> str:
     if not data.startswith(b"\x89PNG"):
         raise ValueError(f"images[{caption!r}] is not a PNG image.")
     b64 = base64.b64encode(data).decode("ascii")
-    return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    return (
+        f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
 
 
-def _comparison_chart(explanations) -> bytes | None:
+def _comparison_chart(explanations: dict[str, Explanation]) -> bytes | None:
+    """PNG of :func:`kexplain.plots.compare_importance`, or None without matplotlib."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:
@@ -178,14 +278,14 @@ def _comparison_chart(explanations) -> bytes | None:
 
 
 def render_html(
-    explanations,
+    explanations: Explanations,
     *,
     title: str = "kexplain report",
-    summary=None,
-    timings=None,
-    predictions=None,
-    images=None,
-    notes=None,
+    summary: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    timings: Mapping[str, float] | None = None,
+    predictions: Any = None,
+    images: Mapping[str, Any] | None = None,
+    notes: Iterable[str] | None = None,
     comparison_chart: bool = True,
 ) -> str:
     """The report as one HTML string.
@@ -207,22 +307,39 @@ def render_html(
         Free text paragraphs at the end.
     comparison_chart : bool
         With two or more explanations, draw ``kx.plots.compare_importance`` (needs matplotlib).
+
+    Returns
+    -------
+    str
+        A complete HTML document.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> ex = kx.Explanation(np.array([[1.0, 2.0]]), 0.5, feature_names=["x", "y"], game="functional")
+    >>> page = kx.report.render_html(ex, summary={"model": "toy"}, predictions=[3.5])
+    >>> page.startswith("<!DOCTYPE html>"), "id='efficiency'" in page, "pass" in page
+    (True, True, True)
     """
     explanations = _check_explanations(explanations)
     first = next(iter(explanations.values()))
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-             f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+    ]
     n_points, d = first.values.shape[:2]
-    parts.append(f"<p class='muted'>{n_points} explained points, {d} features, "
-                 f"{first.n_outputs} output(s): {html.escape(', '.join(first.output_names))}.</p>")
+    parts.append(
+        f"<p class='muted'>{n_points} explained points, {d} features, "
+        f"{first.n_outputs} output(s): {html.escape(', '.join(first.output_names))}.</p>"
+    )
 
     if summary:
-        items = summary.items() if isinstance(summary, dict) else summary
+        items = summary.items() if isinstance(summary, Mapping) else summary
         parts.append("<h2 id='model'>Model</h2>" + _kv_table(items))
 
     if timings:
-        parts.append("<h2 id='timings'>Timings</h2>"
-                     + _kv_table((k, f"{float(v):.3f} s") for k, v in timings.items()))
+        parts.append("<h2 id='timings'>Timings</h2>" + _kv_table((k, f"{float(v):.3f} s") for k, v in timings.items()))
 
     parts.append("<h2 id='efficiency'>Efficiency check</h2>")
     if predictions is not None:
@@ -243,9 +360,11 @@ def render_html(
             f"<td class='{'ok' if rel_err <= 1e-8 else 'bad'}'>{'pass' if rel_err <= 1e-8 else 'FAIL'}</td></tr>"
             for label, (abs_err, rel_err) in errs.items()
         )
-        parts.append(f"<p>Largest |sum of Shapley values + base value &minus; output| over the explained points, "
-                     f"against {source} (pass: relative error at most 1e-8).</p>"
-                     f"<table><tr><th>game</th><th>absolute</th><th>relative</th><th></th></tr>{rows}</table>")
+        parts.append(
+            f"<p>Largest |sum of Shapley values + base value &minus; output| over the explained points, "
+            f"against {source} (pass: relative error at most 1e-8).</p>"
+            f"<table><tr><th>game</th><th>absolute</th><th>relative</th><th></th></tr>{rows}</table>"
+        )
     else:
         parts.append("<p class='muted'>No predictions given; not checked.</p>")
 
@@ -255,10 +374,12 @@ def render_html(
         f"<tr><td>{i + 1}</td><td>{html.escape(n)}</td>" + "".join(_cell(float(v)) for v in mat[i]) + "</tr>"
         for i, n in enumerate(names)
     )
-    parts.append("<h2 id='importance'>Global importance</h2><p>Mean |Shapley value| per feature"
-                 + (" (averaged over outputs)" if first.n_outputs > 1 else "")
-                 + f", ordered by {html.escape(labels[0])}.</p>"
-                 f"<table><tr><th>#</th><th>feature</th>{head}</tr>{body}</table>")
+    parts.append(
+        "<h2 id='importance'>Global importance</h2><p>Mean |Shapley value| per feature"
+        + (" (averaged over outputs)" if first.n_outputs > 1 else "")
+        + f", ordered by {html.escape(labels[0])}.</p>"
+        f"<table><tr><th>#</th><th>feature</th>{head}</tr>{body}</table>"
+    )
 
     if len(explanations) >= 2:
         parts.append("<h2 id='comparison'>Comparison of the games</h2><ul>")
@@ -285,13 +406,37 @@ def render_html(
 
     from . import __version__
 
-    parts.append(f"<p class='muted'>Written by kexplain {html.escape(__version__)}; Shapley values are exact "
-                 "(product-kernel games solved by Gauss-Legendre quadrature).</p></body></html>")
+    parts.append(
+        f"<p class='muted'>Written by kexplain {html.escape(__version__)}; Shapley values are exact "
+        "(product-kernel games solved by Gauss-Legendre quadrature).</p></body></html>"
+    )
     return "".join(parts)
 
 
-def write_html(path, explanations, **kwargs) -> Path:
-    """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
+def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> Path:
+    """Write :func:`render_html` to ``path`` (UTF-8) and return the path.
+
+    Parameters
+    ----------
+    path : str or Path
+    explanations : Explanation or dict {label: Explanation}
+    **kwargs
+        Passed to :func:`render_html`.
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> ex = kx.Explanation(np.array([[1.0, 2.0]]), 0.5, feature_names=["x", "y"])
+    >>> path = kx.report.write_html(pathlib.Path(tempfile.mkdtemp()) / "r.html", ex, title="toy")
+    >>> "<title>toy</title>" in path.read_text()
+    True
+    """
     path = Path(path)
     path.write_text(render_html(explanations, **kwargs), encoding="utf-8")
     return path

@@ -1,4 +1,5 @@
 """Per-feature kernels, their products and sums, and conversion from scikit-learn kernels."""
+
 from .base import (
     RBF,
     Categorical,

@@ -9,14 +9,17 @@ per-feature factors k_j(X_pj, Y_rj) as an array of shape (p, r, d).  Conventions
 scikit-learn: RBF = exp(-(x - y)^2 / (2 l^2)), Laplacian = exp(-|x - y| / l),
 Cauchy = 1 / (1 + (x - y)^2 / l^2), with one lengthscale for all features or one per feature (ARD).
 """
+
 from __future__ import annotations
 
 from numbers import Real
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def _gram_inputs(kernel, X, Y):
+def _gram_inputs(kernel: Kernel | SumKernel, X: ArrayLike, Y: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
     """2-D arrays X and Y with the same number of features, which the kernel accepts."""
     X = np.asarray(X)
     Y = X if Y is None else np.asarray(Y)
@@ -27,39 +30,58 @@ def _gram_inputs(kernel, X, Y):
     if X.ndim != 2 or Y.ndim != 2:
         raise ValueError(f"X and Y must be 2-D arrays (n_samples, n_features), got shapes {X.shape} and {Y.shape}.")
     if X.shape[1] != Y.shape[1]:
-        raise ValueError(
-            f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
-        )
+        raise ValueError(f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}.")
     kernel.check_n_features(X.shape[1])
     return X, Y
 
 
-def _check_amplitude(amplitude):
-    if isinstance(amplitude, (bool, np.bool_)) or not isinstance(amplitude, Real) or not (
-        np.isfinite(amplitude) and amplitude > 0
-    ):
+def _check_amplitude(amplitude: Any) -> float:
+    """``amplitude`` as a float, or a ValueError when it is not a positive finite number."""
+    value = float("nan")
+    if not isinstance(amplitude, (bool, np.bool_)) and isinstance(amplitude, Real):
+        value = float(amplitude)
+    if not (np.isfinite(value) and value > 0):
         raise ValueError(f"amplitude must be a positive finite number, got {amplitude!r}.")
-    return float(amplitude)
+    return value
 
 
 class Kernel:
-    """Base class: a product over features of one-dimensional kernels, times ``amplitude``."""
+    """Base class: a product over features of one-dimensional kernels, times ``amplitude``.
+
+    ``k(x, y) = amplitude * prod_j k_j(x_j, y_j)``.  Subclasses implement ``feature_values`` (the
+    factors ``k_j``) and ``rescaled``; multiplying by a positive number scales the amplitude.  This
+    product structure is what makes the Shapley values of a kernel model exact and cheap
+    (Mohammadi, Chau & Muandet, 2025, Section 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF
+    >>> k = 2.0 * RBF(lengthscale=1.0)
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> np.round(k(X), 3)
+    array([[2.   , 1.213],
+           [1.213, 2.   ]])
+    >>> k.feature_values(X, X).shape
+    (2, 2, 2)
+    """
 
     amplitude: float = 1.0
 
     #: number of features the kernel is defined on, or None when it adapts to any number
     @property
     def n_features(self) -> int | None:
+        """Number of features the kernel is defined on, or None when it adapts to any number."""
         return None
 
     #: True when inputs must be numeric (False for kernels that compare labels)
     numeric: bool = True
 
-    def feature_values(self, X, Y) -> np.ndarray:
+    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
         """Per-feature kernel values, shape (len(X), len(Y), d), without the amplitude."""
         raise NotImplementedError
 
-    def __call__(self, X, Y=None) -> np.ndarray:
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y))."""
         X, Y = _gram_inputs(self, X, Y)
         return self.amplitude * np.prod(self.feature_values(X, Y), axis=-1)
@@ -69,13 +91,12 @@ class Kernel:
         return self.amplitude
 
     def check_n_features(self, d: int, name: str = "X") -> None:
+        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features."""
         nf = self.n_features
         if nf is not None and nf != d:
-            raise ValueError(
-                f"{name} has {d} features but the kernel {self!r} is defined on {nf} features."
-            )
+            raise ValueError(f"{name} has {d} features but the kernel {self!r} is defined on {nf} features.")
 
-    def rescaled(self, scale: np.ndarray) -> "Kernel":
+    def rescaled(self, scale: np.ndarray) -> Kernel:
         """The same kernel seen from inputs x with x_scaled = scale * x + shift (per feature)."""
         raise NotImplementedError
 
@@ -83,7 +104,7 @@ class Kernel:
         """Boolean array (d,): which features this kernel needs as numbers."""
         return np.full(d, self.numeric, dtype=bool)
 
-    def __mul__(self, other):
+    def __mul__(self, other: Any) -> Any:
         if isinstance(other, Real) and not isinstance(other, bool):
             new = self._copy()
             new.amplitude = _check_amplitude(self.amplitude * float(other))
@@ -92,18 +113,19 @@ class Kernel:
 
     __rmul__ = __mul__
 
-    def _copy(self):
+    def _copy(self) -> Any:
+        """A deep copy of this kernel."""
         import copy
 
         return copy.deepcopy(self)
 
 
 class _Stationary(Kernel):
-    """k_j(x, y) = profile(|x - y| / l_j), one lengthscale or one per feature."""
+    """``k_j(x, y) = profile(|x - y| / l_j)``, one lengthscale or one per feature."""
 
     name = "stationary"
 
-    def __init__(self, lengthscale=1.0, amplitude: float = 1.0):
+    def __init__(self, lengthscale: float | ArrayLike = 1.0, amplitude: float = 1.0) -> None:
         msg = (
             f"lengthscale must be a positive finite number or a 1-D array of them (one per "
             f"feature), got {lengthscale!r}."
@@ -117,87 +139,169 @@ class _Stationary(Kernel):
             raise ValueError(msg)
         if ls.ndim > 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
             raise ValueError(msg)
-        self.lengthscale = float(ls) if ls.ndim == 0 else ls
+        self.lengthscale: float | np.ndarray = float(ls) if ls.ndim == 0 else ls
         self.amplitude = _check_amplitude(amplitude)
 
     @property
-    def n_features(self):
-        return None if np.ndim(self.lengthscale) == 0 else len(self.lengthscale)
+    def n_features(self) -> int | None:
+        """None for one shared lengthscale, else the number of per-feature lengthscales."""
+        return None if np.ndim(self.lengthscale) == 0 else int(np.size(self.lengthscale))
 
-    def _profile(self, u: np.ndarray) -> np.ndarray:   # u = (x - y) / l
+    def _profile(self, u: np.ndarray) -> np.ndarray:
+        """The one-dimensional kernel as a function of u = (x - y) / l."""
         raise NotImplementedError
 
-    def feature_values(self, X, Y):
-        X = np.asarray(X, dtype=np.float64)
-        Y = np.asarray(Y, dtype=np.float64)
-        u = (X[:, None, :] - Y[None, :, :]) / self.lengthscale
+    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
+        """Per-feature values profile((x_j - y_j) / l_j), shape (len(X), len(Y), d)."""
+        Xa = np.asarray(X, dtype=np.float64)
+        Ya = np.asarray(Y, dtype=np.float64)
+        u = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale
         return self._profile(u)
 
-    def rescaled(self, scale):
+    def rescaled(self, scale: ArrayLike) -> Kernel:
+        """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees."""
         scale = np.abs(np.asarray(scale, dtype=np.float64))
         return type(self)(lengthscale=self.lengthscale / scale, amplitude=self.amplitude)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         ls = self.lengthscale
-        ls = f"{ls:.4g}" if np.ndim(ls) == 0 else np.array2string(np.asarray(ls), precision=4)
+        text = f"{float(ls):.4g}" if np.ndim(ls) == 0 else np.array2string(np.asarray(ls), precision=4)
         amp = "" if self.amplitude == 1.0 else f", amplitude={self.amplitude:.4g}"
-        return f"{type(self).__name__}(lengthscale={ls}{amp})"
+        return f"{type(self).__name__}(lengthscale={text}{amp})"
 
 
 class RBF(_Stationary):
-    """Gaussian kernel exp(-(x - y)^2 / (2 l^2)) per feature (scikit-learn's RBF convention)."""
+    """Gaussian kernel exp(-(x - y)^2 / (2 l^2)) per feature (scikit-learn's RBF convention).
 
-    def _profile(self, u):
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,)
+        One positive lengthscale for every feature, or one per feature (ARD).
+    amplitude : float
+        Positive factor in front of the product.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> np.round(RBF(lengthscale=[1.0, 2.0])(X), 3)
+    array([[1.   , 0.368],
+           [0.368, 1.   ]])
+    """
+
+    def _profile(self, u: np.ndarray) -> np.ndarray:
+        """The profile at u = (x - y) / l."""
         return np.exp(-0.5 * u * u)
 
 
 class Laplacian(_Stationary):
-    """Laplacian kernel exp(-|x - y| / l) per feature (so the product is exp(-||x - y||_1 / l))."""
+    """Laplacian kernel ``exp(-|x - y| / l)`` per feature (so the product is ``exp(-||x - y||_1 / l)``).
 
-    def _profile(self, u):
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,)
+        One positive lengthscale for every feature, or one per feature.
+    amplitude : float
+        Positive factor in front of the product.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import Laplacian
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> np.round(Laplacian(lengthscale=2.0)(X), 3)
+    array([[1.   , 0.368],
+           [0.368, 1.   ]])
+    """
+
+    def _profile(self, u: np.ndarray) -> np.ndarray:
+        """The profile at u = (x - y) / l."""
         return np.exp(-np.abs(u))
 
 
 class Cauchy(_Stationary):
-    """Cauchy kernel 1 / (1 + (x - y)^2 / l^2) per feature."""
+    """Cauchy kernel 1 / (1 + (x - y)^2 / l^2) per feature.
 
-    def _profile(self, u):
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,)
+        One positive lengthscale for every feature, or one per feature.
+    amplitude : float
+        Positive factor in front of the product.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import Cauchy
+    >>> X = np.array([[0.0], [1.0]])
+    >>> np.round(Cauchy(lengthscale=1.0)(X), 3)
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    """
+
+    def _profile(self, u: np.ndarray) -> np.ndarray:
+        """The profile at u = (x - y) / l."""
         return 1.0 / (1.0 + u * u)
 
 
 class Categorical(Kernel):
-    """1 for equal categories, ``mismatch`` (in [0, 1)) otherwise; any hashable labels."""
+    """1 for equal categories, ``mismatch`` (in [0, 1)) otherwise; any hashable labels.
+
+    Parameters
+    ----------
+    mismatch : float
+        Kernel value between different labels, in [0, 1).
+    amplitude : float
+        Positive factor in front of the product.
+    n_features : int, optional
+        Number of features it is defined on; None adapts to any number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import Categorical
+    >>> X = np.array([["red"], ["blue"], ["red"]], dtype=object)
+    >>> Categorical(mismatch=0.25)(X)
+    array([[1.  , 0.25, 1.  ],
+           [0.25, 1.  , 0.25],
+           [1.  , 0.25, 1.  ]])
+    """
 
     numeric = False
 
-    def __init__(self, mismatch: float = 0.0, amplitude: float = 1.0, n_features: int | None = None):
-        if isinstance(mismatch, (bool, np.bool_)) or not isinstance(mismatch, Real) or not (
-            0.0 <= mismatch < 1.0
-        ):
+    def __init__(self, mismatch: float = 0.0, amplitude: float = 1.0, n_features: int | None = None) -> None:
+        value = float("nan")
+        if not isinstance(mismatch, (bool, np.bool_)) and isinstance(mismatch, Real):
+            value = float(mismatch)
+        if not 0.0 <= value < 1.0:
             raise ValueError(f"mismatch must be a number in [0, 1), got {mismatch!r}.")
         if n_features is not None and (not isinstance(n_features, (int, np.integer)) or n_features < 1):
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}.")
-        self.mismatch = float(mismatch)
+        self.mismatch: float = value
         self.amplitude = _check_amplitude(amplitude)
-        self._n_features = None if n_features is None else int(n_features)
+        self._n_features: int | None = None if n_features is None else int(n_features)
 
     @property
-    def n_features(self):
+    def n_features(self) -> int | None:
+        """The number of features given at construction, or None."""
         return self._n_features
 
-    def feature_values(self, X, Y):
-        X = np.asarray(X)
-        Y = np.asarray(Y)
-        eq = X[:, None, :] == Y[None, :, :]
+    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
+        """1.0 where labels are equal and ``mismatch`` elsewhere, shape (len(X), len(Y), d)."""
+        Xa = np.asarray(X)
+        Ya = np.asarray(Y)
+        eq = Xa[:, None, :] == Ya[None, :, :]
         return np.where(eq, 1.0, self.mismatch)
 
-    def rescaled(self, scale):
+    def rescaled(self, scale: ArrayLike) -> Kernel:
+        """The same kernel: a nonzero affine map keeps equal labels equal and others different."""
         # an affine map with nonzero scale keeps equal labels equal and different ones different
         if np.any(np.asarray(scale) == 0):
             raise ValueError("a Categorical feature cannot be scaled by zero.")
         return self._copy()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         amp = "" if self.amplitude == 1.0 else f", amplitude={self.amplitude:.4g}"
         return f"Categorical(mismatch={self.mismatch:.4g}{amp})"
 
@@ -209,9 +313,29 @@ class ProductKernel(Kernel):
     kernels take consecutive features: one feature each, or as many as their per-feature
     lengthscale has entries.  Pairs name their feature indices explicitly; then every feature
     must be covered exactly once.
+
+    Parameters
+    ----------
+    kernels : list of Kernel or of (Kernel, features) pairs
+        Per-feature kernels (RBF, Laplacian, Cauchy, Categorical), in feature order or with
+        explicit feature indices.
+    amplitude : float
+        Positive factor in front of the product (times the amplitudes of the parts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF, Categorical, ProductKernel
+    >>> k = ProductKernel([RBF(1.0), Categorical(0.5)])
+    >>> X = np.array([[0.0, "a"], [1.0, "b"]], dtype=object)
+    >>> np.round(k(X), 3)
+    array([[1.   , 0.303],
+           [0.303, 1.   ]])
+    >>> k.numeric_mask(2)
+    array([ True, False])
     """
 
-    def __init__(self, kernels, amplitude: float = 1.0):
+    def __init__(self, kernels: Any, amplitude: float = 1.0) -> None:
         if isinstance(kernels, Kernel) or not hasattr(kernels, "__iter__"):
             raise TypeError("kernels must be a list of kernels or of (kernel, features) pairs.")
         parts = []
@@ -222,8 +346,8 @@ class ProductKernel(Kernel):
                 if explicit is False:
                     raise ValueError("mix of plain kernels and (kernel, features) pairs; use one style.")
                 explicit = True
-                k, feats = entry
-                feats = np.atleast_1d(np.asarray(feats, dtype=np.int64))
+                k, raw = entry
+                feats = np.atleast_1d(np.asarray(raw, dtype=np.int64))
             else:
                 if explicit is True:
                     raise ValueError("mix of plain kernels and (kernel, features) pairs; use one style.")
@@ -253,44 +377,50 @@ class ProductKernel(Kernel):
         self.amplitude = _check_amplitude(amplitude)
 
     @property
-    def n_features(self):
+    def n_features(self) -> int:
+        """The number of features covered by the parts."""
         return self._d
 
     @property
-    def total_amplitude(self):
+    def total_amplitude(self) -> float:
+        """The amplitude times the amplitudes of the parts."""
         return self.amplitude * float(np.prod([k.amplitude for k, _ in self.parts]))
 
-    def __call__(self, X, Y=None):
-        X, Y = _gram_inputs(self, X, Y)
-        return self.total_amplitude * np.prod(self.feature_values(X, Y), axis=-1)
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
+        Xa, Ya = _gram_inputs(self, X, Y)
+        return self.total_amplitude * np.prod(self.feature_values(Xa, Ya), axis=-1)
 
-    def diag_value(self):
+    def diag_value(self) -> float:
+        """k(x, x): the total amplitude."""
         return self.total_amplitude
 
-    def feature_values(self, X, Y):
-        X = np.asarray(X)
-        Y = np.asarray(Y)
-        out = np.empty((X.shape[0], Y.shape[0], self._d))
+    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
+        """Per-feature values of the parts, without amplitudes, shape (len(X), len(Y), d)."""
+        Xa = np.asarray(X)
+        Ya = np.asarray(Y)
+        out = np.empty((Xa.shape[0], Ya.shape[0], self._d))
         for k, feats in self.parts:
-            xs, ys = X[:, feats], Y[:, feats]
+            xs, ys = Xa[:, feats], Ya[:, feats]
             if k.numeric:
                 xs, ys = xs.astype(np.float64), ys.astype(np.float64)
             out[:, :, feats] = k.feature_values(xs, ys)
         return out
 
-    def numeric_mask(self, d):
+    def numeric_mask(self, d: int) -> np.ndarray:
+        """Boolean array (d,): which features the parts need as numbers."""
         self.check_n_features(d)
         mask = np.ones(d, dtype=bool)
         for k, feats in self.parts:
             mask[feats] = k.numeric
         return mask
 
-    def rescaled(self, scale):
+    def rescaled(self, scale: ArrayLike) -> ProductKernel:
+        """Every part rescaled by the entries of ``scale`` on its features."""
         scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), (self._d,))
         parts = [(k.rescaled(scale[f]), f) for k, f in self.parts]
         return ProductKernel(parts, amplitude=self.amplitude)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         inner = ", ".join(f"{k!r}@{f.tolist()}" for k, f in self.parts)
         amp = "" if self.amplitude == 1.0 else f", amplitude={self.amplitude:.4g}"
         return f"ProductKernel([{inner}]{amp})"
@@ -298,36 +428,61 @@ class ProductKernel(Kernel):
 
 class SumKernel:
     """Sum of product kernels, k = sum_t k_t.  Each term is a product kernel, so a model built on
-    a SumKernel is still a product game, with one row per (term, reference point)."""
+    a SumKernel is still a product game, with one row per (term, reference point).
 
-    def __init__(self, terms):
+    Parameters
+    ----------
+    terms : list of Kernel
+        Product kernels (not SumKernels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF, Laplacian, SumKernel
+    >>> k = SumKernel([RBF(1.0), 0.5 * Laplacian(1.0)])
+    >>> X = np.array([[0.0], [1.0]])
+    >>> np.round(k(X), 3)
+    array([[1.5 , 0.79],
+           [0.79, 1.5 ]])
+    >>> k.diag_value()
+    1.5
+    """
+
+    def __init__(self, terms: Any) -> None:
         terms = list(terms)
         if not terms or not all(isinstance(t, Kernel) and not isinstance(t, SumKernel) for t in terms):
             raise TypeError("terms must be a non-empty list of product kernels.")
         self.terms = terms
 
     @property
-    def n_features(self):
+    def n_features(self) -> int | None:
+        """The number of features the terms agree on, or None when they all adapt."""
         nfs = {t.n_features for t in self.terms if t.n_features is not None}
         if len(nfs) > 1:
             raise ValueError(f"the terms of a SumKernel disagree on the number of features: {nfs}.")
         return nfs.pop() if nfs else None
 
-    def check_n_features(self, d, name="X"):
+    def check_n_features(self, d: int, name: str = "X") -> None:
+        """Raise a ValueError naming ``name`` when a term is defined on another number of features."""
         for t in self.terms:
             t.check_n_features(d, name)
 
-    def numeric_mask(self, d):
+    def numeric_mask(self, d: int) -> np.ndarray:
+        """Boolean array (d,): which features some term needs as numbers."""
         masks = [t.numeric_mask(d) for t in self.terms]
         return np.logical_or.reduce(masks)
 
-    def rescaled(self, scale):
+    def rescaled(self, scale: ArrayLike) -> SumKernel:
+        """Every term rescaled (see :meth:`Kernel.rescaled`)."""
         return SumKernel([t.rescaled(scale) for t in self.terms])
 
-    def __call__(self, X, Y=None):
-        return sum(t(X, Y) for t in self.terms)
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
+        out = self.terms[0](X, Y)
+        for t in self.terms[1:]:
+            out = out + t(X, Y)
+        return out
 
-    def __mul__(self, other):
+    def __mul__(self, other: Any) -> Any:
         # an overall amplitude multiplies every term
         if isinstance(other, Real) and not isinstance(other, bool):
             return SumKernel([t * other for t in self.terms])
@@ -335,20 +490,43 @@ class SumKernel:
 
     __rmul__ = __mul__
 
-    def diag_value(self):
-        return sum(t.diag_value() for t in self.terms)
+    def diag_value(self) -> float:
+        """k(x, x): the sum of the terms' amplitudes."""
+        return float(sum(t.diag_value() for t in self.terms))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return " + ".join(repr(t) for t in self.terms)
 
 
-def kernel_terms(kernel) -> list:
-    """The product-kernel terms of a kernel: [kernel] or the terms of a SumKernel."""
+def kernel_terms(kernel: Kernel | SumKernel) -> list[Kernel]:
+    """The product-kernel terms of a kernel: ``[kernel]`` or the terms of a SumKernel.
+
+    Parameters
+    ----------
+    kernel : Kernel or SumKernel
+
+    Returns
+    -------
+    list of Kernel
+
+    Raises
+    ------
+    UnsupportedModelError
+        For anything that is not a kexplain kernel (e.g. a scikit-learn kernel object).
+
+    Examples
+    --------
+    >>> from kexplain.kernels import RBF, Laplacian, SumKernel, kernel_terms
+    >>> kernel_terms(SumKernel([RBF(1.0), Laplacian(2.0)]))
+    [RBF(lengthscale=1), Laplacian(lengthscale=2)]
+    >>> kernel_terms(RBF(0.5))
+    [RBF(lengthscale=0.5)]
+    """
     if isinstance(kernel, SumKernel):
         return list(kernel.terms)
     if isinstance(kernel, Kernel):
         return [kernel]
-    from ..exceptions import UnsupportedModelError   # a TypeError, so existing handlers still work
+    from ..exceptions import UnsupportedModelError  # a TypeError, so existing handlers still work
 
     raise UnsupportedModelError(
         f"kernel must be a kexplain kernel (RBF, Laplacian, Cauchy, Categorical, ProductKernel, "
@@ -358,4 +536,13 @@ def kernel_terms(kernel) -> list:
 
 
 def term_amplitude(kernel: Kernel) -> float:
+    """The overall amplitude of one product-kernel term (including its parts' amplitudes).
+
+    Examples
+    --------
+    >>> from kexplain.kernels import RBF, ProductKernel
+    >>> from kexplain.kernels.base import term_amplitude
+    >>> term_amplitude(ProductKernel([2.0 * RBF(1.0), RBF(1.0)], amplitude=1.5))
+    3.0
+    """
     return kernel.total_amplitude if isinstance(kernel, ProductKernel) else kernel.amplitude

@@ -1,14 +1,16 @@
 """Data-driven default lengthscales shared by every part of kexplain that needs one."""
+
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: rows used to compute the median heuristic; more only refine a median that is already stable
 MEDIAN_MAX_ROWS = 1000
 
 
 def _median_rows(data: np.ndarray, max_rows: int) -> np.ndarray:
-    # evenly spaced rows keep the heuristic deterministic without a random_state
+    """At most ``max_rows`` evenly spaced rows of ``data`` (deterministic, no random_state)."""
     if len(data) <= max_rows:
         return data
     idx = np.linspace(0, len(data) - 1, max_rows).round().astype(np.int64)
@@ -30,7 +32,9 @@ def _safe_median(dist: np.ndarray) -> float:
     return float(np.median(nz)) if nz.size else 1.0
 
 
-def median_heuristic(*arrays, per_feature: bool = False, max_rows: int = MEDIAN_MAX_ROWS):
+def median_heuristic(
+    *arrays: ArrayLike, per_feature: bool = False, max_rows: int = MEDIAN_MAX_ROWS
+) -> float | np.ndarray:
     """Median heuristic lengthscale from the pooled rows of ``arrays``.
 
     ``per_feature=False`` (the default in kexplain.stats, and the PKeX paper's choice):
@@ -41,11 +45,34 @@ def median_heuristic(*arrays, per_feature: bool = False, max_rows: int = MEDIAN_
 
     Zero medians (ties in over half the pairs, or constant features) fall back to the median of the
     nonzero distances, and to 1.0 when there are none; see ``_safe_median``.
+
+    Parameters
+    ----------
+    *arrays : array-like of shape (n_i, d)
+        Rows pooled before the distances are taken (e.g. both samples of a two-sample test).
+    per_feature : bool
+        One lengthscale per feature instead of one for all.
+    max_rows : int
+        At most this many evenly spaced pooled rows are used (deterministic).
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import median_heuristic
+    >>> X = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    >>> median_heuristic(X)
+    4.0
+    >>> median_heuristic(X, per_feature=True)
+    array([3., 4.])
     """
     from scipy.spatial.distance import pdist
 
     pooled = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays], axis=0)
     rows = _median_rows(pooled, max_rows)
     if per_feature:
-        return np.array([_safe_median(pdist(rows[:, j:j + 1], "cityblock")) for j in range(rows.shape[1])])
+        return np.array([_safe_median(pdist(rows[:, j : j + 1], "cityblock")) for j in range(rows.shape[1])])
     return _safe_median(pdist(rows, "euclidean"))

@@ -6,20 +6,22 @@ RBF (their inverse squared length scales add); constant-only terms become an int
 ``WhiteKernel`` contributes nothing between distinct inputs (scikit-learn's k(X, Y) for Y given is
 zero), so it drops out of predictions.
 """
+
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from ..exceptions import UnsupportedModelError
-from .base import RBF, SumKernel
+from .base import RBF, Kernel, SumKernel
 
 SUPPORTED_SKLEARN_KERNELS = (
-    "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel, "
-    "and powers of them"
+    "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel, and powers of them"
 )
 
 
-def _expand(k):
+def _expand(k: Any) -> list[tuple[float, list[Any]]]:
     """List of (amplitude, [inverse squared length scales]) terms."""
     from sklearn.gaussian_process import kernels as sk
 
@@ -30,13 +32,13 @@ def _expand(k):
     if isinstance(k, sk.Exponentiation):
         p = float(k.exponent)
         terms = _expand(k.kernel)
-        if not terms:             # white noise only: zero between distinct inputs, at any power
+        if not terms:  # white noise only: zero between distinct inputs, at any power
             return []
-        if len(terms) == 1:       # (a * prod exp(-u^2/2))^p = a^p * prod exp(-p u^2 / 2)
+        if len(terms) == 1:  # (a * prod exp(-u^2/2))^p = a^p * prod exp(-p u^2 / 2)
             amp, inv_sq = terms[0]
             return [(amp**p, [np.asarray(v) * p for v in inv_sq])]
         if p.is_integer() and p >= 1:
-            out = terms
+            out: list[tuple[float, list[Any]]] = terms
             for _ in range(int(p) - 1):
                 out = [(a1 * a2, f1 + f2) for a1, f1 in out for a2, f2 in terms]
             return out
@@ -58,13 +60,37 @@ def _expand(k):
     )
 
 
-def from_sklearn(kernel, n_features: int):
-    """Convert a scikit-learn kernel; returns (kexplain kernel or None, constant).
+def from_sklearn(kernel: Any, n_features: int) -> tuple[Kernel | SumKernel | None, float]:
+    """Convert a scikit-learn Gaussian-process kernel into a kexplain kernel and a constant.
 
     The kernel equals ``kexplain_kernel + constant`` between distinct inputs; the kexplain kernel is
     None when every term is constant.
+
+    Parameters
+    ----------
+    kernel : sklearn.gaussian_process.kernels.Kernel
+        Sums, products and powers of ``RBF``, ``ConstantKernel`` and ``WhiteKernel``.
+    n_features : int
+        Number of input features (for isotropic length scales).
+
+    Returns
+    -------
+    kernel : RBF, SumKernel or None
+    constant : float
+
+    Raises
+    ------
+    UnsupportedModelError
+        For kernels without an exact product form (Matern, RationalQuadratic, DotProduct, ...).
+
+    Examples
+    --------
+    >>> from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+    >>> from kexplain.kernels import from_sklearn
+    >>> from_sklearn(ConstantKernel(2.0) * RBF([1.0, 2.0]) + ConstantKernel(0.5) + WhiteKernel(), 2)
+    (RBF(lengthscale=[1. 2.], amplitude=2), 0.5)
     """
-    terms = []
+    terms: list[Kernel] = []
     constant = 0.0
     for amp, inv_sq in _expand(kernel):
         if amp == 0.0:
@@ -81,11 +107,9 @@ def from_sklearn(kernel, n_features: int):
                 )
             total = total + v
         ls = 1.0 / np.sqrt(total)
-        if np.all(ls == ls[0]):
-            ls = float(ls[0])
         if amp < 0:
             raise UnsupportedModelError(f"kernel {kernel!r} has a negative amplitude.")
-        terms.append(RBF(lengthscale=ls, amplitude=amp))
+        terms.append(RBF(lengthscale=float(ls[0]) if np.all(ls == ls[0]) else ls, amplitude=amp))
     if not terms:
         return None, constant
     return (terms[0] if len(terms) == 1 else SumKernel(terms)), constant

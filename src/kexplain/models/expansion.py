@@ -1,7 +1,11 @@
 """KernelExpansion: f(x) = sum_i coef_i k(x, X_ref_i) + intercept, the form every adapter yields."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_data
 from ..kernels.base import Kernel, SumKernel, kernel_terms, term_amplitude
@@ -21,13 +25,33 @@ class KernelExpansion:
     kernel : kexplain kernel
     intercept : float or array (n_outputs,)
     feature_names, output_names : optional lists of names
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> em = kx.KernelExpansion(np.array([[0.0, 0.0], [1.0, 1.0]]), [1.0, -0.5], kx.kernels.RBF(1.0),
+    ...                         intercept=0.25)
+    >>> np.round(em.predict(np.array([[0.0, 0.0], [2.0, 0.0]])), 3)
+    array([1.066, 0.201])
+    >>> em.n_features, em.n_outputs, em.n_rows
+    (2, 1, 2)
     """
 
-    def __init__(self, X_ref, coef, kernel, intercept=0.0, feature_names=None, output_names=None):
+    def __init__(
+        self,
+        X_ref: ArrayLike,
+        coef: ArrayLike,
+        kernel: Kernel | SumKernel,
+        intercept: float | ArrayLike = 0.0,
+        feature_names: Sequence[str] | None = None,
+        output_names: Sequence[str] | None = None,
+    ) -> None:
         if not isinstance(kernel, (Kernel, SumKernel)):
             kernel_terms(kernel)  # raises a TypeError that says what is accepted
         self.kernel = kernel
-        X_probe = X_ref.to_numpy() if hasattr(X_ref, "to_numpy") else np.asarray(X_ref)
+        to_numpy = getattr(X_ref, "to_numpy", None)
+        X_probe = to_numpy() if to_numpy is not None else np.asarray(X_ref)
         if X_probe.ndim != 2:
             raise ValueError(f"X_ref must be 2-D (n_reference_points, n_features), got shape {X_probe.shape}.")
         d = X_probe.shape[1]
@@ -35,20 +59,21 @@ class KernelExpansion:
         self.numeric_mask = kernel.numeric_mask(d)
         # no reference points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
         self.X_ref = check_data(X_ref, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
-        coef = np.asarray(coef, dtype=np.float64)
-        if coef.ndim not in (1, 2) or coef.shape[0] != self.X_ref.shape[0]:
+        c = np.asarray(coef, dtype=np.float64)
+        if c.ndim not in (1, 2) or c.shape[0] != self.X_ref.shape[0]:
             raise ValueError(
                 f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs) with "
-                f"n_reference_points = {self.X_ref.shape[0]}, got {coef.shape}."
+                f"n_reference_points = {self.X_ref.shape[0]}, got {c.shape}."
             )
-        if not np.all(np.isfinite(coef)):
+        if not np.all(np.isfinite(c)):
             raise ValueError("coef contains NaN or infinite values.")
-        self.single_output = coef.ndim == 1
-        self.coef = coef[:, None] if coef.ndim == 1 else coef
+        self.single_output = c.ndim == 1
+        self.coef = c[:, None] if c.ndim == 1 else c
         icpt = np.asarray(intercept, dtype=np.float64)
         if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, self.coef.shape[1])):
             raise ValueError(
-                f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), got shape {icpt.shape}."
+                f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), "
+                f"got shape {icpt.shape}."
             )
         if not np.all(np.isfinite(icpt)):
             raise ValueError("intercept contains NaN or infinite values.")
@@ -66,26 +91,31 @@ class KernelExpansion:
 
     @property
     def n_features(self) -> int:
-        return self.X_ref.shape[1]
+        """Number of input features d."""
+        return int(self.X_ref.shape[1])
 
     @property
     def n_outputs(self) -> int:
-        return self.coef.shape[1]
+        """Number of outputs (columns of ``coef``)."""
+        return int(self.coef.shape[1])
 
     @property
     def n_rows(self) -> int:
         """Rows of the expanded product game: one per (kernel term, reference point)."""
         return len(self.terms) * self.X_ref.shape[0]
 
-    def check_input(self, X, name="X", feature_names=None):
+    def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:
         """Validated rows for this model; DataFrame columns must equal ``feature_names`` (default:
         the model's own feature names, when it has them)."""
         return check_data(
-            X, name=name, n_features=self.n_features, numeric_mask=self.numeric_mask,
-            feature_names=self.feature_names if feature_names is None else feature_names,
+            X,
+            name=name,
+            n_features=self.n_features,
+            numeric_mask=self.numeric_mask,
+            feature_names=self.feature_names if feature_names is None else list(feature_names),
         )
 
-    def row_factors(self, X, rows: slice):
+    def row_factors(self, X: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
         """Per-feature kernel factors and weights for a block of expanded rows.
 
         Returns a (p, r, d) with a[p, r, j] = k_{t,j}(X_pj, X_ref_ij) for row r = (t, i), and
@@ -98,23 +128,22 @@ class KernelExpansion:
             lo, hi = max(start, t * n), min(stop, (t + 1) * n)
             if lo >= hi:
                 continue
-            ref = self.X_ref[lo - t * n: hi - t * n]
+            ref = self.X_ref[lo - t * n : hi - t * n]
             a_parts.append(term.feature_values(X, ref))
-            c_parts.append(self.amplitudes[t] * self.coef[lo - t * n: hi - t * n])
-        if not a_parts:       # an empty block (or a model without reference points)
+            c_parts.append(self.amplitudes[t] * self.coef[lo - t * n : hi - t * n])
+        if not a_parts:  # an empty block (or a model without reference points)
             return np.ones((len(X), 0, self.n_features)), np.zeros((0, self.n_outputs))
         a = a_parts[0] if len(a_parts) == 1 else np.concatenate(a_parts, axis=1)
         c = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts, axis=0)
         return a, c
 
-    def predict(self, X, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
+    def predict(self, X: ArrayLike, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
         """f(X), shape (N,) for a single-output expansion, else (N, n_outputs).
 
         Kernel evaluation builds (points, references, d) temporaries; both axes are chunked so one
         block stays within ``max_block_bytes`` whatever N, n and d are.
         """
-        if validate:
-            X = self.check_input(X)
+        X = self.check_input(X) if validate else np.asarray(X)
         out = np.tile(self.intercept, (X.shape[0], 1))
         n, d = self.X_ref.shape
         per_pair = 8 * max(d, 1)
@@ -122,13 +151,13 @@ class KernelExpansion:
         pt_chunk = int(max(1, max_block_bytes // (per_pair * ref_chunk)))
         for term in self.terms:
             for p0 in range(0, X.shape[0], pt_chunk):
-                xs = X[p0: p0 + pt_chunk]
+                xs = X[p0 : p0 + pt_chunk]
                 for lo in range(0, n, ref_chunk):
-                    K = term(xs, self.X_ref[lo: lo + ref_chunk])
-                    out[p0: p0 + pt_chunk] += K @ self.coef[lo: lo + ref_chunk]
+                    K = term(xs, self.X_ref[lo : lo + ref_chunk])
+                    out[p0 : p0 + pt_chunk] += K @ self.coef[lo : lo + ref_chunk]
         return out[:, 0] if self.single_output else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"KernelExpansion(n_reference_points={self.X_ref.shape[0]}, n_features={self.n_features}, "
             f"n_outputs={self.n_outputs}, kernel={self.kernel!r})"

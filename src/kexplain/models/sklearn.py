@@ -11,53 +11,66 @@ Supported (each gives an exact expansion of the output that is explained):
   MinMaxScaler, MaxAbsScaler, RobustScaler, "passthrough"), folded into the kernel so values belong
   to the original features.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..exceptions import UnsupportedModelError
-from ..kernels.base import RBF, Laplacian, SumKernel
+from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
     "SVR, NuSVR, SVC, NuSVC (kernel='rbf'); KernelRidge (kernel 'rbf', 'laplacian' or a supported "
-    "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier (" + SUPPORTED_SKLEARN_KERNELS
+    "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier ("
+    + SUPPORTED_SKLEARN_KERNELS
     + "); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
     "RobustScaler) ending in one of these; or a kx.KernelExpansion"
 )
 
 
-def _unsupported(msg):
+#: what an adapter returns: reference points, coefficients, kernel, intercept, output names
+_Parts = tuple[np.ndarray, np.ndarray, Any, Any, "list[str] | None"]
+
+
+def _unsupported(msg: str) -> UnsupportedModelError:
+    """An UnsupportedModelError whose message ends with what is supported."""
     return UnsupportedModelError(f"{msg} Supported: {SUPPORTED_MODELS}.")
 
 
-def _from_sklearn(kernel, d, owner):
+def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel | None, float]:
+    """:func:`from_sklearn` with the error message prefixed by the estimator's name."""
     try:
         return from_sklearn(kernel, d)
     except UnsupportedModelError as exc:
         raise _unsupported(f"{owner}: {exc}") from None
 
 
-def _check_fitted(est, attrs):
+def _check_fitted(est: Any, attrs: list[str]) -> None:
+    """scikit-learn's NotFittedError when ``est`` lacks the fitted ``attrs``."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(est, attrs)
 
 
-def _svm(est):
+def _svm(est: Any) -> _Parts:
+    """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF kernel."""
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
     if est.kernel != "rbf":
-        raise _unsupported(
-            f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form."
-        )
+        raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.")
     gamma = float(est._gamma)
     kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
     sv = est.support_vectors_
     # models fitted on sparse input keep sparse support vectors and dual coefficients
     sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
-    dual = np.asarray(est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_,
-                      dtype=np.float64)
+    dual = np.asarray(
+        est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_, dtype=np.float64
+    )
     intercept = np.asarray(est.intercept_, dtype=np.float64)
     name = type(est).__name__
     if name in ("SVR", "NuSVR", "OneClassSVM"):
@@ -80,11 +93,13 @@ def _svm(est):
     return sv, coef, kernel, intercept, names
 
 
-def _kernel_ridge(est):
+def _kernel_ridge(est: Any) -> _Parts:
+    """Expansion parts of a fitted KernelRidge."""
     _check_fitted(est, ["dual_coef_", "X_fit_"])
     X = np.asarray(est.X_fit_, dtype=np.float64)
     d = X.shape[1]
     k = est.kernel
+    kernel: Kernel | SumKernel | None
     if isinstance(k, str):
         # scikit-learn passes est.gamma (never kernel_params) to string kernels; None means 1/d
         gamma = 1.0 / d if est.gamma is None else float(est.gamma)
@@ -105,7 +120,8 @@ def _kernel_ridge(est):
     return X, coef, kernel, intercept, None
 
 
-def _gpr(est):
+def _gpr(est: Any) -> _Parts:
+    """Expansion parts of the predictive mean of a fitted GaussianProcessRegressor."""
     _check_fitted(est, ["X_train_", "alpha_"])
     X = np.asarray(est.X_train_, dtype=np.float64)
     if X.ndim != 2:
@@ -117,22 +133,23 @@ def _gpr(est):
     if alpha.ndim == 2 and alpha.shape[1] == 1 and mean.size == 1:
         alpha = alpha[:, 0]
     coef = alpha * (std if alpha.ndim == 2 else std[0])
-    intercept = mean + const * np.atleast_1d(coef.sum(axis=0))
-    if alpha.ndim == 1:
-        intercept = float(intercept[0])
+    intercepts = mean + const * np.atleast_1d(coef.sum(axis=0))
+    intercept = float(intercepts[0]) if alpha.ndim == 1 else intercepts
     if kernel is None:
         raise _unsupported("GaussianProcessRegressor whose kernel is constant has nothing to explain.")
     return X, coef, kernel, intercept, None
 
 
-def _binary_gpc_parts(base):
+def _binary_gpc_parts(base: Any) -> tuple[np.ndarray, Any, np.ndarray, float]:
+    """(X, kernel, coef, intercept) of the latent mean of one binary Laplace GP classifier."""
     X = np.asarray(base.X_train_, dtype=np.float64)
     kernel, const = _from_sklearn(base.kernel_, X.shape[1], "GaussianProcessClassifier")
     coef = np.asarray(base.y_train_, dtype=np.float64) - np.asarray(base.pi_, dtype=np.float64)
     return X, kernel, coef, const * coef.sum()
 
 
-def _gpc(est):
+def _gpc(est: Any) -> _Parts:
+    """Expansion parts of the latent mean of a fitted GaussianProcessClassifier."""
     _check_fitted(est, ["base_estimator_"])
     base = est.base_estimator_
     classes = list(est.classes_)
@@ -154,21 +171,24 @@ def _gpc(est):
         coef = np.stack([p[2] for p in parts], axis=1)
         intercept = np.array([p[3] for p in parts])
         return X, coef, parts[0][1], intercept, [f"latent f: {c}" for c in classes]
-    X, kernel, coef, intercept = _binary_gpc_parts(base)
+    X, kernel, coef, const = _binary_gpc_parts(base)
     if kernel is None:
         raise _unsupported("GaussianProcessClassifier whose kernel is constant has nothing to explain.")
-    return X, coef, kernel, intercept, None
+    return X, coef, kernel, const, None
 
 
-_ESTIMATORS = {
-    "SVR": _svm, "NuSVR": _svm, "SVC": _svm, "NuSVC": _svm,
+_ESTIMATORS: dict[str, Callable[[Any], _Parts]] = {
+    "SVR": _svm,
+    "NuSVR": _svm,
+    "SVC": _svm,
+    "NuSVC": _svm,
     "KernelRidge": _kernel_ridge,
     "GaussianProcessRegressor": _gpr,
     "GaussianProcessClassifier": _gpc,
 }
 
 
-def _scaler_affine(step, d):
+def _scaler_affine(step: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
     """(scale, shift) with step.transform(x) = scale * x + shift, per feature."""
     from sklearn.utils.validation import check_is_fitted
 
@@ -195,16 +215,17 @@ def _scaler_affine(step, d):
     )
 
 
-def _is_pipeline(obj) -> bool:
+def _is_pipeline(obj: Any) -> bool:
+    """Whether ``obj`` is a scikit-learn Pipeline (checked by name, without importing sklearn)."""
     return type(obj).__name__ == "Pipeline" and hasattr(obj, "steps")
 
 
-def _flatten_pipeline(model) -> list:
+def _flatten_pipeline(model: Any) -> list[Any]:
     """The steps of a (possibly nested) Pipeline in order, without None / "passthrough"; [] for a
     plain estimator."""
     if not _is_pipeline(model):
         return []
-    out = []
+    out: list[Any] = []
     for _, step in model.steps:
         if step is None or (isinstance(step, str) and step == "passthrough"):
             continue
@@ -214,8 +235,44 @@ def _flatten_pipeline(model) -> list:
     return out
 
 
-def as_kernel_expansion(model, feature_names=None) -> KernelExpansion:
-    """Convert a fitted model (or Pipeline) to a KernelExpansion on the original features."""
+def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) -> KernelExpansion:
+    """Convert a fitted model (or Pipeline) to a KernelExpansion on the original features.
+
+    The expansion computes exactly the output the model explains (see :func:`describe_output`);
+    per-feature affine scalers of a Pipeline are folded into the kernel's lengthscales and the
+    reference points, so values belong to the original features.
+
+    Parameters
+    ----------
+    model : fitted estimator, Pipeline or KernelExpansion
+        One of :data:`SUPPORTED_MODELS`; a KernelExpansion is returned as it is.
+    feature_names : sequence of str, optional
+        Default: the model's ``feature_names_in_`` when it was fitted on a DataFrame.
+
+    Returns
+    -------
+    KernelExpansion
+
+    Raises
+    ------
+    UnsupportedModelError
+        When the model has no exact product-kernel form; the message lists what is supported.
+    sklearn.exceptions.NotFittedError
+        When the model is not fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.svm import SVR
+    >>> from kexplain.models import as_kernel_expansion
+    >>> X = np.random.default_rng(0).normal(size=(30, 2)) * [1.0, 10.0]
+    >>> model = make_pipeline(StandardScaler(), SVR()).fit(X, X[:, 0])
+    >>> em = as_kernel_expansion(model)
+    >>> bool(np.allclose(em.predict(X[:5]), model.predict(X[:5])))
+    True
+    """
     if isinstance(model, KernelExpansion):
         return model
     steps = _flatten_pipeline(model)
@@ -245,8 +302,91 @@ def as_kernel_expansion(model, feature_names=None) -> KernelExpansion:
     return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
 
 
-def model_output(model, X):
-    """The output the adapter explains, computed by the model itself (for checks and tests)."""
+def _output_method(est: Any) -> str:
+    """The name of the model output the adapter explains for the final estimator ``est``."""
+    name = type(est).__name__
+    if name in ("SVC", "NuSVC"):
+        return "decision_function"
+    if name == "GaussianProcessClassifier":
+        return "latent mean"
+    return "predict"
+
+
+def describe_output(model: Any) -> str:
+    """The model output an explanation of ``model`` explains, in words.
+
+    Parameters
+    ----------
+    model : fitted scikit-learn estimator, Pipeline or KernelExpansion
+        A model accepted by :func:`as_kernel_expansion`.
+
+    Returns
+    -------
+    str
+        For example ``"predict of SVR"``, ``"predict of Pipeline(StandardScaler, KernelRidge)"``,
+        ``"decision_function of SVC (one-vs-one: one output per class pair)"``,
+        ``"latent mean of GaussianProcessClassifier"`` or ``"KernelExpansion.predict"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> from sklearn.svm import SVC
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> describe_output(make_pipeline(StandardScaler(), KernelRidge(kernel="rbf")))
+    'predict of Pipeline(StandardScaler, KernelRidge)'
+    >>> describe_output(SVC().fit(X, [0, 0, 1, 1, 2, 2]))
+    'decision_function of SVC (one-vs-one: one output per class pair)'
+    """
+    if isinstance(model, KernelExpansion):
+        return "KernelExpansion.predict"
+    steps = _flatten_pipeline(model)
+    est = steps[-1] if steps else model
+    subject = type(est).__name__
+    if steps:
+        subject = "Pipeline(" + ", ".join(type(s).__name__ for s in steps) + ")"
+    text = f"{_output_method(est)} of {subject}"
+    classes = getattr(est, "classes_", None)
+    if classes is not None and len(classes) > 2:
+        if type(est).__name__ in ("SVC", "NuSVC"):
+            text += " (one-vs-one: one output per class pair)"
+        elif type(est).__name__ == "GaussianProcessClassifier":
+            text += " (one-vs-rest: one output per class)"
+    return text
+
+
+def model_output(model: Any, X: ArrayLike) -> np.ndarray:
+    """The output the adapter explains, computed by the model itself (for checks and tests).
+
+    ``predict`` for regressors, ``decision_function`` for SVC and NuSVC (one-vs-one, one column
+    per pair of classes, whatever ``decision_function_shape`` says).
+
+    Parameters
+    ----------
+    model : fitted estimator or Pipeline
+    X : array-like of shape (N, d)
+
+    Returns
+    -------
+    ndarray of shape (N,) or (N, n_outputs)
+
+    Raises
+    ------
+    NotImplementedError
+        For a GaussianProcessClassifier, whose latent mean scikit-learn does not expose.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC
+    >>> from kexplain.models import model_output
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> model = SVC().fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))
+    >>> model_output(model, X[:4]).shape
+    (4, 3)
+    """
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     name = type(est).__name__
@@ -255,10 +395,10 @@ def model_output(model, X):
             shape = est.decision_function_shape
             try:
                 est.decision_function_shape = "ovo"
-                return model.decision_function(X)
+                return np.asarray(model.decision_function(X))
             finally:
                 est.decision_function_shape = shape
-        return model.decision_function(X)
+        return np.asarray(model.decision_function(X))
     if name == "GaussianProcessClassifier":
         raise NotImplementedError("scikit-learn does not expose the GPC latent mean directly")
-    return model.predict(X)
+    return np.asarray(model.predict(X))
