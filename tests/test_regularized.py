@@ -1,8 +1,10 @@
 """ShapleyRegularizedKernelRidge: closed form, exact zeta, and the effect of the regulariser."""
+
 import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kexplain as kx
 from kexplain.kernels import RBF
@@ -38,14 +40,15 @@ def test_interventional_zeta_is_exact_by_enumeration(data):
     kern = RBF(1.5)
     m = ShapleyRegularizedKernelRidge(kernel=kern, alpha=0.1, feature=2, strength=1.0).fit(X, y[:6])
     for mi in (0, 4):
-        def vf(coalitions):
+
+        def vf(coalitions, mi=mi):
             out = np.empty((len(coalitions), len(X)))
             for q, S in enumerate(coalitions):
-                H = np.where(S[None, None, :], X[:, None, :], X[None, :, :])    # (i, z, d)
-                out[q] = kern(H.reshape(-1, 4), X[mi:mi + 1]).reshape(len(X), len(X)).mean(axis=1)
+                H = np.where(S[None, None, :], X[:, None, :], X[None, :, :])  # (i, z, d)
+                out[q] = kern(H.reshape(-1, 4), X[mi : mi + 1]).reshape(len(X), len(X)).mean(axis=1)
             return out
 
-        ref = kx.exact_shapley(vf, 4).values[:, 2]                            # over points i
+        ref = kx.exact_shapley(vf, 4).values[:, 2]  # over points i
         np.testing.assert_allclose(m.zeta_[mi], ref, rtol=1e-9, atol=1e-12)
 
 
@@ -71,8 +74,9 @@ def test_strength_lowers_mean_squared_shapley_value(data, value):
     X, y = data
     msv = []
     for s in (0.0, 2.0, 20.0, 200.0):
-        m = ShapleyRegularizedKernelRidge(kernel=RBF(2.0), alpha=0.1, feature=3, strength=s,
-                                          value=value, n_coalitions=10, random_state=0).fit(X, y)
+        m = ShapleyRegularizedKernelRidge(
+            kernel=RBF(2.0), alpha=0.1, feature=3, strength=s, value=value, n_coalitions=10, random_state=0
+        ).fit(X, y)
         msv.append(np.mean(m.feature_shapley_values() ** 2))
     assert all(a > b for a, b in zip(msv, msv[1:])), msv
     assert msv[-1] < 0.5 * msv[0]
@@ -81,7 +85,7 @@ def test_strength_lowers_mean_squared_shapley_value(data, value):
 def test_regularised_values_agree_with_explainer(data):
     X, y = data
     m = ShapleyRegularizedKernelRidge(kernel=RBF(2.0), alpha=0.1, feature=1, strength=3.0).fit(X, y)
-    e = kx.RKHSExplainer(m).explain(X, value="interventional")
+    e = kx.RKHSExplainer(m, value="interventional").explain(X)
     np.testing.assert_allclose(e.values[:, 1], m.feature_shapley_values(), rtol=1e-8, atol=1e-10)
 
 
@@ -102,20 +106,27 @@ def test_sklearn_conventions_and_feature_by_name(data):
         m.predict(X)
     df = pd.DataFrame(X, columns=list("abcd"))
     assert m.fit(df, y) is m
-    assert m.feature_index_ == 2 and m.kernel_ is not None        # median-heuristic RBF
-    assert m.predict(X[:3]).shape == (3,)
-    assert m.score(X, y) > 0.5
+    assert m.feature_index_ == 2 and m.kernel_ is not None  # median-heuristic RBF
+    assert m.predict(df.iloc[:3]).shape == (3,)
+    assert m.score(df, y) > 0.5
+    with pytest.warns(UserWarning, match="fitted with feature names"):
+        m.predict(X[:3])
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(value="causal"), "value must be one of"),
-    (dict(alpha=-1.0), "alpha must be a non-negative"),
-    (dict(strength=np.nan), "strength must be a non-negative"),
-    (dict(feature=7), "feature must be a column index"),
-    (dict(feature="z"), "feature 'z' is not a column"),
-    (dict(n_coalitions=0), "n_coalitions must be a positive integer"),
-    (dict(cme_regularization=0.0), "cme_regularization must be a positive"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(value="causal"), "value must be one of"),
+        (dict(alpha=-1.0), "alpha == -1.0, must be >= 0.0"),
+        (dict(strength=np.nan), "strength must be a non-negative"),
+        (dict(feature=7), "feature must be a column index"),
+        (dict(feature="z"), "feature 'z' is not a column"),
+        (dict(n_coalitions=0), "n_coalitions == 0, must be >= 1"),
+        (dict(n_background=0), "n_background == 0, must be >= 1"),
+        (dict(cme_regularization=0.0), "cme_regularization == 0.0, must be > 0.0"),
+        (dict(cme_regularization=np.inf), "cme_regularization must be a positive finite number"),
+    ],
+)
 def test_bad_parameters(data, kwargs, match):
     X, y = data
     with pytest.raises(ValueError, match=match):
@@ -128,12 +139,33 @@ def test_bad_kernel_and_data(data):
         ShapleyRegularizedKernelRidge(kernel="rbf").fit(X, y)
     Xn = X.copy()
     Xn[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 0, column 0\)"):
         ShapleyRegularizedKernelRidge().fit(Xn, y)
     m = ShapleyRegularizedKernelRidge().fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but the model expects 4"):
+    with pytest.raises(ValueError, match="X has 3 features, but ShapleyRegularizedKernelRidge is expecting 4"):
         m.predict(X[:, :3])
 
 
 def test_lazy_top_level_name():
     assert kx.ShapleyRegularizedKernelRidge is ShapleyRegularizedKernelRidge
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [
+        ShapleyRegularizedKernelRidge(),
+        ShapleyRegularizedKernelRidge(strength=1.0, n_background=8, random_state=0),
+        ShapleyRegularizedKernelRidge(strength=1.0, value="observational", n_coalitions=2, random_state=0),
+    ]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_nan_in_predict_names_row_and_column(data):
+    X, y = data
+    m = ShapleyRegularizedKernelRidge().fit(X, y)
+    Xn = X[:3].copy()
+    Xn[2, 1] = np.inf
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 2, column 1\)"):
+        m.predict(Xn)

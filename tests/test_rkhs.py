@@ -1,5 +1,6 @@
 """RKHSExplainer: observational values through conditional mean embeddings, interventional values,
 non-product kernels and model-agnostic models, against dense formulas written here."""
+
 from itertools import combinations
 from math import factorial
 
@@ -11,8 +12,8 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVR
 
 import kexplain as kx
-from kexplain.rkhs.explainer import RKHSExplainer
 from kexplain.kernels import RBF, Cauchy, Laplacian, ProductKernel
+from kexplain.rkhs.explainer import RKHSExplainer
 
 
 def shapley_by_permutation_weights(v, d):
@@ -32,7 +33,7 @@ def data():
     rng = np.random.default_rng(0)
     n, d = 60, 3
     X = rng.normal(size=(n, d))
-    X[:, 1] += 0.9 * X[:, 0]                          # correlated features
+    X[:, 1] += 0.9 * X[:, 0]  # correlated features
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=n)
     return X, y
 
@@ -44,7 +45,7 @@ def krr(data):
 
 
 def dense_observational(f_coef, Xm, R, x, k1d, eta, intercept=0.0):
-    """Seed 003 Proposition 3 written out densely for one point x:
+    """Chau, Hu, Gonzalez & Sejdinovic (2022), Proposition 3, written out densely for one point x:
     v(S) = alpha^T (K_S(Xm, x) * (K_Sc(Xm, R) (K_S(R, R) + n eta I)^-1 K_S(R, x))),
     with k1d(a, b, j) the kernel of feature j; v(empty) = mean over R of f, v(full) = f(x)."""
     d = Xm.shape[1]
@@ -75,7 +76,7 @@ def test_observational_matches_dense_formula(data, krr):
     e = ex.explain(X[:3])
     ls2 = 1.0 / (2 * 0.4)
     for p in range(3):
-        v = dense_observational(krr.dual_coef_, X, X, X[p], lambda a, b, j: np.exp(-(a - b) ** 2 / (2 * ls2)), eta)
+        v = dense_observational(krr.dual_coef_, X, X, X[p], lambda a, b, j: np.exp(-((a - b) ** 2) / (2 * ls2)), eta)
         np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-9, atol=1e-11)
 
 
@@ -87,9 +88,12 @@ def test_observational_mixed_product_kernel_and_separate_reference(data):
     em = kx.KernelExpansion(X[:20], coef, kern, intercept=0.3)
     R = X[20:]
     eta = 3e-3
-    e = RKHSExplainer(em, X_ref=R, cme_regularization=eta).explain(X[:2])
-    profiles = [lambda u: np.exp(-0.5 * (u / 1.3) ** 2), lambda u: np.exp(-np.abs(u) / 0.8),
-                lambda u: 1.0 / (1.0 + (u / 2.0) ** 2)]
+    e = RKHSExplainer(em, R, cme_regularization=eta).explain(X[:2])
+    profiles = [
+        lambda u: np.exp(-0.5 * (u / 1.3) ** 2),
+        lambda u: np.exp(-np.abs(u) / 0.8),
+        lambda u: 1.0 / (1.0 + (u / 2.0) ** 2),
+    ]
     # the model's amplitude scales f; the CME regresses with unit-amplitude per-feature kernels
     for p in range(2):
         v = dense_observational(1.7 * coef, X[:20], R, X[p], lambda a, b, j: profiles[j](a - b), eta, intercept=0.3)
@@ -109,13 +113,13 @@ def test_interventional_engine_matches_mean_embedding_formula(data, krr):
     """The paper's interventional estimator, v(S) = alpha^T (K_S(X, x) * (1/n) K_Sc(X, R) 1),
     enumerated densely, equals the exact product-game engine the explainer delegates to."""
     X, _ = data
-    e = RKHSExplainer(krr).explain(X[:4], value="interventional")
+    e = RKHSExplainer(krr, value="interventional").explain(X[:4])
     ls2 = 1.0 / (2 * 0.4)
 
     def K(A, B, cols):
         out = np.ones((A.shape[0], B.shape[0]))
         for j in cols:
-            out *= np.exp(-(A[:, j][:, None] - B[:, j][None, :]) ** 2 / (2 * ls2))
+            out *= np.exp(-((A[:, j][:, None] - B[:, j][None, :]) ** 2) / (2 * ls2))
         return out
 
     alpha = krr.dual_coef_
@@ -124,22 +128,22 @@ def test_interventional_engine_matches_mean_embedding_formula(data, krr):
         out = np.empty((len(coalitions), 4))
         for q, S in enumerate(coalitions):
             S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
-            mean_emb = K(X, X, Sc_idx).mean(axis=1)                 # (1/n) K_Sc(X, R) 1
+            mean_emb = K(X, X, Sc_idx).mean(axis=1)  # (1/n) K_Sc(X, R) 1
             out[q] = alpha @ (K(X, X[:4], S_idx) * mean_emb[:, None])
         return out
 
     ref = kx.exact_shapley(value_function, 3).values
     np.testing.assert_allclose(e.values, ref, rtol=1e-9, atol=1e-11)
     # the explainer's own mean-embedding game (used by the sampled solver) agrees too
-    own = kx.exact_shapley(RKHSExplainer(krr).value_function(X[:4], "interventional"), 3).values
+    own = kx.exact_shapley(RKHSExplainer(krr, value="interventional").value_function(X[:4]), 3).values
     np.testing.assert_allclose(own[..., 0], ref, rtol=1e-9, atol=1e-11)
 
 
 def test_interventional_sampled_path_agrees_with_engine(data, krr):
     X, _ = data
-    ex = RKHSExplainer(krr)
-    exact = ex.explain(X[:3], value="interventional").values
-    est = ex.explain(X[:3], value="interventional", budget=400, random_state=0)
+    ex = RKHSExplainer(krr, value="interventional")
+    exact = ex.explain(X[:3]).values
+    est = ex.explain(X[:3], budget=400, random_state=0)
     assert est.standard_errors is not None
     assert np.all(np.abs(est.values - exact) <= 4 * est.standard_errors + 1e-9)
 
@@ -158,7 +162,7 @@ def test_nystroem_with_all_rows_as_landmarks_is_exact(data, krr):
     nys = RKHSExplainer(krr, approximation="nystroem", n_landmarks=60).explain(X[:4]).values
     np.testing.assert_allclose(nys, exact, atol=1e-5)
     few = RKHSExplainer(krr, approximation="nystroem", n_landmarks=30, random_state=2).explain(X[:4])
-    np.testing.assert_allclose(few.predictions, krr.predict(X[:4]), atol=1e-10)   # endpoints exact
+    np.testing.assert_allclose(few.predictions, krr.predict(X[:4]), atol=1e-10)  # endpoints exact
     assert np.abs(few.values - exact).max() < 0.5 * np.abs(exact).max()
 
 
@@ -170,8 +174,8 @@ def test_independent_features_observational_approaches_interventional():
         y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
         m = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.05).fit(X, y)
         Xe = np.array([[0.5, -0.5], [-1.0, 0.3], [0.2, 1.2]])
-        ex = RKHSExplainer(m, cme_regularization=1e-3)
-        obs, itv = ex.explain(Xe).values, ex.explain(Xe, value="interventional").values
+        obs = RKHSExplainer(m, cme_regularization=1e-3).explain(Xe).values
+        itv = RKHSExplainer(m, value="interventional").explain(Xe).values
         gaps.append(np.abs(obs - itv).max() / np.abs(itv).max())
     assert gaps[1] < gaps[0]
     assert gaps[1] < 0.1, gaps
@@ -184,7 +188,7 @@ def test_select_cme_regularization(data, krr):
     best = ex.select_cme_regularization(grid=grid, n_folds=3, n_coalitions=3)
     assert best in grid and ex.cme_regularization == best
     assert ex.cme_cv_scores_[best] == min(ex.cme_cv_scores_.values())
-    assert ex.cme_cv_scores_[1.0] > ex.cme_cv_scores_[best]       # heavy smoothing loses
+    assert ex.cme_cv_scores_[1.0] > ex.cme_cv_scores_[best]  # heavy smoothing loses
 
 
 # -- non-product kernels and model-agnostic models -------------------------------------------------
@@ -199,30 +203,34 @@ def test_matern_model_observational_matches_dense_c5(data):
     n = X.shape[0]
     f_ref = m.predict(X)
     for p in range(2):
-        def v(S):
+
+        def v(S, p=p):
             if not S:
                 return f_ref.mean()
             if len(S) == 3:
-                return m.predict(X[p:p + 1])[0]
-            kS = Matern(length_scale=np.array([1.0, 2.0, 1.5])[list(S)], nu=1.5)   # thesis eq. C.5
+                return m.predict(X[p : p + 1])[0]
+            kS = Matern(length_scale=np.array([1.0, 2.0, 1.5])[list(S)], nu=1.5)  # thesis eq. C.5
             XS = X[:, list(S)]
-            beta = np.linalg.solve(kS(XS) + n * eta * np.eye(n), kS(XS, X[p:p + 1, list(S)]))[:, 0]
+            beta = np.linalg.solve(kS(XS) + n * eta * np.eye(n), kS(XS, X[p : p + 1, list(S)]))[:, 0]
             return beta @ f_ref
 
         np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.parametrize("model", [
-    KernelRidge(kernel="poly", degree=2, alpha=0.1),
-    GaussianProcessRegressor(RationalQuadratic(), optimizer=None),
-])
+@pytest.mark.parametrize(
+    "model",
+    [
+        KernelRidge(kernel="poly", degree=2, alpha=0.1),
+        GaussianProcessRegressor(RationalQuadratic(), optimizer=None),
+    ],
+)
 def test_other_kernels_efficiency(data, model):
     X, y = data
     m = model.fit(X, y)
-    ex = RKHSExplainer(m)
-    assert ex.kind == "kernel"
     for value in ("observational", "interventional"):
-        e = ex.explain(X[:3], value=value)
+        ex = RKHSExplainer(m, value=value)
+        assert ex.kind == "kernel"
+        e = ex.explain(X[:3])
         np.testing.assert_allclose(e.predictions, m.predict(X[:3]), atol=1e-9)
         np.testing.assert_allclose(e.base_values, m.predict(X).mean(), atol=1e-9)
 
@@ -234,24 +242,25 @@ def test_model_agnostic_interventional_matches_brute_force(data):
         return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
 
     R = X[:15]
-    e = RKHSExplainer(f, X_ref=R).explain(X[:2], value="interventional")
+    e = RKHSExplainer(f, R, value="interventional").explain(X[:2])
     for p in range(2):
-        def v(S):
+
+        def v(S, p=p):
             H = R.copy()
             H[:, list(S)] = X[p, list(S)]
             return f(H).mean()
 
         np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-10, atol=1e-12)
-    obs = RKHSExplainer(f, X_ref=R).explain(X[:2])
+    obs = RKHSExplainer(f, R).explain(X[:2])
     np.testing.assert_allclose(obs.predictions, f(X[:2]), atol=1e-10)
 
 
 def test_svr_needs_reference_rows(data):
     X, y = data
     m = SVR(kernel="rbf", gamma=0.5).fit(X, y)
-    with pytest.raises(ValueError, match="X_ref is required"):
+    with pytest.raises(ValueError, match="background is required"):
         RKHSExplainer(m)
-    e = RKHSExplainer(m, X_ref=X).explain(X[:2])
+    e = RKHSExplainer(m, X).explain(X[:2])
     np.testing.assert_allclose(e.predictions, m.predict(X[:2]), atol=1e-9)
 
 
@@ -259,7 +268,7 @@ def test_svr_needs_reference_rows(data):
 def test_unknown_value(data, krr):
     X, _ = data
     with pytest.raises(ValueError, match="value must be one of"):
-        RKHSExplainer(krr).explain(X[:2], value="causal")
+        RKHSExplainer(krr, value="causal")
 
 
 def test_nan_in_X(data, krr):
@@ -268,8 +277,8 @@ def test_nan_in_X(data, krr):
     Xn[1, 2] = np.nan
     with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 2\)"):
         RKHSExplainer(krr).explain(Xn)
-    with pytest.raises(ValueError, match="X_ref contains NaN"):
-        RKHSExplainer(krr, X_ref=Xn)
+    with pytest.raises(ValueError, match="background contains NaN"):
+        RKHSExplainer(krr, Xn)
 
 
 def test_wrong_number_of_features(data, krr):
@@ -278,12 +287,15 @@ def test_wrong_number_of_features(data, krr):
         RKHSExplainer(krr).explain(X[:3, :2])
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(cme_regularization=0.0), "cme_regularization must be a positive"),
-    (dict(cme_regularization=np.nan), "cme_regularization must be a positive"),
-    (dict(approximation="rff"), "approximation must be None or 'nystroem'"),
-    (dict(n_landmarks=0), "n_landmarks must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(cme_regularization=0.0), "cme_regularization must be a positive"),
+        (dict(cme_regularization=np.nan), "cme_regularization must be a positive"),
+        (dict(approximation="rff"), "approximation must be None or 'nystroem'"),
+        (dict(n_landmarks=0), "n_landmarks must be a positive integer"),
+    ],
+)
 def test_bad_parameters(krr, kwargs, match):
     with pytest.raises(ValueError, match=match):
         RKHSExplainer(krr, **kwargs)
@@ -297,13 +309,13 @@ def test_bad_budget(data, krr):
 
 def test_unusable_model():
     with pytest.raises(kx.UnsupportedModelError, match="neither predict nor __call__"):
-        RKHSExplainer(object(), X_ref=np.zeros((3, 2)))
+        RKHSExplainer(object(), np.zeros((3, 2)))
 
 
 def test_nan_predictions_are_reported(data):
     X, _ = data
     with pytest.raises(ValueError, match="NaN or infinite predictions"):
-        RKHSExplainer(lambda Z: np.full(len(Z), np.nan), X_ref=X[:5]).explain(X[:2], value="interventional")
+        RKHSExplainer(lambda Z: np.full(len(Z), np.nan), X[:5], value="interventional").explain(X[:2])
 
 
 def test_lazy_top_level_name():
@@ -319,14 +331,168 @@ def test_sum_kernel_gp_and_scaled_pipeline():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 3))
     y = X[:, 0] + np.sin(X[:, 1])
-    gp = GaussianProcessRegressor(ConstantKernel(2.0) * skRBF([1.0, 2.0, 3.0]) + ConstantKernel(0.5) * skRBF(5.0),
-                                  optimizer=None).fit(X, y)
+    gp = GaussianProcessRegressor(
+        ConstantKernel(2.0) * skRBF([1.0, 2.0, 3.0]) + ConstantKernel(0.5) * skRBF(5.0), optimizer=None
+    ).fit(X, y)
     exact = RKHSExplainer(gp).explain(X[:3])
     np.testing.assert_allclose(exact.predictions, gp.predict(X[:3]), atol=1e-10)
     nys = RKHSExplainer(gp, approximation="nystroem", n_landmarks=40).explain(X[:3])
     np.testing.assert_allclose(nys.values, exact.values, atol=1e-5)
     Xs = X * [1.0, 10.0, 100.0]
     pipe = make_pipeline(StandardScaler(), KernelRidge(kernel="rbf", gamma=0.3)).fit(Xs, y)
-    e = RKHSExplainer(pipe).explain(Xs[:3])                 # reference rows back on the original scale
+    e = RKHSExplainer(pipe).explain(Xs[:3])  # reference rows back on the original scale
     np.testing.assert_allclose(e.predictions, pipe.predict(Xs[:3]), atol=1e-10)
     np.testing.assert_allclose(e.base_values, pipe.predict(Xs).mean(), atol=1e-10)
+
+
+# -- the explainer contract ----------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["observational", "interventional"])
+def test_values_do_not_depend_on_n_jobs(data, krr, value):
+    X, _ = data
+    ex = RKHSExplainer(krr, value=value)
+    one = ex.explain(X[:7], n_jobs=1)
+    two = ex.explain(X[:7], n_jobs=3)
+    np.testing.assert_allclose(two.values, one.values, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(two.base_values, one.base_values, rtol=1e-12, atol=1e-14)
+    # the sampled solver draws the same coalitions for every block of rows
+    s1 = ex.explain(X[:7], budget=60, random_state=3, n_jobs=1)
+    s2 = ex.explain(X[:7], budget=60, random_state=3, n_jobs=2)
+    np.testing.assert_allclose(s2.values, s1.values, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(s2.standard_errors, s1.standard_errors, rtol=1e-10, atol=1e-14)
+    # and one point explained alone gets the values it gets in a batch
+    alone = ex.explain(X[4:5], budget=60, random_state=3)
+    np.testing.assert_allclose(alone.values[0], s1.values[4], rtol=1e-12, atol=1e-14)
+    assert not np.allclose(ex.explain(X[:7], budget=60, random_state=4).values, s1.values)
+
+
+def test_model_agnostic_n_jobs_and_tol(data):
+    X, _ = data
+
+    def f(Z):
+        return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
+
+    ex = RKHSExplainer(f, X[:15], value="interventional")
+    a = ex.explain(X[:5], budget=40, random_state=0, tol=1e-9, n_jobs=1)
+    b = ex.explain(X[:5], budget=40, random_state=0, tol=1e-9, n_jobs=2)
+    np.testing.assert_array_equal(a.values, b.values)
+
+
+def test_output_index_and_game(data, krr):
+    pd = pytest.importorskip("pandas")
+    X, _ = data
+    df = pd.DataFrame(X[:3], columns=["a", "b", "c"], index=["p", "q", "r"])
+    for value in ("observational", "interventional"):
+        e = RKHSExplainer(krr, value=value).explain(df)
+        assert e.game == value and e.output == "predict of KernelRidge"
+        assert e.index == ["p", "q", "r"] and e.feature_names == ["a", "b", "c"]
+        assert list(e.to_frame().index) == ["p", "q", "r"]
+        np.testing.assert_allclose(e.predictions, krr.predict(X[:3]), atol=1e-10)
+    assert RKHSExplainer(krr, value="interventional").explain(X[:2]).index is None
+
+
+def test_background_defaults_and_repr(data, krr):
+    X, _ = data
+    ex = RKHSExplainer(krr)
+    np.testing.assert_array_equal(ex.background, krr.X_fit_)
+    assert ex.background_weights is None
+    assert "observational" in repr(ex)
+
+
+def test_interactions_enumerated_and_engine(data, krr):
+    X, _ = data
+    obs = RKHSExplainer(krr).explain(X[:3], interactions=True)
+    assert obs.interactions.shape == (3, 3, 3)
+    np.testing.assert_allclose(obs.interactions.sum(axis=2), obs.values, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(obs.interactions, np.swapaxes(obs.interactions, 1, 2), atol=1e-12)
+    # the enumerated interactions of the observational game, in shap's convention
+    game = RKHSExplainer(krr).value_function(X[:3])
+    ref = kx.exact_shapley(game, 3, interactions=True)
+    np.testing.assert_allclose(obs.interactions[:, 0, 1], ref.interactions[:, 0, 1, 0] / 2, rtol=1e-10, atol=1e-12)
+    ex = RKHSExplainer(krr, value="interventional")
+    itv = ex.explain(X[:3], interactions=True)
+    ref = kx.exact_shapley(ex.value_function(X[:3]), 3, interactions=True)
+    np.testing.assert_allclose(itv.interactions[:, 0, 2], ref.interactions[:, 0, 2, 0] / 2, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(itv.interactions.sum(axis=2), itv.values, rtol=1e-9, atol=1e-11)
+    with pytest.raises(ValueError, match="interactions=True needs enumerated coalitions"):
+        ex.explain(X[:3], interactions=True, budget=100)
+    with pytest.raises(ValueError, match="interactions=True needs enumerated coalitions"):
+        RKHSExplainer(krr, max_exact_features=2).explain(X[:3], interactions=True)
+
+
+@pytest.mark.parametrize("value", ["observational", "interventional"])
+def test_background_weights_equal_repeated_rows(data, value):
+    """Integer weights give the values of the background with each row repeated that often
+    (the weighted CME is the CME of the repeated sample)."""
+    X, y = data
+    m = KernelRidge(kernel="rbf", gamma=0.4, alpha=0.1).fit(X, y)
+    R = X[:12]
+    counts = np.arange(1, 13) % 3 + 1
+    Rrep = np.repeat(R, counts, axis=0)
+    w = RKHSExplainer(m, R, background_weights=counts, value=value, cme_regularization=1e-2).explain(X[:3])
+    rep = RKHSExplainer(m, Rrep, value=value, cme_regularization=1e-2).explain(X[:3])
+    np.testing.assert_allclose(w.values, rep.values, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(w.base_values, rep.base_values, rtol=1e-10)
+    # the non-product and model-agnostic routes weigh the rows the same way (the agnostic
+    # observational game's lengthscales are medians of the rows, which repetition changes)
+    mat = KernelRidge(kernel=Matern(length_scale=1.5, nu=1.5), alpha=0.1).fit(X, y)
+    for model in (mat, mat.predict) if value == "interventional" else (mat,):
+        a = RKHSExplainer(model, R, background_weights=counts, value=value, cme_regularization=1e-2).explain(X[:2])
+        b = RKHSExplainer(model, Rrep, value=value, cme_regularization=1e-2).explain(X[:2])
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match="background_weights must be a 1-D array with one weight per row"):
+        RKHSExplainer(m, R, background_weights=np.ones(5), value=value)
+
+
+def test_weighted_nystroem_keeps_efficiency(data, krr):
+    X, _ = data
+    w = np.linspace(0.0, 1.0, X.shape[0])
+    ex = RKHSExplainer(krr, background_weights=w, approximation="nystroem", n_landmarks=20)
+    assert np.all(w[ex._landmarks] > 0)
+    e = ex.explain(X[:3])
+    np.testing.assert_allclose(e.predictions, krr.predict(X[:3]), atol=1e-10)
+    np.testing.assert_allclose(e.base_values, krr.predict(X) @ (w / w.sum()), rtol=1e-10)
+
+
+def test_background_work_is_cached_across_calls(data, krr):
+    X, _ = data
+    ex = RKHSExplainer(krr, cme_regularization=1e-2)
+    first = ex.explain(X[:3]).values
+    cme = ex._cme
+    n_factors = len(cme.cache)
+    assert n_factors == 2**3 - 2  # one factor per proper non-empty coalition
+    again = ex.explain(X[:3]).values
+    assert ex._cme is cme and len(cme.cache) == n_factors
+    np.testing.assert_array_equal(again, first)
+    # a new eta recomputes the factors: the values are those of a fresh explainer
+    ex.cme_regularization = 1e-3
+    fresh = RKHSExplainer(krr, cme_regularization=1e-3).explain(X[:3]).values
+    np.testing.assert_allclose(ex.explain(X[:3]).values, fresh, rtol=1e-12)
+    assert ex._cme is cme and cme.eta == 1e-3 and len(cme.cache) == n_factors
+    assert not np.allclose(fresh, first)
+    itv = RKHSExplainer(krr, value="interventional")
+    assert itv._engine is not None and itv._cme is None
+
+
+def test_explain_options_are_validated(data, krr):
+    X, _ = data
+    ex = RKHSExplainer(krr)
+    with pytest.raises(TypeError, match="interactions"):
+        ex.explain(X[:2], interactions=1)
+    with pytest.raises(ValueError, match="n_jobs"):
+        ex.explain(X[:2], n_jobs=0)
+    with pytest.raises(ValueError, match="random_state"):
+        ex.explain(X[:2], random_state="seed")
+    with pytest.raises(ValueError, match="random_state"):
+        RKHSExplainer(krr, random_state=-1)
+
+
+def test_progress_bar_does_not_change_values(data, krr, capsys):
+    pytest.importorskip("tqdm")
+    X, _ = data
+    ex = RKHSExplainer(krr)
+    quiet = ex.explain(X[:4])
+    shown = ex.explain(X[:4], progress=True, n_jobs=2)
+    np.testing.assert_allclose(shown.values, quiet.values, rtol=1e-12, atol=1e-14)
+    assert "coalition" in capsys.readouterr().err
+    gen = ex.explain(X[:4], budget=40, random_state=np.random.default_rng(1), progress=True)
+    assert gen.standard_errors.shape == (4, 3)

@@ -1,10 +1,15 @@
 """RKHS-SHAP: observational Shapley values through conditional mean embeddings.
 
 - ``RKHSExplainer``: observational (and interventional) values of kernel models and of any
-  prediction function (Chau et al., 2022).
+  prediction function (Chau, Hu, Gonzalez & Sejdinovic, 2022, section 3).
 - ``ShapleyRegularizedKernelRidge``: kernel ridge regression that penalises one feature's
-  Shapley values (Chau et al., 2022, section 5).
+  Shapley values (Chau, Hu, Gonzalez & Sejdinovic, 2022, section 4).
+
+Modules: ``explainer`` (the explainer), ``cme`` (the conditional-mean-embedding games),
+``restricted_kernels`` (kernels restricted to a subset of features, for models whose kernel is
+not a product) and ``regularized`` (the Shapley-regularised ridge).
 """
+
 from .explainer import RKHSExplainer
 from .regularized import ShapleyRegularizedKernelRidge
 

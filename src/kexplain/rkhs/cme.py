@@ -1,34 +1,51 @@
 """Observational value functions through conditional mean embeddings (RKHS-SHAP).
 
 For a model f(x) = sum_i coef_i k(x, X_i) + b0 whose kernel is a product over features, the
-observational value of coalition S at a point x is (seed 003 Proposition 3, thesis appendix C.4)
+observational value of coalition S at a point x is (Chau, Hu, Gonzalez & Sejdinovic, 2022,
+section 3, Proposition 3; Chau, 2023, thesis appendix C.4)
 
     v_x(S) = E[f(x_S, X_Sc) | X_S = x_S] + b0
            = sum_i coef_i k_S(X_iS, x_S) * sum_l beta_l(x_S) k_Sc(X_iSc, R_lSc) + b0,
 
-with reference rows R (n of them) and the conditional-mean-embedding weights
+with background rows R (n of them) and the conditional-mean-embedding weights
 beta(x_S) = (K_S(R, R) + n eta I)^-1 k_S(R, x_S): kernel ridge regression from the features in S
 to the feature map of the features not in S.  The CME regresses with the model's own per-feature
 kernels restricted to S, scaled to unit amplitude (so eta does not depend on the model's scale).
 The empty and full coalitions are exact: v(empty) is the mean prediction over R, v(full) = f(x).
 
+Weighted background rows (weights w summing to one) give the weighted ridge regression
+beta(x_S) = D (D K_S(R, R) D + n eta I)^-1 D k_S(R, x_S) with D = diag(sqrt(n w)), which is the
+formula above for equal weights, and v(empty) becomes the weighted mean prediction.
+
 Every coalition needs one solve with the n x n matrix K_S(R, R) + n eta I, shared by all explained
-points.  With the Nystroem approximation (m landmark rows L of R) the embeddings live in the span
-of the landmarks' feature maps; the CME solve becomes m x m and the cost per coalition is
-O(n m^2 + n_model m N) instead of O(n^3 + n_model n N).
+points; it depends on the background only, so its Cholesky factor is kept (within a memory budget)
+and reused by every later batch.  With the Nystroem approximation (m landmark rows L of R) the
+embeddings live in the span of the landmarks' feature maps; the CME solve becomes m x m and the
+cost per coalition is O(n m^2 + n_model m N) instead of O(n^3 + n_model n N).
 
 For kernels that are not products (Matern, RationalQuadratic, polynomial, ...) the thesis
 (appendix C.3, eq. C.5) regresses the whole feature map on the features in S:
 
     v_x(S) = k_S(x_S, R_S) (K_S(R, R) + n eta I)^-1 f(R),
 
-with k_S the model's kernel restricted to S (same family, same hyperparameters).
+with k_S the model's kernel restricted to S (same family, same hyperparameters); the n-vector
+(K_S(R, R) + n eta I)^-1 f(R) depends on the background only and is kept per coalition.
+
+The background part of each game (``ProductCME``, ``GenericCME``) is built once; ``game(X)`` then
+gives the value function at a batch of points.
 """
+
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
+
+from .._validation import check_random_state
 
 #: default CME regularisation eta; the ridge is n * eta on kernels with unit diagonal
 DEFAULT_CME_REGULARIZATION = 1e-3
@@ -36,12 +53,17 @@ DEFAULT_CME_REGULARIZATION = 1e-3
 #: caches of per-feature kernel values larger than this are recomputed per coalition instead
 _CACHE_BYTES = 256 * 2**20
 
+#: memory for the per-coalition factors kept across ``explain`` calls (per game)
+FACTOR_CACHE_BYTES = 256 * 2**20
+
 # relative jitter added to landmark Gram matrices before a Cholesky factorisation
 _JITTER = 1e-9
 
+KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-def _cholesky(M, ridge=0.0):
-    """Cholesky factor of M + ridge I (+ a tiny jitter); raises a clear error if it fails."""
+
+def _cholesky(M: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, bool]:
+    """Cholesky factor of M + ridge I (+ a tiny jitter); retries with a larger jitter if it fails."""
     n = M.shape[0]
     scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
     M = M + (ridge + _JITTER * scale) * np.eye(n)
@@ -52,6 +74,38 @@ def _cholesky(M, ridge=0.0):
         return cho_factor(M, lower=True, check_finite=False)
 
 
+class _FactorCache:
+    """Per-coalition arrays kept up to a memory budget; thread-safe (explain runs row blocks in threads)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.used = 0
+        self._store: dict[bytes, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes) -> Any:
+        with self._lock:
+            return self._store.get(key)
+
+    def put(self, key: bytes, value: Any, nbytes: int) -> None:
+        with self._lock:
+            if key in self._store or self.used + nbytes > self.max_bytes:
+                return
+            self._store[key] = value
+            self.used += nbytes
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+
+def _nbytes(obj: Any) -> int:
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if isinstance(obj, (tuple, list)):
+        return sum(_nbytes(o) for o in obj)
+    return 64
+
+
 class _FeatureProducts:
     """prod_{j in cols} k_j(A_p, B_r) for a per-feature kernel, cached when small enough.
 
@@ -59,7 +113,7 @@ class _FeatureProducts:
     is a handful of streaming multiplies instead of a strided gather.
     """
 
-    def __init__(self, term, A, B, *, cache_bytes=_CACHE_BYTES):
+    def __init__(self, term: Any, A: np.ndarray, B: np.ndarray, *, cache_bytes: int = _CACHE_BYTES) -> None:
         self.term, self.A, self.B = term, A, B
         self.shape = (A.shape[0], B.shape[0])
         d = A.shape[1]
@@ -78,165 +132,431 @@ class _FeatureProducts:
         out = np.empty(self.shape)
         step = max(1, _CACHE_BYTES // (8 * self.B.shape[0] * self.A.shape[1]))
         for lo in range(0, self.shape[0], step):
-            F = self.term.feature_values(self.A[lo:lo + step], self.B)
-            out[lo:lo + step] = np.prod(F[:, :, cols], axis=-1)
+            F = self.term.feature_values(self.A[lo : lo + step], self.B)
+            out[lo : lo + step] = np.prod(F[:, :, cols], axis=-1)
         return out
 
 
-def choose_landmarks(n_rows, n_landmarks, random_state):
-    rng = np.random.default_rng(random_state) if not isinstance(random_state, np.random.RandomState) \
-        else np.random.default_rng(random_state.randint(2**31))
-    if n_landmarks >= n_rows:
-        return np.arange(n_rows)
-    return np.sort(rng.choice(n_rows, size=n_landmarks, replace=False))
+def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: np.ndarray | None = None) -> np.ndarray:
+    """Indices of ``n_landmarks`` distinct rows out of ``n_rows``, sorted (all rows if fewer).
+
+    Rows of zero weight are never chosen.  ``random_state`` (None, an int, or a numpy
+    Generator/RandomState) makes the choice reproducible, as in scikit-learn's ``Nystroem``.
+
+    Examples
+    --------
+    >>> from kexplain.rkhs.cme import choose_landmarks
+    >>> choose_landmarks(10, 3, 0).shape
+    (3,)
+    >>> choose_landmarks(4, 10, 0)
+    array([0, 1, 2, 3])
+    """
+    rng = check_random_state(random_state)
+    pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
+    if n_landmarks >= pool.size:
+        return pool
+    return np.sort(rng.choice(pool, size=n_landmarks, replace=False))
+
+
+def _set_eta(cme: ProductCME | GenericCME, eta: float) -> None:
+    eta = float(eta)
+    if eta != cme.eta:
+        cme.eta = eta
+        cme.lam = cme.n * eta
+        cme.cache = _FactorCache(cme.cache.max_bytes)
+
+
+def _key(S_idx: np.ndarray, d: int) -> bytes:
+    S = np.zeros(d, dtype=bool)
+    S[S_idx] = True
+    return S.tobytes()
+
+
+class ProductCME:
+    """The background part of the observational game of a product-kernel expansion.
+
+    Everything here depends on the model and the background rows only: the per-feature kernel
+    tables of the background (and of the landmarks), the mean of every basis function over the
+    background (the value of the empty coalition), and, per coalition, the Cholesky factor of the
+    CME system, kept up to ``cache_bytes`` and reused by every batch of explained points.
+
+    Parameters
+    ----------
+    expansion : KernelExpansion
+        The model, f(x) = sum_i coef_i k(x, X_i) + intercept with a product kernel.
+    background : ndarray of shape (n, d)
+        Rows whose distribution the conditional expectations are taken over.
+    eta : float
+        CME regularisation; the ridge is n * eta.
+    weights : ndarray of shape (n,), optional
+        Non-negative background weights summing to one; None weighs rows equally.
+    landmarks : ndarray of int, optional
+        Indices of background rows for the Nystroem approximation; None solves exactly.
+    cache_bytes : int
+        Memory for the per-coalition factors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.rkhs.cme import ProductCME
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> em = kx.KernelExpansion(X, np.ones(20), kx.kernels.RBF(1.0))
+    >>> game = ProductCME(em, X, 1e-3).game(X[:3])
+    >>> v = game(np.array([[False, False], [True, True]]))
+    >>> np.allclose(v[1, :, 0], em.predict(X[:3]))
+    True
+    """
+
+    def __init__(
+        self,
+        expansion: Any,
+        background: np.ndarray,
+        eta: float,
+        *,
+        weights: np.ndarray | None = None,
+        landmarks: np.ndarray | None = None,
+        cache_bytes: int = FACTOR_CACHE_BYTES,
+    ) -> None:
+        self.em = expansion
+        R = background
+        self.R = R
+        self.d = R.shape[1]
+        self.n = R.shape[0]
+        self.eta = float(eta)
+        self.lam = self.n * self.eta
+        self.weights = weights
+        # D = sqrt(n w): the weighted ridge; None for equal weights (D = 1)
+        self.D = None if weights is None else np.sqrt(self.n * np.asarray(weights, dtype=np.float64))
+        terms = expansion.terms
+        amps = np.asarray(expansion.amplitudes, dtype=np.float64)
+        self.amps = amps
+        self.cme_w = amps / amps.sum()  # unit-amplitude CME kernel
+        Xm = expansion.X_ref
+        self.Xm = Xm
+        self.landmarks = landmarks
+        if landmarks is None:
+            same = Xm.shape == R.shape and np.array_equal(Xm, R)
+            self.fRR = [_FeatureProducts(t, R, R) for t in terms]
+            self.fmR = self.fRR if same else [_FeatureProducts(t, Xm, R) for t in terms]
+            self.L = R
+        else:
+            self.L = R[landmarks]
+            self.fLR = [_FeatureProducts(t, self.L, R) for t in terms]
+            self.fLL = [_FeatureProducts(t, self.L, self.L) for t in terms]
+            self.fmL = [_FeatureProducts(t, Xm, self.L) for t in terms]
+        # v(empty) is exact: the (weighted) mean over R of every basis function
+        self.mean_basis = mean_kernel_rows(expansion, R, weights=weights)  # (n_model,) incl. amplitudes
+        self.cache = _FactorCache(cache_bytes)
+
+    def game(self, X: np.ndarray) -> ProductCMEGame:
+        """The observational game at the rows of ``X`` (validated, shape (N, d))."""
+        return ProductCMEGame(self, X)
+
+    def set_regularization(self, eta: float) -> None:
+        """Change eta, dropping the per-coalition factors (the kernel tables are kept)."""
+        _set_eta(self, eta)
+
+    # -- per-coalition factors (background only) -------------------------------------------------
+    def exact_factor(self, S_idx: np.ndarray) -> Any:
+        """Cholesky factor of D K_S(R, R) D + n eta I."""
+        key = _key(S_idx, self.d)
+        cf = self.cache.get(key)
+        if cf is None:
+            K = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fRR))
+            if self.D is not None:
+                K = K * self.D[:, None] * self.D[None, :]
+            cf = cho_factor(K + self.lam * np.eye(self.n), lower=True, check_finite=False)
+            self.cache.put(key, cf, _nbytes(cf[0]))
+        return cf
+
+    def nystroem_factors(self, S_idx: np.ndarray, Sc_idx: np.ndarray) -> tuple[np.ndarray, Any, list[Any]]:
+        """(K_LR D^2, factor of K_LR D^2 K_RL + n eta K_LL, factors of K_Sc(L, L) per term)."""
+        key = _key(S_idx, self.d)
+        hit = self.cache.get(key)
+        if hit is None:
+            K_LR = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLR))
+            K_LL = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLL))
+            if self.D is not None:
+                K_LRw = K_LR * self.D[None, :] ** 2
+                cf = _cholesky(K_LRw @ K_LR.T + self.lam * K_LL)
+                K_LR = K_LRw
+            else:
+                # K_LR K_LR^T through the symmetric rank-k update (half the flops of a general product)
+                G = dsyrk(1.0, K_LR, lower=True)
+                cf = _cholesky(G + G.T - np.diag(np.diag(G)) + self.lam * K_LL)
+            P = [_cholesky(fLL.prod(Sc_idx)) for fLL in self.fLL]
+            hit = (K_LR, cf, P)
+            self.cache.put(key, hit, _nbytes(K_LR) + _nbytes(cf[0]) + sum(_nbytes(p[0]) for p in P))
+        return hit
 
 
 class ProductCMEGame:
     """Observational value function of a product-kernel expansion at a batch of points.
 
     ``basis_values(S)`` gives the (n_model, N) matrix whose column x holds, for each basis function
-    k(., X_i), its observational value at x (the matrix K^(O)_{x,S} of seed 003 Proposition 3);
-    calling the game with a boolean array of coalitions contracts it with the coefficients and
-    returns values of shape (n_coalitions, N, n_outputs), the intercept included.
+    k(., X_i), its observational value at x (the matrix K^(O)_{x,S} of Chau, Hu, Gonzalez &
+    Sejdinovic, 2022, Proposition 3); calling the game with a boolean array of coalitions
+    contracts it with the coefficients and returns values of shape (n_coalitions, N, n_outputs),
+    the intercept included.
+
+    Parameters
+    ----------
+    cme : ProductCME
+        The background part, built once.
+    X : ndarray of shape (N, d)
+        The explained rows (validated).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.rkhs.cme import ProductCME, ProductCMEGame
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> em = kx.KernelExpansion(X, np.ones(20), kx.kernels.RBF(1.0))
+    >>> game = ProductCMEGame(ProductCME(em, X, 1e-3), X[:4])
+    >>> game.basis_values(np.array([True, False])).shape
+    (20, 4)
     """
 
-    def __init__(self, expansion, X, R, eta, *, landmarks=None, mean_basis=None):
-        self.em = expansion
+    def __init__(self, cme: ProductCME, X: np.ndarray) -> None:
+        self.cme = cme
         self.X = X
-        self.R = R
-        self.d = X.shape[1]
-        self.n = R.shape[0]
-        self.lam = self.n * float(eta)
-        terms = expansion.terms
-        amps = np.asarray(expansion.amplitudes, dtype=np.float64)
-        self.amps = amps
-        self.cme_w = amps / amps.sum()                  # unit-amplitude CME kernel
-        Xm = expansion.X_ref
-        self.Xm = Xm
-        self.fx = [_FeatureProducts(t, Xm, X) for t in terms]          # k_tj(X_i, x)
-        self.landmarks = landmarks
-        if landmarks is None:
-            same = Xm.shape == R.shape and np.array_equal(Xm, R)
-            self.fRR = [_FeatureProducts(t, R, R) for t in terms]
-            self.fmR = self.fRR if same else [_FeatureProducts(t, Xm, R) for t in terms]
-            self.fRx = [_FeatureProducts(t, R, X) for t in terms]
+        terms = cme.em.terms
+        self.fx = [_FeatureProducts(t, cme.Xm, X) for t in terms]  # k_tj(X_i, x)
+        if cme.landmarks is None:
+            self.fRx = [_FeatureProducts(t, cme.R, X) for t in terms]
         else:
-            L = R[landmarks]
-            self.fLR = [_FeatureProducts(t, L, R) for t in terms]
-            self.fLL = [_FeatureProducts(t, L, L) for t in terms]
-            self.fmL = [_FeatureProducts(t, Xm, L) for t in terms]
-            self.fLx = [_FeatureProducts(t, L, X) for t in terms]
-        # v(empty) is exact: the mean over R of every basis function
-        if mean_basis is None:
-            mean_basis = mean_kernel_rows(expansion, R)
-        self.mean_basis = mean_basis                    # (n_model,) incl. amplitudes
+            self.fLx = [_FeatureProducts(t, cme.L, X) for t in terms]
 
-    # -- the CME weights -----------------------------------------------------------------------
-    def _cme_exact(self, S_idx):
-        K = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fRR))
-        k = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fRx))
-        cf = cho_factor(K + self.lam * np.eye(self.n), lower=True, check_finite=False)
-        return cho_solve(cf, k, check_finite=False)                      # beta (n, N)
-
-    def _cme_nystroem(self, S_idx):
-        K_LR = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLR))
-        K_LL = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLL))
-        K_Lx = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLx))
-        # beta = K_RL c with c = (K_LR K_RL + lam K_LL)^-1 K_Lx (push-through of the Nystroem ridge)
-        # K_LR K_LR^T through the symmetric rank-k update (half the flops of a general product)
-        G = dsyrk(1.0, K_LR, lower=True)
-        cf = _cholesky(G + G.T - np.diag(np.diag(G)) + self.lam * K_LL)
-        return K_LR, cho_solve(cf, K_Lx, check_finite=False)              # (m, n), c (m, N)
-
-    # -- values ----------------------------------------------------------------------------------
     def basis_values(self, S: np.ndarray) -> np.ndarray:
+        """(n_model, N): the observational value of every basis function at every point."""
+        c = self.cme
         S = np.asarray(S, dtype=bool)
         S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
         N = self.X.shape[0]
         if S_idx.size == 0:
-            return np.repeat(self.mean_basis[:, None], N, axis=1)
+            return np.repeat(c.mean_basis[:, None], N, axis=1)
         if Sc_idx.size == 0:
-            return sum(a * f.prod(S_idx) for a, f in zip(self.amps, self.fx))
-        out = np.zeros((self.Xm.shape[0], N))
-        if self.landmarks is None:
-            beta = self._cme_exact(S_idx)
-            for a, fx, fmR in zip(self.amps, self.fx, self.fmR):
+            return sum(a * f.prod(S_idx) for a, f in zip(c.amps, self.fx))
+        out = np.zeros((c.Xm.shape[0], N))
+        if c.landmarks is None:
+            k = sum(w * f.prod(S_idx) for w, f in zip(c.cme_w, self.fRx))
+            if c.D is None:
+                beta = cho_solve(c.exact_factor(S_idx), k, check_finite=False)  # (n, N)
+            else:
+                beta = c.D[:, None] * cho_solve(c.exact_factor(S_idx), c.D[:, None] * k, check_finite=False)
+            for a, fx, fmR in zip(c.amps, self.fx, c.fmR):
                 out += a * fx.prod(S_idx) * (fmR.prod(Sc_idx) @ beta)
         else:
-            K_LR, c = self._cme_nystroem(S_idx)
-            for a, fx, fLR, fLL, fmL in zip(self.amps, self.fx, self.fLR, self.fLL, self.fmL):
+            # beta = D^2 K_RL c with c = (K_LR D^2 K_RL + lam K_LL)^-1 K_Lx (push-through of the Nystroem ridge)
+            K_LR, cf, P = c.nystroem_factors(S_idx, Sc_idx)
+            K_Lx = sum(w * f.prod(S_idx) for w, f in zip(c.cme_w, self.fLx))
+            coef = cho_solve(cf, K_Lx, check_finite=False)  # (m, N)
+            KRc = K_LR.T @ coef
+            for a, fx, fLR, fmL, Pt in zip(c.amps, self.fx, c.fLR, c.fmL, P):
                 # output side projected on the landmarks: k_Sc(X_i, R) ~ k_Sc(X_i, L) P^-1 k_Sc(L, R)
-                P = _cholesky(fLL.prod(Sc_idx))
-                Qc = fLR.prod(Sc_idx) @ (K_LR.T @ c)                          # (m, N)
-                G = fmL.prod(Sc_idx) @ cho_solve(P, Qc, check_finite=False)
+                Qc = fLR.prod(Sc_idx) @ KRc  # (m, N)
+                G = fmL.prod(Sc_idx) @ cho_solve(Pt, Qc, check_finite=False)
                 out += a * fx.prod(S_idx) * G
         return out
 
     def __call__(self, coalitions: np.ndarray) -> np.ndarray:
-        coef, icpt = self.em.coef, self.em.intercept
+        """Game values of shape (n_coalitions, N, n_outputs) for a boolean (n_coalitions, d) array."""
+        coef, icpt = self.cme.em.coef, self.cme.em.intercept
+        coalitions = np.asarray(coalitions, dtype=bool)
         out = np.empty((coalitions.shape[0], self.X.shape[0], coef.shape[1]))
         for q, S in enumerate(coalitions):
             out[q] = self.basis_values(S).T @ coef + icpt
         return out
 
 
-def mean_kernel_rows(expansion, R, chunk=128):
-    """(n_model,): mean over the rows of R of amplitude_t * k_t(X_i, R_r), summed over terms."""
+def mean_kernel_rows(expansion: Any, R: np.ndarray, chunk: int = 128, weights: np.ndarray | None = None) -> np.ndarray:
+    """(n_model,): the (weighted) mean over the rows of R of amplitude_t * k_t(X_i, R_r), summed over terms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.rkhs.cme import mean_kernel_rows
+    >>> em = kx.KernelExpansion(np.zeros((1, 1)), np.ones(1), kx.kernels.RBF(1.0))
+    >>> np.round(mean_kernel_rows(em, np.array([[0.0], [1.0]])), 3)
+    array([0.803])
+    """
     Xm = expansion.X_ref
     acc = np.zeros(Xm.shape[0])
     for t in expansion.terms:
         for lo in range(0, R.shape[0], chunk):
-            acc += t(Xm, R[lo:lo + chunk]).sum(axis=1)
-    return acc / R.shape[0]
+            K = t(Xm, R[lo : lo + chunk])
+            acc += K.sum(axis=1) if weights is None else K @ weights[lo : lo + chunk]
+    return acc / R.shape[0] if weights is None else acc
+
+
+class GenericCME:
+    """The background part of the observational game of any kernel model (thesis appendix C.3, eq. C.5).
+
+    Per coalition S it keeps alpha_S = D (D K_S(R, R) D + n eta I)^-1 D f(R) (or its Nystroem
+    counterpart on the landmarks), so that v_x(S) = k_S(x_S, R_S) alpha_S for any batch.
+
+    Parameters
+    ----------
+    kernel_on : callable
+        ``kernel_on(S_idx)`` returns a callable k_S(A, B) (the model's kernel restricted to the
+        features in S), applied to the columns S_idx of the rows.
+    background : ndarray of shape (n, d)
+    f_ref : ndarray of shape (n, n_outputs)
+        The model's outputs at the background rows.
+    eta : float
+        CME regularisation; the ridge is n * eta.
+    weights : ndarray of shape (n,), optional
+        Non-negative background weights summing to one; None weighs rows equally.
+    landmarks : ndarray of int, optional
+        Indices of background rows for the Nystroem approximation.
+    cache_bytes : int
+        Memory for the per-coalition vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics.pairwise import rbf_kernel
+    >>> from kexplain.rkhs.cme import GenericCME
+    >>> R = np.random.default_rng(0).normal(size=(30, 2))
+    >>> f_ref = R.sum(axis=1, keepdims=True)
+    >>> cme = GenericCME(lambda S_idx: rbf_kernel, R, f_ref, 1e-3)
+    >>> v = cme.game(R[:2], f_ref[:2])(np.array([[False, False], [True, True]]))
+    >>> np.allclose(v[0], f_ref.mean()), np.allclose(v[1], f_ref[:2])
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        kernel_on: Callable[[np.ndarray], KernelFn],
+        background: np.ndarray,
+        f_ref: np.ndarray,
+        eta: float,
+        *,
+        weights: np.ndarray | None = None,
+        landmarks: np.ndarray | None = None,
+        cache_bytes: int = FACTOR_CACHE_BYTES,
+    ) -> None:
+        self.kernel_on, self.R, self.f_ref = kernel_on, background, f_ref
+        self.n, self.d = background.shape
+        self.eta = float(eta)
+        self.lam = self.n * self.eta
+        self.weights = weights
+        self.D = None if weights is None else np.sqrt(self.n * np.asarray(weights, dtype=np.float64))
+        self.landmarks = landmarks
+        self.mean = f_ref.mean(axis=0) if weights is None else weights @ f_ref
+        self.cache = _FactorCache(cache_bytes)
+
+    def game(self, X: np.ndarray, f_x: np.ndarray) -> GenericCMEGame:
+        """The observational game at the rows ``X`` whose model outputs are ``f_x`` (N, n_outputs)."""
+        return GenericCMEGame(self, X, f_x)
+
+    def set_regularization(self, eta: float) -> None:
+        """Change eta, dropping the per-coalition vectors (the model outputs are kept)."""
+        _set_eta(self, eta)
+
+    def alpha(self, S_idx: np.ndarray) -> np.ndarray:
+        """The per-coalition weights alpha_S: (n, o) on the background, or (m, o) on the landmarks."""
+        key = _key(S_idx, self.d)
+        a = self.cache.get(key)
+        if a is None:
+            k = self.kernel_on(S_idx)
+            RS = self.R[:, S_idx]
+            if self.landmarks is None:
+                K = k(RS, RS)
+                f = self.f_ref
+                if self.D is not None:
+                    K = K * self.D[:, None] * self.D[None, :]
+                    f = self.D[:, None] * f
+                cf = cho_factor(K + self.lam * np.eye(self.n), lower=True, check_finite=False)
+                a = cho_solve(cf, f, check_finite=False)
+                if self.D is not None:
+                    a = self.D[:, None] * a
+            else:
+                LS = RS[self.landmarks]
+                K_LR = k(LS, RS)
+                K_LRw = K_LR if self.D is None else K_LR * self.D[None, :] ** 2
+                cf = _cholesky(K_LRw @ K_LR.T + self.lam * k(LS, LS))
+                a = cho_solve(cf, K_LRw @ self.f_ref, check_finite=False)
+            self.cache.put(key, a, _nbytes(a))
+        return a
 
 
 class GenericCMEGame:
-    """Observational values for any kernel model (thesis appendix C.3, eq. C.5).
+    """Observational values of any kernel model at a batch of points (thesis appendix C.3, eq. C.5).
 
-    ``kernel_on(S_idx)`` returns a callable k_S(A, B) (the model's kernel restricted to the
-    features in S); ``f_ref`` (n, o) are the model's outputs on the reference rows R and
-    ``f_x`` (N, o) its outputs at the explained points.
+    Parameters
+    ----------
+    cme : GenericCME
+        The background part, built once.
+    X : ndarray of shape (N, d)
+        The explained rows.
+    f_x : ndarray of shape (N, n_outputs)
+        The model's outputs at ``X`` (the value of the full coalition).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics.pairwise import rbf_kernel
+    >>> from kexplain.rkhs.cme import GenericCME, GenericCMEGame
+    >>> R = np.random.default_rng(0).normal(size=(30, 2))
+    >>> f_ref = R.sum(axis=1, keepdims=True)
+    >>> game = GenericCMEGame(GenericCME(lambda S_idx: rbf_kernel, R, f_ref, 1e-3), R[:2], f_ref[:2])
+    >>> game(np.array([[True, False]])).shape
+    (1, 2, 1)
     """
 
-    def __init__(self, kernel_on, X, R, f_ref, f_x, eta, *, landmarks=None):
-        self.kernel_on, self.X, self.R = kernel_on, X, R
-        self.f_ref, self.f_x = f_ref, f_x
-        self.n = R.shape[0]
-        self.lam = self.n * float(eta)
-        self.landmarks = landmarks
+    def __init__(self, cme: GenericCME, X: np.ndarray, f_x: np.ndarray) -> None:
+        self.cme, self.X, self.f_x = cme, X, f_x
 
-    def __call__(self, coalitions):
+    def __call__(self, coalitions: np.ndarray) -> np.ndarray:
+        """Game values of shape (n_coalitions, N, n_outputs) for a boolean (n_coalitions, d) array."""
+        c = self.cme
         N, o = self.f_x.shape
+        coalitions = np.asarray(coalitions, dtype=bool)
         out = np.empty((coalitions.shape[0], N, o))
-        mean = self.f_ref.mean(axis=0)
-        for q, S in enumerate(np.asarray(coalitions, dtype=bool)):
+        for q, S in enumerate(coalitions):
             S_idx = np.flatnonzero(S)
             if S_idx.size == 0:
-                out[q] = mean
+                out[q] = c.mean
             elif S_idx.size == S.size:
                 out[q] = self.f_x
             else:
-                k = self.kernel_on(S_idx)
-                XS, RS = self.X[:, S_idx], self.R[:, S_idx]
-                if self.landmarks is None:
-                    cf = cho_factor(k(RS, RS) + self.lam * np.eye(self.n), lower=True, check_finite=False)
-                    beta = cho_solve(cf, k(RS, XS), check_finite=False)
-                    out[q] = beta.T @ self.f_ref
-                else:
-                    LS = RS[self.landmarks]
-                    K_LR = k(LS, RS)
-                    cf = _cholesky(K_LR @ K_LR.T + self.lam * k(LS, LS))
-                    c = cho_solve(cf, k(LS, XS), check_finite=False)
-                    out[q] = c.T @ (K_LR @ self.f_ref)
+                k = c.kernel_on(S_idx)
+                XS, RS = self.X[:, S_idx], c.R[:, S_idx]
+                B = RS if c.landmarks is None else RS[c.landmarks]
+                out[q] = k(XS, B) @ c.alpha(S_idx)
         return out
 
 
-def cme_cv_loss(cond_kernel, target_kernel, X, eta, coalitions, n_folds, rng):
+def cme_cv_loss(
+    cond_kernel: Callable[[np.ndarray], KernelFn],
+    target_kernel: Callable[[np.ndarray], KernelFn],
+    X: np.ndarray,
+    eta: float,
+    coalitions: Sequence[np.ndarray],
+    n_folds: int,
+    rng: np.random.Generator,
+) -> float:
     """Held-out CME loss sum ||psi_T(y) - mu(y_S)||^2 over folds and coalitions.
 
     ``cond_kernel(S_idx)`` and ``target_kernel(S_idx)`` return callables k(A, B) on full rows: the
     kernel of the features conditioned on and of the embedded target (for product kernels the
     features not in S; for other kernels the whole feature map).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics.pairwise import rbf_kernel
+    >>> from kexplain.rkhs.cme import cme_cv_loss
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> k0 = lambda S_idx: (lambda A, B: rbf_kernel(A[:, :1], B[:, :1]))
+    >>> k1 = lambda S_idx: (lambda A, B: rbf_kernel(A[:, 1:], B[:, 1:]))
+    >>> loss = cme_cv_loss(k0, k1, X, 1e-2, [np.array([True, False])], 3, np.random.default_rng(0))
+    >>> 0.0 < loss < 1.0
+    True
     """
     n = X.shape[0]
     folds = np.array_split(rng.permutation(n), n_folds)
@@ -248,7 +568,7 @@ def cme_cv_loss(cond_kernel, target_kernel, X, eta, coalitions, n_folds, rng):
             tr = np.setdiff1d(np.arange(n), te)
             Xtr, Xte = X[tr], X[te]
             cf = cho_factor(kc(Xtr, Xtr) + len(tr) * eta * np.eye(len(tr)), lower=True, check_finite=False)
-            beta = cho_solve(cf, kc(Xtr, Xte), check_finite=False)         # (ntr, nte)
+            beta = cho_solve(cf, kc(Xtr, Xte), check_finite=False)  # (ntr, nte)
             Ktt = kt(Xtr, Xtr)
             cross = kt(Xtr, Xte)
             diag = np.diag(kt(Xte, Xte))

@@ -4,25 +4,32 @@ One explainer for three kinds of model, one result type (kx.Explanation):
 
 - product-kernel models (anything ``kx.models.as_kernel_expansion`` accepts, or an estimator with
   ``to_kernel_expansion()``): observational values through conditional mean embeddings
-  (seed 003 Proposition 3, ``cme.ProductCMEGame``); interventional values from the exact
-  product-game engine (``ProductKernelExplainer.explain(X, background=X_ref)``);
+  (Chau, Hu, Gonzalez & Sejdinovic, 2022, section 3, Proposition 3; ``cme.ProductCME``);
+  interventional values from the exact product-game engine (``kx.ProductKernelExplainer``
+  built once on the same background);
 - scikit-learn kernel models whose kernel is not a product (Matern, RationalQuadratic, polynomial,
   ...): observational values through the CME of the whole feature map given X_S with the kernel
-  restricted to S (thesis appendix C.3); interventional values by the generic solvers;
-- any prediction callable (or object with ``predict``) with reference rows: interventional values
+  restricted to S (Chau, 2023, thesis appendix C.3); interventional values by the generic solvers;
+- any prediction callable (or object with ``predict``) with background rows: interventional values
   by the generic solvers; observational values through a CME with an RBF kernel on S
-  (median-heuristic lengthscales on X_ref).
+  (median-heuristic lengthscales on the background).
 
 Coalitions are enumerated exactly (``kx.exact_shapley``) when d <= ``max_exact_features``
 (default 12), otherwise sampled (``kx.sampled_shapley``) with standard errors.
 """
+
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, feature_names_of
+from .._validation import check_data, check_random_state, check_weights
+from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
@@ -30,130 +37,255 @@ from ..kernels.heuristics import median_heuristic
 from ..models.expansion import KernelExpansion
 from ..models.sklearn import as_kernel_expansion
 from ..shapley.enumeration import exact_shapley
+from ..shapley.product import interaction_values
 from ..shapley.sampling import sampled_shapley
 from .cme import (
     DEFAULT_CME_REGULARIZATION,
-    GenericCMEGame,
-    ProductCMEGame,
+    GenericCME,
+    ProductCME,
+    _FeatureProducts,
     choose_landmarks,
     cme_cv_loss,
 )
 from .restricted_kernels import SUPPORTED_NON_PRODUCT, kernel_of
 
 _VALUES = ("observational", "interventional")
+
+#: per-coalition systems up to this size (background rows, or landmarks with Nystroem) are solved
+#: with single-threaded BLAS: for matrices this small BLAS threads cost more than they save (on 2
+#: cores, n = 500, d = 8, the Nystroem game ran 17 times faster), and ``n_jobs`` parallelises over
+#: rows instead
+_SINGLE_THREAD_BLAS_SIZE = 1000
 _SVM = ("SVR", "NuSVR", "SVC", "NuSVC")
+Game = Callable[[np.ndarray], np.ndarray]
 
 
-def _final_estimator(model):
+def _final_estimator(model: Any) -> Any:
     if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
         return model.steps[-1][1]
     return model
 
 
-def _predict_fn(model):
-    """The output explained for a non-product model: decision_function for classifiers that have
-    one, else predict, else the callable itself."""
+def _predict_fn(model: Any) -> tuple[Callable[[np.ndarray], Any], str]:
+    """The output explained for a non-product model and its description: decision_function for
+    classifiers that have one, else predict, else the callable itself."""
     est = _final_estimator(model)
+    name = type(est).__name__
+    if est is not model:
+        name = "Pipeline(" + ", ".join(type(s[1]).__name__ for s in model.steps) + ")"
     if hasattr(model, "decision_function") and getattr(est, "_estimator_type", "") == "classifier":
-        return model.decision_function
+        return model.decision_function, f"decision_function of {name}"
     if hasattr(model, "predict"):
-        return model.predict
+        return model.predict, f"predict of {name}"
     if callable(model):
-        return model
+        return model, f"{getattr(model, '__name__', type(model).__name__)} (callable)"
     raise UnsupportedModelError(
         f"model of type {type(model).__name__} has neither predict nor __call__. RKHSExplainer "
         f"accepts product-kernel models (see kx.models.SUPPORTED_MODELS), {SUPPORTED_NON_PRODUCT}, "
-        "or any prediction callable with X_ref."
+        "or any prediction callable with a background."
     )
 
 
-class RKHSExplainer:
-    """Observational (and interventional) Shapley values of kernel models, RKHS-SHAP style.
+def _describe_product(model: Any) -> str:
+    if isinstance(model, KernelExpansion):
+        return "KernelExpansion.predict"
+    if hasattr(model, "to_kernel_expansion"):
+        return f"predict of {type(model).__name__}"
+    try:
+        from ..models.sklearn import describe_output
+
+        return str(describe_output(model))
+    except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover - older adapters
+        return f"predict of {type(_final_estimator(model)).__name__}"
+
+
+class RKHSExplainer(Explainer):
+    """Observational or interventional Shapley values of kernel models (RKHS-SHAP).
+
+    The observational game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], is estimated with conditional
+    mean embeddings of the absent features given the present ones (Chau, Hu, Gonzalez &
+    Sejdinovic, 2022, "RKHS-SHAP: Shapley Values for Kernel Methods", section 3, Propositions 2-3;
+    Chau, 2023, thesis appendix C for kernels that are not products).  The interventional game,
+    v_x(S) = mean over the background rows z of f(x_S, z_Sc), is exact: for product-kernel models
+    it is solved by the exact product-game engine (``kx.ProductKernelExplainer``), for other
+    models by enumerating (or sampling) coalitions.
+
+    Everything that depends only on the model and the background is computed here, once: the
+    kernel tables of the background rows, the landmarks of the Nystroem approximation, the
+    model's outputs on the background, the product-game engine of the interventional game, and
+    (within a memory budget) the per-coalition factors of the conditional mean embeddings, which
+    every later ``explain`` call reuses.
 
     Parameters
     ----------
     model : fitted model
-        A product-kernel model (see ``kx.models.SUPPORTED_MODELS``) or ``kx.KernelExpansion``; a
-        scikit-learn kernel model with another kernel (Matern, RationalQuadratic, polynomial, ...);
-        or any prediction callable / object with ``predict`` (then ``X_ref`` is required).
-    X_ref : array-like (n, d), optional
-        Reference rows: the data distribution the expectations are taken over.  Defaults to the
-        model's training rows (KernelRidge, Gaussian processes, KernelExpansion reference points).
-        Support-vector machines keep only their support vectors, so they need ``X_ref``.
+        A product-kernel model (see ``kx.models.SUPPORTED_MODELS``), ``kx.KernelExpansion`` or an
+        estimator with ``to_kernel_expansion()``; a scikit-learn kernel model with another kernel
+        (Matern, RationalQuadratic, polynomial, ...); or any prediction callable / object with
+        ``predict`` (then ``background`` is required).
+    background : array-like of shape (n, d), optional
+        Rows whose distribution the expectations are taken over (at least 2).  When None, the
+        model's training rows where the model keeps them: ``X_fit_`` of KernelRidge and of
+        ShapleyRegularizedKernelRidge, ``X_train_`` of Gaussian processes, the support points of
+        a ``KernelExpansion`` (for a Pipeline mapped back to the input scale).  Support-vector
+        machines keep only their support vectors and callables keep nothing, so they need it.
+    background_weights : array-like of shape (n,), optional
+        Non-negative weights of the background rows (normalised to sum to one).  The
+        interventional game takes the weighted mean over the rows; the observational game uses
+        a weighted conditional mean embedding, D (D K_S D + n eta I)^-1 D k_S with
+        D = diag(sqrt(n w)), which reduces to the unweighted one for equal weights.
+    feature_names : sequence of str, optional
+        Labels of the features; default the model's, else the columns of ``X``, else x0, x1, ...
+    value : {"observational", "interventional"}
+        The game ``explain`` solves (``self.game``).
     cme_regularization : float
         eta in the CME ridge (K_S + n eta I); the default 1e-3 suits kernels with unit diagonal and
         a few thousand rows.  ``select_cme_regularization`` picks it by cross-validation.
     approximation : None or "nystroem"
         None solves every CME exactly (O(n^3) per coalition, for n up to a few thousand);
-        "nystroem" uses ``n_landmarks`` landmark rows of X_ref (O(n m^2) per coalition).
+        "nystroem" uses ``n_landmarks`` landmark rows of the background (O(n m^2) per coalition).
     n_landmarks : int
         Landmarks for the Nystroem approximation.
     max_exact_features : int
         Enumerate all coalitions up to this many features; sample beyond.
-    random_state : None or int
-        Picks the landmarks.
-    feature_names : list of str, optional
+    random_state : None, int or numpy Generator/RandomState
+        Picks the Nystroem landmarks (as in scikit-learn's ``Nystroem``); the sampled solver is
+        seeded by ``explain(random_state=...)``.
+
+    Attributes
+    ----------
+    game : str
+        ``value``: the game ``explain`` solves.
+    output : str
+        The model output explained, e.g. ``"predict of KernelRidge"``.
+    background : ndarray of shape (n, d)
+        The validated background rows.
+    background_weights : ndarray of shape (n,) or None
+        The normalised weights, None for equal weights.
+    kind : str
+        ``"product"`` (product-kernel model), ``"kernel"`` (other kernel model) or ``"agnostic"``.
+    expansion : KernelExpansion or None
+        The model as a kernel expansion (product-kernel models).
+    n_features : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ex = kx.RKHSExplainer(model)            # background: the training rows (model.X_fit_)
+    >>> ex.game, ex.output
+    ('observational', 'predict of KernelRidge')
+    >>> e = ex.explain(X[:2])
+    >>> bool(np.allclose(e.predictions, model.predict(X[:2])))
+    True
+    >>> itv = kx.RKHSExplainer(model, X, value="interventional").explain(X[:2])
+    >>> bool(np.allclose(itv.values.sum(axis=1), model.predict(X[:2]) - model.predict(X).mean()))
+    True
     """
 
-    def __init__(self, model, X_ref=None, cme_regularization: float = DEFAULT_CME_REGULARIZATION,
-                 approximation=None, n_landmarks: int = 300, max_exact_features: int = 12,
-                 random_state=0, feature_names=None):
-        self.model = model
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        feature_names: Sequence[str] | None = None,
+        value: str = "observational",
+        cme_regularization: float = DEFAULT_CME_REGULARIZATION,
+        approximation: str | None = None,
+        n_landmarks: int = 300,
+        max_exact_features: int = 12,
+        random_state: Any = 0,
+    ) -> None:
+        super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        self.value = value
         self.cme_regularization = cme_regularization
         self.approximation = approximation
         self.n_landmarks = n_landmarks
         self.max_exact_features = max_exact_features
         self.random_state = random_state
         self._check_params()
-        self.expansion = self._product_expansion(model, feature_names)
+        self.game = value
+        self.expansion = self._product_expansion(model, self.feature_names)
         est = _final_estimator(model)
+        default_ref: Any = None
+        n_features: int | None
+        self._predict: Callable[[np.ndarray], Any] | None = None
+        self._kernel_on: Callable[[np.ndarray], Any] | None = None
         if self.expansion is not None:
             self.kind = "product"
-            self.d = self.expansion.n_features
+            n_features = self.expansion.n_features
             default_ref = None if type(est).__name__ in _SVM else self.expansion.X_ref
-            self.feature_names = list(feature_names) if feature_names is not None else self.expansion.feature_names
+            if self.feature_names is None and self.expansion.feature_names is not None:
+                self.feature_names = list(self.expansion.feature_names)
+            self.output = _describe_product(model)
         else:
             kern = kernel_of(est, _n_features(est)) if est is model else None
             self.kind = "kernel" if kern is not None else "agnostic"
-            self._kernel_full, self._kernel_on = kern if kern is not None else (None, None)
-            self._predict = _predict_fn(model)
-            default_ref = None
             if kern is not None:
+                self._kernel_on = kern[1]
                 default_ref = getattr(est, "X_fit_", None)
                 if default_ref is None:
                     default_ref = getattr(est, "X_train_", None)
-            self.d = _n_features(est)
+            self._predict, self.output = _predict_fn(model)
+            n_features = _n_features(est)
             names = getattr(model, "feature_names_in_", None)
-            self.feature_names = list(feature_names) if feature_names is not None else (
-                None if names is None else [str(n) for n in names])
-        if X_ref is None:
+            if self.feature_names is None and names is not None:
+                self.feature_names = [str(n) for n in names]
+        if background is None:
             if default_ref is None:
                 raise ValueError(
-                    f"X_ref is required for a model of type {type(est).__name__}: it does not keep its "
+                    f"background is required for a model of type {type(est).__name__}: it does not keep its "
                     "training rows. Pass the rows whose distribution the expectations are taken over."
                 )
-            X_ref = default_ref
-        self.X_ref = check_data(X_ref, name="X_ref", n_features=self.d,
-                                numeric_mask=None if self.expansion is None else self.expansion.numeric_mask)
-        if self.d is None:
-            self.d = self.X_ref.shape[1]
-        if self.X_ref.shape[0] < 2:
-            raise ValueError(f"X_ref must have at least 2 rows, got {self.X_ref.shape[0]}.")
+            background = default_ref
+        R = check_data(
+            background,
+            name="background",
+            n_features=n_features,
+            numeric_mask=None if self.expansion is None else self.expansion.numeric_mask,
+        )
+        if R.shape[0] < 2:
+            raise ValueError(f"background must have at least 2 rows, got {R.shape[0]}.")
+        self.background = R
+        self.n_features = int(R.shape[1] if n_features is None else n_features)
+        self.background_weights = None if background_weights is None else check_weights(background_weights, R.shape[0])
+        self._landmarks = self._choose_landmarks()
+        self._lock = threading.Lock()
+        self._cme: ProductCME | GenericCME | None = None
+        self._mean_embedding: _ProductMeanEmbedding | None = None
+        self._engine: Any = None
+        if self.game == "observational":
+            self._cme = self._build_cme()
+        elif self.kind == "product":
+            from ..explainers.product_kernel import ProductKernelExplainer
+
+            self._engine = ProductKernelExplainer(
+                self.expansion,
+                background=R,
+                background_weights=self.background_weights,
+                feature_names=self.feature_names,
+            )
 
     # -- construction helpers ---------------------------------------------------------------------
-    def _check_params(self):
-        eta = self.cme_regularization
-        if isinstance(eta, bool) or not isinstance(eta, Real) or not (np.isfinite(eta) and eta > 0):
-            raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
+    def _check_params(self) -> None:
+        if self.value not in _VALUES:
+            raise ValueError(f"value must be one of {_VALUES}, got {self.value!r}.")
+        _check_eta(self.cme_regularization)
         if self.approximation not in (None, "nystroem"):
             raise ValueError(f"approximation must be None or 'nystroem', got {self.approximation!r}.")
         for name in ("n_landmarks", "max_exact_features"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        check_random_state(self.random_state)
 
     @staticmethod
-    def _product_expansion(model, feature_names):
+    def _product_expansion(model: Any, feature_names: Sequence[str] | None) -> KernelExpansion | None:
         if isinstance(model, KernelExpansion):
             return model
         if hasattr(model, "to_kernel_expansion"):
@@ -163,50 +295,90 @@ class RKHSExplainer:
         except UnsupportedModelError:
             return None
 
-    def _landmarks(self):
+    def _choose_landmarks(self) -> np.ndarray | None:
         if self.approximation != "nystroem":
             return None
-        return choose_landmarks(self.X_ref.shape[0], self.n_landmarks, self.random_state)
+        return choose_landmarks(
+            self.background.shape[0], self.n_landmarks, self.random_state, weights=self.background_weights
+        )
 
-    def _names(self, X):
-        if self.feature_names is not None:
-            return self.feature_names
-        names = feature_names_of(X)
-        return names if names is not None else [f"x{j}" for j in range(self.d)]
+    def _build_cme(self) -> ProductCME | GenericCME:
+        eta = _check_eta(self.cme_regularization)
+        R, w = self.background, self.background_weights
+        if self.kind == "product":
+            return ProductCME(self.expansion, R, eta, weights=w, landmarks=self._landmarks)
+        return GenericCME(self._restricted(), R, self._outputs(R), eta, weights=w, landmarks=self._landmarks)
 
-    def _check_X(self, X):
+    def _observational(self) -> ProductCME | GenericCME:
+        """The CME state; its per-coalition factors are dropped when ``cme_regularization`` changed."""
+        with self._lock:
+            if self._cme is None:
+                self._cme = self._build_cme()
+            else:
+                self._cme.set_regularization(_check_eta(self.cme_regularization))
+            return self._cme
+
+    def _interventional_embedding(self) -> _ProductMeanEmbedding:
+        with self._lock:
+            if self._mean_embedding is None:
+                assert self.expansion is not None
+                self._mean_embedding = _ProductMeanEmbedding(self.expansion, self.background, self.background_weights)
+            return self._mean_embedding
+
+    def _system_size(self) -> int:
+        """Size of the per-coalition linear systems: landmarks with Nystroem, else background rows."""
+        return self.background.shape[0] if self._landmarks is None else int(self._landmarks.size)
+
+    def _check_X(self, X: Any) -> np.ndarray:
         if self.expansion is not None:
-            return self.expansion.check_input(X, name="X")
-        return check_data(X, name="X", n_features=self.d)
+            return np.asarray(self.expansion.check_input(X, name="X"))
+        return np.asarray(check_data(X, name="X", n_features=self.n_features))
 
     # -- games --------------------------------------------------------------------------------------
-    def value_function(self, X, value="observational"):
-        """The game v(S) over coalitions for the rows of X: a callable taking a boolean array
-        (n_coalitions, d) and returning (n_coalitions, N, n_outputs)."""
-        if value not in _VALUES:
-            raise ValueError(f"value must be one of {_VALUES}, got {value!r}.")
-        Xv = self._check_X(X)
-        return self._game(Xv, value)
+    def value_function(self, X: Any) -> Game:
+        """The game ``self.game`` at the rows of ``X``.
 
-    def _game(self, Xv, value):
-        eta = self.cme_regularization
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+
+        Returns
+        -------
+        callable
+            Takes a boolean array of coalitions (n_coalitions, d) and returns the values
+            v_x(S), shape (n_coalitions, N, n_outputs), the intercept included.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> em = kx.KernelExpansion(X, np.ones(20), kx.kernels.RBF(1.0))
+        >>> v = kx.RKHSExplainer(em, value="interventional").value_function(X[:3])
+        >>> v(np.array([[True, True]])).shape
+        (1, 3, 1)
+        """
+        return self._game_at(self._check_X(X))
+
+    def _game_at(self, Xv: np.ndarray) -> Game:
+        if self.game == "observational":
+            cme = self._observational()
+            if isinstance(cme, ProductCME):
+                return cme.game(Xv)
+            return cme.game(Xv, self._outputs(Xv))
         if self.kind == "product":
-            if value == "observational":
-                return ProductCMEGame(self.expansion, Xv, self.X_ref, eta, landmarks=self._landmarks())
-            return _ProductInterventional(self.expansion, Xv, self.X_ref)
-        f_x = self._outputs(Xv)
-        if value == "interventional":
-            return _CallableInterventional(self._outputs, Xv, self.X_ref, f_x.shape[1])
-        return GenericCMEGame(self._restricted(), Xv, self.X_ref, self._outputs(self.X_ref), f_x, eta,
-                              landmarks=self._landmarks())
+            return self._interventional_embedding().game(Xv)
+        assert self._predict is not None
+        return _CallableInterventional(self._outputs, Xv, self.background, self.background_weights)
 
-    def _restricted(self):
-        if self.kind == "kernel":
+    def _restricted(self) -> Callable[[np.ndarray], Any]:
+        if self._kernel_on is not None:
             return self._kernel_on
-        ls = np.atleast_1d(median_heuristic(self.X_ref, per_feature=True))
+        ls = np.atleast_1d(median_heuristic(self.background, per_feature=True))
         return lambda S_idx: RBF(lengthscale=ls[S_idx])
 
-    def _outputs(self, X):
+    def _outputs(self, X: np.ndarray) -> np.ndarray:
+        assert self._predict is not None
         out = np.asarray(self._predict(X), dtype=np.float64)
         if out.ndim == 1:
             out = out[:, None]
@@ -217,69 +389,203 @@ class RKHSExplainer:
         return out
 
     # -- explanations -------------------------------------------------------------------------------
-    def explain(self, X, value: str = "observational", budget=None, random_state=None,
-                tol=None) -> Explanation:
-        """Shapley values of each row of ``X``.
+    def explain(
+        self,
+        X: Any,
+        *,
+        interactions: bool = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+        budget: int | None = None,
+        tol: float | None = None,
+    ) -> Explanation:
+        """Shapley values of each row of ``X`` in the game ``self.game``.
+
+        Solves the game chosen at construction: ``value="observational"`` (default), estimated
+        through conditional mean embeddings (Chau, Hu, Gonzalez & Sejdinovic, 2022, section 3),
+        or ``value="interventional"``, exact.  When no background was given the expectations are
+        taken over the model's training rows (see the class docstring).  A shap user gets shap's
+        interventional values (shap's ExactExplainer with an independent masker on the same
+        background rows) with ``RKHSExplainer(model, background, value="interventional")``.
 
         Parameters
         ----------
-        X : array-like (N, d)
-        value : "observational" (default) or "interventional"
+        X : array-like of shape (N, d) or DataFrame
+        interactions : bool
+            Also compute pairwise Shapley interaction values in shap's convention (each row of the
+            d x d matrix sums to the feature's Shapley value).  Supported when coalitions are
+            enumerated (d <= ``max_exact_features`` and no ``budget``) and by the exact product
+            engine (interventional game of a product-kernel model); the sampled solver raises.
+        progress : bool
+            Show a progress bar over coalition evaluations (or points, for the product engine).
+        n_jobs : int, optional
+            Threads over blocks of rows; the values do not depend on it (the sampled solver draws
+            the same coalitions for every block).  With ``tol`` the stopping rule looks at every
+            point, so the rows are solved in one block.
+        random_state : None, int or numpy Generator/RandomState
+            Seeds the sampled solver; no effect on exact values (enumeration or the engine).
         budget : int, optional
             Coalition evaluations for the sampled solver.  None: exact enumeration when
             d <= max_exact_features, else 64 * d evaluations (at least 1024).  Giving a budget
             always uses the sampled solver.
-        random_state : None or int
-            Seeds the sampled solver.
         tol : float, optional
             Early stop of the sampled solver once every standard error is below it.
+
+        Returns
+        -------
+        Explanation
+            ``game`` is ``self.game``, ``output`` is ``self.output``; sampled values carry
+            ``standard_errors``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> X = np.random.default_rng(0).normal(size=(30, 3))
+        >>> em = kx.KernelExpansion(X, np.ones(30) / 30, kx.kernels.RBF(1.5))
+        >>> e = kx.RKHSExplainer(em).explain(X[:2], interactions=True)
+        >>> e.interactions.shape
+        (2, 3, 3)
+        >>> np.allclose(e.interactions.sum(axis=2), e.values)
+        True
         """
-        if value not in _VALUES:
-            raise ValueError(f"value must be one of {_VALUES}, got {value!r}.")
+        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
+        check_random_state(random_state)
         Xv = self._check_X(X)
-        names = self._names(X)
-        d = self.d
-        if self.kind == "product" and value == "interventional" and budget is None:
-            return self._interventional_engine(X, Xv, names)
-        game = self._game(Xv, value)
-        if budget is None and d <= self.max_exact_features:
-            res = exact_shapley(game, d, batch_size=256)
-            se = None
-        else:
+        d = self.n_features
+        names = self._names(X, d)
+        index = row_index(X)
+        if self._engine is not None and budget is None:
+            ex = self._engine.explain(X, interactions=interactions, progress=progress, n_jobs=n_jobs)
+            ex.feature_names = names
+            ex.game, ex.output, ex.index = self.game, self.output, index
+            ex.info.update(solver="product-game engine")
+            return ex
+        sampled = budget is not None or d > self.max_exact_features
+        seed: Any = None
+        n_budget: Any = budget
+        if sampled:
+            if interactions:
+                raise ValueError(
+                    "interactions=True needs enumerated coalitions (d <= max_exact_features and budget=None) "
+                    "or the exact product engine (a product-kernel model with value='interventional'); "
+                    "the sampled solver estimates Shapley values only."
+                )
             if budget is None:
-                budget = max(1024, 64 * d)
-            res = sampled_shapley(game, d, budget, random_state=random_state, tol=tol, batch_size=64)
-            se = res.standard_errors
-        values = res.values                                  # (N, d, o)
-        base = np.asarray(res.v_empty)                       # (N, o)
+                n_budget = max(1024, 64 * d)
+            # every block draws the same coalitions: one seed, shared
+            if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
+                seed = int(random_state)
+            else:
+                seed = int(check_random_state(random_state).integers(2**31 - 1))
+            if tol is not None:
+                n_jobs = 1
+        N = Xv.shape[0]
+        n_blocks = min(n_jobs, N) if n_jobs > 1 and N >= 2 else 1
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            per_block = int(n_budget) if sampled else 2**d
+            bar = tqdm(total=per_block * n_blocks, desc="kexplain", unit="coalition")
+
+        def block(rows: slice) -> Explanation:
+            game = self._game_at(Xv[rows])
+            if bar is not None:
+                game = _Counted(game, bar)
+            if sampled:
+                res = sampled_shapley(game, d, n_budget, random_state=seed, tol=tol, batch_size=64)
+            else:
+                res = exact_shapley(game, d, interactions=interactions, batch_size=256)
+            return self._to_explanation(res, Xv[rows], names)
+
+        try:
+            with _blas_threads(self._system_size()):
+                ex = explain_in_blocks(block, N, n_jobs)
+        finally:
+            if bar is not None:
+                bar.close()
+        ex.data, ex.index = Xv, index
+        return ex
+
+    def _to_explanation(self, res: Any, Xv: np.ndarray, names: list[str]) -> Explanation:
+        values = np.asarray(res.values)  # (N, d, o)
+        base = np.asarray(res.v_empty)  # (N, o)
+        se = res.standard_errors
+        inter = None
+        if res.interactions is not None:
+            phi_o = np.moveaxis(values, 2, 1)  # (N, o, d)
+            I_o = np.moveaxis(np.asarray(res.interactions), 3, 1)  # (N, o, d, d)
+            inter = np.moveaxis(interaction_values(phi_o, I_o), 1, 3)
         output_names = self.expansion.output_names if self.expansion is not None else None
         single = values.shape[2] == 1
         if single:
             values, base = values[:, :, 0], base[:, 0]
             se = None if se is None else se[:, :, 0]
-        return Explanation(values=values, base_values=base, data=Xv, feature_names=names,
-                           output_names=output_names if not single or output_names else None,
-                           standard_errors=se, game=value,
-                           info={"v_full": np.asarray(res.v_full), "solver": "exact" if se is None else "sampled",
-                                 "cme_regularization": self.cme_regularization,
-                                 "approximation": self.approximation})
-
-    def _interventional_engine(self, X, Xv, names):
-        from ..explainers.product_kernel import ProductKernelExplainer
-
-        ex = ProductKernelExplainer(self.expansion, feature_names=names).explain(Xv, background=self.X_ref)
-        ex.info.update(solver="product-game engine")
-        return ex
+            inter = None if inter is None else inter[..., 0]
+        return Explanation(
+            values=values,
+            base_values=base,
+            data=Xv,
+            feature_names=names,
+            output_names=output_names if not single or output_names else None,
+            interactions=inter,
+            standard_errors=se,
+            game=self.game,
+            output=self.output,
+            info={
+                "v_full": np.asarray(res.v_full),
+                "solver": "exact" if se is None else "sampled",
+                "cme_regularization": self.cme_regularization,
+                "approximation": self.approximation,
+            },
+        )
 
     # -- choosing the CME regularisation ------------------------------------------------------------
-    def select_cme_regularization(self, grid=(1e-5, 1e-4, 1e-3, 1e-2, 1e-1), n_folds: int = 3,
-                                  n_coalitions: int = 8, max_rows: int = 500, random_state=0):
+    def select_cme_regularization(
+        self,
+        grid: Sequence[float] = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1),
+        n_folds: int = 3,
+        n_coalitions: int = 8,
+        max_rows: int = 500,
+        random_state: Any = 0,
+    ) -> float:
         """Pick eta by K-fold cross-validation of the conditional mean embeddings.
 
         The loss is the held-out squared RKHS distance between the embedded target and its CME
         prediction, summed over ``n_coalitions`` random non-empty proper coalitions, on at most
-        ``max_rows`` rows of X_ref.  Sets ``self.cme_regularization`` to the best value and returns
-        it; the losses are in ``self.cme_cv_scores_`` (a dict eta -> loss).
+        ``max_rows`` background rows (unweighted).  Sets ``self.cme_regularization`` to the best
+        value (the per-coalition CME factors are recomputed on the next ``explain``; the kernel
+        tables of the background are kept) and returns it; the losses
+        are in ``self.cme_cv_scores_`` (a dict eta -> loss).
+
+        Parameters
+        ----------
+        grid : sequence of float
+            Candidate values of eta.
+        n_folds : int
+            Folds of the cross-validation (at least 2).
+        n_coalitions : int
+            Random coalitions the loss is summed over.
+        max_rows : int
+            Background rows used at most (a random subsample).
+        random_state : None or int
+            Seeds the subsample, the coalitions and the folds.
+
+        Returns
+        -------
+        float
+            The chosen eta.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> X = np.random.default_rng(0).normal(size=(30, 2))
+        >>> ex = kx.RKHSExplainer(kx.KernelExpansion(X, np.ones(30), kx.kernels.RBF(1.0)))
+        >>> ex.select_cme_regularization(grid=(1e-3, 1.0), n_coalitions=2)
+        0.001
         """
         grid = [float(g) for g in grid]
         if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
@@ -287,10 +593,10 @@ class RKHSExplainer:
         if isinstance(n_folds, bool) or not isinstance(n_folds, Integral) or n_folds < 2:
             raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
         rng = np.random.default_rng(random_state)
-        R = self.X_ref
+        R = self.background
         if R.shape[0] > max_rows:
             R = R[rng.choice(R.shape[0], max_rows, replace=False)]
-        d = self.d
+        d = self.n_features
         if d < 2:
             raise ValueError("the CME regularisation matters only with at least 2 features.")
         coals = []
@@ -300,84 +606,136 @@ class RKHSExplainer:
             S[rng.choice(d, s, replace=False)] = True
             coals.append(S)
         cond, target = self._cv_kernels()
-        scores = {g: cme_cv_loss(cond, target, R, g, coals, n_folds, np.random.default_rng(random_state))
-                  for g in grid}
-        best = min(scores, key=scores.get)
+        with _blas_threads(R.shape[0]):
+            scores = {
+                g: cme_cv_loss(cond, target, R, g, coals, n_folds, np.random.default_rng(random_state)) for g in grid
+            }
+        best = min(scores, key=lambda g: scores[g])
         self.cme_cv_scores_ = scores
         self.cme_regularization = best
         return best
 
-    def _cv_kernels(self):
-        d = self.d
+    def _cv_kernels(self) -> tuple[Callable[[np.ndarray], Any], Callable[[np.ndarray], Any]]:
+        d = self.n_features
         if self.kind == "product":
+            assert self.expansion is not None
             terms, amps = self.expansion.terms, np.asarray(self.expansion.amplitudes)
             w = amps / amps.sum()
 
-            def on(cols):
-                def k(A, B):
+            def on(cols: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+                def k(A: np.ndarray, B: np.ndarray) -> np.ndarray:
                     if cols.size == 0:
                         return np.ones((A.shape[0], B.shape[0]))
                     return sum(wt * np.prod(t.feature_values(A, B)[:, :, cols], axis=-1) for wt, t in zip(w, terms))
+
                 return k
 
             return on, lambda S_idx: on(np.setdiff1d(np.arange(d), S_idx))
         restricted = self._restricted()
         full = np.arange(d)
-        return (lambda S_idx: (lambda A, B: restricted(S_idx)(A[:, S_idx], B[:, S_idx])),
-                lambda S_idx: (lambda A, B: restricted(full)(A, B)))
+        return (
+            lambda S_idx: lambda A, B: restricted(S_idx)(A[:, S_idx], B[:, S_idx]),
+            lambda S_idx: lambda A, B: restricted(full)(A, B),
+        )
 
 
-class _ProductInterventional:
-    """Interventional game of a product-kernel expansion through kernel mean embeddings (seed 003
-    Proposition 3): v(S) = sum_t amp_t coef^T (K_tS(X_i, x) * mean_r K_tSc(X_i, R_r)) + b0.
-    The mean embedding of the absent features is shared by all explained points, so a coalition
-    costs O(n_model n_ref |Sc| + N n_model).  ``explain`` uses the exact product-game engine by
-    default; this game serves the sampled solver and ``value_function``."""
+def _blas_threads(size: int) -> contextlib.AbstractContextManager[Any]:
+    """Single-threaded BLAS for many small solves (systems of up to ``_SINGLE_THREAD_BLAS_SIZE``
+    rows); the BLAS default beyond."""
+    if size > _SINGLE_THREAD_BLAS_SIZE:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
 
-    def __init__(self, em, X, Z):
-        from .cme import _FeatureProducts
+    return threadpool_limits(limits=1, user_api="blas")
 
-        self.em = em
-        self.fx = [_FeatureProducts(t, em.X_ref, X) for t in em.terms]
+
+def _check_eta(eta: Any) -> float:
+    if isinstance(eta, bool) or not isinstance(eta, Real) or not (np.isfinite(float(eta)) and float(eta) > 0):
+        raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
+    return float(eta)
+
+
+class _Counted:
+    """A game that advances a progress bar by the coalitions it evaluates."""
+
+    def __init__(self, game: Game, bar: Any) -> None:
+        self.game, self.bar = game, bar
+
+    def __call__(self, coalitions: np.ndarray) -> np.ndarray:
+        out = self.game(coalitions)
+        self.bar.update(len(coalitions))
+        return out
+
+
+class _ProductMeanEmbedding:
+    """Background part of the interventional game of a product-kernel expansion through kernel mean
+    embeddings (Chau, Hu, Gonzalez & Sejdinovic, 2022, Proposition 3; the diag(...) term read from
+    the proof in Chau, 2023, appendix C): the (weighted) mean embedding of the absent features,
+    mean_r k_tSc(X_i, R_r), is shared by every explained point and kept per coalition.  ``explain``
+    uses the exact product-game engine by default; this game serves the sampled solver and
+    ``value_function``."""
+
+    def __init__(self, em: KernelExpansion, Z: np.ndarray, w: np.ndarray | None) -> None:
+        self.em, self.Z, self.w = em, Z, w
         self.fmZ = [_FeatureProducts(t, em.X_ref, Z) for t in em.terms]
+        self._cache: dict[bytes, list[np.ndarray]] = {}
 
-    def __call__(self, coalitions):
+    def embedding(self, Sc_idx: np.ndarray) -> list[np.ndarray]:
+        key = Sc_idx.tobytes()
+        emb = self._cache.get(key)
+        if emb is None:
+            emb = [fz.prod(Sc_idx).mean(axis=1) if self.w is None else fz.prod(Sc_idx) @ self.w for fz in self.fmZ]
+            self._cache[key] = emb
+        return emb
+
+    def game(self, X: np.ndarray) -> Game:
+        fx = [_FeatureProducts(t, self.em.X_ref, X) for t in self.em.terms]
         em = self.em
-        out = []
-        for S in np.asarray(coalitions, dtype=bool):
-            S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
-            B = sum(a * fx.prod(S_idx) * fz.prod(Sc_idx).mean(axis=1)[:, None]
-                    for a, fx, fz in zip(em.amplitudes, self.fx, self.fmZ))       # (n_model, N)
-            out.append(B.T @ em.coef + em.intercept)
-        return np.stack(out)
+
+        def v(coalitions: np.ndarray) -> np.ndarray:
+            out = []
+            for S in np.asarray(coalitions, dtype=bool):
+                S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
+                B = sum(
+                    a * f.prod(S_idx) * m[:, None] for a, f, m in zip(em.amplitudes, fx, self.embedding(Sc_idx))
+                )  # (n_model, N)
+                out.append(B.T @ em.coef + em.intercept)
+            return np.stack(out)
+
+        return v
 
 
 class _CallableInterventional:
-    def __init__(self, outputs, X, Z, n_outputs):
-        self.outputs, self.X, self.Z = outputs, X, Z
+    def __init__(
+        self, outputs: Callable[[np.ndarray], np.ndarray], X: np.ndarray, Z: np.ndarray, w: np.ndarray | None
+    ) -> None:
+        self.outputs, self.X, self.Z, self.w = outputs, X, Z, w
 
-    def __call__(self, coalitions):
-        return _hybrid_mean(self.outputs, self.X, self.Z, coalitions)
-
-
-def _as2d(a):
-    a = np.asarray(a, dtype=np.float64)
-    return a[:, None] if a.ndim == 1 else a
+    def __call__(self, coalitions: np.ndarray) -> np.ndarray:
+        return _hybrid_mean(self.outputs, self.X, self.Z, coalitions, self.w)
 
 
-def _hybrid_mean(outputs, X, Z, coalitions, max_rows=200_000):
-    """v(S)(x) = mean_z f(x_S, z_Sc) for every coalition and point, in bounded batches."""
+def _hybrid_mean(
+    outputs: Callable[[np.ndarray], np.ndarray],
+    X: np.ndarray,
+    Z: np.ndarray,
+    coalitions: np.ndarray,
+    w: np.ndarray | None = None,
+    max_rows: int = 200_000,
+) -> np.ndarray:
+    """v(S)(x) = (weighted) mean_z f(x_S, z_Sc) for every coalition and point, in bounded batches."""
     N, nb = X.shape[0], Z.shape[0]
     res = []
     for S in np.asarray(coalitions, dtype=bool):
-        H = np.repeat(Z[None, :, :], N, axis=0)          # (N, nb, d)
+        H = np.repeat(Z[None, :, :], N, axis=0)  # (N, nb, d)
         H[:, :, S] = X[:, None, S]
         H = H.reshape(N * nb, -1)
-        out = np.concatenate([outputs(H[lo:lo + max_rows]) for lo in range(0, N * nb, max_rows)])
-        res.append(out.reshape(N, nb, -1).mean(axis=1))
+        out = np.concatenate([outputs(H[lo : lo + max_rows]) for lo in range(0, N * nb, max_rows)])
+        out = out.reshape(N, nb, -1)
+        res.append(out.mean(axis=1) if w is None else np.einsum("nbo,b->no", out, w))
     return np.stack(res)
 
 
-def _n_features(est):
+def _n_features(est: Any) -> int | None:
     n = getattr(est, "n_features_in_", None)
     return None if n is None else int(n)
