@@ -1,4 +1,5 @@
 """interpret's Explainable Boosting Machines through the STAR adapter (optional extra ``star``)."""
+
 import numpy as np
 import pytest
 
@@ -27,8 +28,8 @@ def test_regressor_terms_reproduce_the_ebm(data):
     assert any(t.size == 2 for t in star.terms)
     rng = np.random.default_rng(1)
     Xt = rng.normal(size=(60, 4))
-    Xt[:20, 0] = ebm.bins_[0][0][:20]              # values exactly at cut points
-    Xt[20:25] = 50.0                                # beyond the last cut
+    Xt[:20, 0] = ebm.bins_[0][0][:20]  # values exactly at cut points
+    Xt[20:25] = 50.0  # beyond the last cut
     np.testing.assert_allclose(star.predict(Xt), ebm.predict(Xt), atol=1e-12)
     per_term = ebm.eval_terms(Xt)
     for t, term in enumerate(star.terms):
@@ -42,12 +43,14 @@ def test_explanations_match_enumeration_on_ebm_predict(data):
     ex = StarExplainer(ebm, Z).explain(Xe, interactions=True)
 
     def vf(S):
-        return np.array([ebm.predict(np.where(s, Xe[:, None, :], Z[None]).reshape(-1, 4)).reshape(3, 12).mean(1)
-                         for s in S])
+        return np.array(
+            [ebm.predict(np.where(s, Xe[:, None, :], Z[None]).reshape(-1, 4)).reshape(3, 12).mean(1) for s in S]
+        )
 
     ref = kx.exact_shapley(vf, 4)
     np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
     np.testing.assert_allclose(ex.predictions, ebm.predict(Xe), atol=1e-10)
+    assert ex.output == "predict of ExplainableBoostingRegressor"
 
 
 def test_classifier_explains_the_logit(data):
@@ -55,6 +58,7 @@ def test_classifier_explains_the_logit(data):
     clf = _fit(interpret_glassbox.ExplainableBoostingClassifier, X, (y > 0).astype(int))
     ex = StarExplainer(clf, X[:10]).explain(X[:5])
     assert ex.values.ndim == 2
+    assert ex.output == "decision_function (logit) of ExplainableBoostingClassifier"
     np.testing.assert_allclose(ex.predictions, clf.decision_function(X[:5]), atol=1e-10)
 
 

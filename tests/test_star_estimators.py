@@ -1,4 +1,5 @@
 """RKHSWeightingRegressor / RKHSWeightingClassifier: scikit-learn conventions, fit, STAR view."""
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -6,16 +7,24 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kexplain as kx
-from kexplain.star import (RKHSWeighting, RKHSWeightingClassifier, RKHSWeightingRegressor, RWRelu, StarExplainer,
-                           UniformSubsets)
+from kexplain.star import (
+    RKHSWeighting,
+    RKHSWeightingClassifier,
+    RKHSWeightingRegressor,
+    RWRelu,
+    StarExplainer,
+    UniformSubsets,
+)
 
 
-@parametrize_with_checks([
-    RKHSWeightingRegressor(n_parameters=40, random_state=0),
-    RKHSWeightingRegressor(n_parameters=40, interaction_order=2, subsets="up_to", random_state=0),
-    RKHSWeightingClassifier(n_parameters=40, random_state=0),
-    RKHSWeightingClassifier(instantiation="stumps", n_parameters=40, random_state=0),
-])
+@parametrize_with_checks(
+    [
+        RKHSWeightingRegressor(n_parameters=40, random_state=0),
+        RKHSWeightingRegressor(n_parameters=40, interaction_order=2, subsets="up_to", random_state=0),
+        RKHSWeightingClassifier(n_parameters=40, random_state=0),
+        RKHSWeightingClassifier(instantiation="stumps", n_parameters=40, random_state=0),
+    ]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -27,20 +36,35 @@ def _data(n=160, d=5, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("instantiation,order,subsets", [
-    ("relu", None, "size"), ("sign", 2, "size"), ("relu", 2, "up_to"), ("relu", 3, "sequences"),
-    ("sign", 3, "sequences_up_to"), ("stumps", None, "size"),
-])
+@pytest.mark.parametrize(
+    "instantiation,order,subsets",
+    [
+        ("relu", None, "size"),
+        ("sign", 2, "size"),
+        ("relu", 2, "up_to"),
+        ("relu", 3, "sequences"),
+        ("sign", 3, "sequences_up_to"),
+        ("stumps", None, "size"),
+    ],
+)
 def test_fit_recovers_a_model_drawn_from_its_own_class(instantiation, order, subsets):
     """Targets from random coefficients on the parameters the estimator will sample: the
     least-squares fit (tiny lambda) recovers the function and the coefficients."""
     rng = np.random.default_rng(1)
     d, T = 5, 25
     X, Xtest = rng.normal(size=(400, d)), rng.normal(size=(200, d))
-    est = RKHSWeightingRegressor(instantiation=instantiation, n_parameters=T, interaction_order=order,
-                                 subsets=subsets, regularization=0.0, epsilon=0.0, gamma=1.5,
-                                 standardize=False, random_state=3)
-    est.fit(X, np.zeros(len(X)))                      # to read the parameters it samples
+    est = RKHSWeightingRegressor(
+        instantiation=instantiation,
+        n_parameters=T,
+        interaction_order=order,
+        subsets=subsets,
+        regularization=0.0,
+        epsilon=0.0,
+        gamma=1.5,
+        standardize=False,
+        random_state=3,
+    )
+    est.fit(X, np.zeros(len(X)))  # to read the parameters it samples
     truth = est.weighting_
     a = rng.normal(size=T)
     y = truth.design_matrix(X) @ a
@@ -85,6 +109,7 @@ def test_star_model_reproduces_predict_and_respects_the_order(subsets, order):
         assert all(t.features == tuple(range(t.features[0], t.features[0] + order)) for t in star.terms)
     ex = StarExplainer(est, X[:15]).explain(X[:4], interactions=True)
     np.testing.assert_allclose(ex.predictions, est.predict(X[:4]), atol=1e-10)
+    assert ex.output == star.output == "predict of RKHSWeightingRegressor" and ex.game == "interventional"
 
 
 def test_original_instantiation_is_one_full_term():
@@ -94,8 +119,11 @@ def test_original_instantiation_is_one_full_term():
     assert len(star.terms) == 1 and star.terms[0].features == (0, 1, 2, 3)
     ex = StarExplainer(est, X[:5]).explain(X[:3])
     ref = kx.exact_shapley(
-        lambda S: np.array([est.predict(np.where(s, X[:3, None, :], X[None, :5, :]).reshape(-1, 4))
-                            .reshape(3, 5).mean(1) for s in S]), 4)
+        lambda S: np.array(
+            [est.predict(np.where(s, X[:3, None, :], X[None, :5, :]).reshape(-1, 4)).reshape(3, 5).mean(1) for s in S]
+        ),
+        4,
+    )
     np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
 
 
@@ -113,6 +141,8 @@ def test_classifier_binary_and_multiclass():
     np.testing.assert_array_equal(clf3.predict(X), clf3.classes_[scores.argmax(1)])
     ex = StarExplainer(clf3, X[:10]).explain(X[:3])
     assert ex.values.shape == (3, 5, 3)
+    assert ex.output == "decision_function of RKHSWeightingClassifier"
+    assert ex.output_names == [f"score({c})" for c in clf3.classes_]
     np.testing.assert_allclose(ex.predictions, scores[:3], atol=1e-10)
 
 
@@ -138,17 +168,20 @@ def test_feature_names_pass_through():
     assert ex.feature_names == ["a", "b", "c"]
 
 
-@pytest.mark.parametrize("params,match", [
-    ({"instantiation": "tanh"}, "instantiation must be one of"),
-    ({"n_parameters": 0}, "n_parameters must be a positive integer"),
-    ({"interaction_order": 0}, "interaction_order must be None or a positive integer"),
-    ({"interaction_order": 9}, "exceeds the number of features"),
-    ({"interaction_order": 2, "subsets": "pairs"}, "subsets must be one of"),
-    ({"regularization": -1.0}, "regularization must be a non-negative number"),
-    ({"c": 1.5}, "c must lie strictly between 0 and 1"),
-    ({"instantiation": "stumps", "interaction_order": 2}, "already additive"),
-    ({"sigma": -1.0}, "sigma must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"instantiation": "tanh"}, "instantiation must be one of"),
+        ({"n_parameters": 0}, "n_parameters must be a positive integer"),
+        ({"interaction_order": 0}, "interaction_order must be None or a positive integer"),
+        ({"interaction_order": 9}, "exceeds the number of features"),
+        ({"interaction_order": 2, "subsets": "pairs"}, "subsets must be one of"),
+        ({"regularization": -1.0}, "regularization must be a non-negative number"),
+        ({"c": 1.5}, "c must lie strictly between 0 and 1"),
+        ({"instantiation": "stumps", "interaction_order": 2}, "already additive"),
+        ({"sigma": -1.0}, "sigma must be a positive number"),
+    ],
+)
 def test_bad_hyper_parameters(params, match):
     X, y = _data(30)
     with pytest.raises(ValueError, match=match):

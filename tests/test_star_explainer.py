@@ -1,11 +1,21 @@
 """STAR-SHAP (kexplain.star.StarExplainer) against enumeration, shap and closed forms."""
+
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kexplain as kx
 from kexplain.shapley.product import interaction_values
-from kexplain.star import StarExplainer, StarModel, StarTerm, as_star_model, explain_star, unanimity_data, unanimity_model
+from kexplain.star import (
+    StarExplainer,
+    StarModel,
+    StarTerm,
+    as_star_model,
+    explain_star,
+    unanimity_data,
+    unanimity_model,
+)
 
 # smooth, non-additive functions of 1..4 columns, so every sub-coalition value matters
 _FUNCS = [
@@ -107,6 +117,7 @@ def test_chunking_does_not_change_values():
     np.testing.assert_allclose(a.interactions, b.interactions, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_matches_shap_exact_explainer_with_independent_masker():
     shap = pytest.importorskip("shap")
     rng = np.random.default_rng(11)
@@ -167,6 +178,7 @@ def test_explanation_object_and_one_shot_function():
 
 
 # -- bad input --------------------------------------------------------------------------------
+
 
 def test_terms_out_of_range_are_refused():
     with pytest.raises(ValueError, match="out of range"):
@@ -250,5 +262,119 @@ def test_terms_on_the_same_set_in_any_order_are_combined_correctly():
     ex = StarExplainer(model, Z).explain(X, interactions=True)
     ref = interventional_reference(model, X, Z, interactions=True)
     np.testing.assert_allclose(ex.values, ref.values[..., 0], atol=1e-10)
-    np.testing.assert_allclose(ex.interactions, interaction_values(ref.values[..., 0], ref.interactions[..., 0]),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        ex.interactions, interaction_values(ref.values[..., 0], ref.interactions[..., 0]), atol=1e-10
+    )
+
+
+# -- the explainer contract ---------------------------------------------------------------------
+
+
+def test_background_is_required_and_the_message_says_what_to_pass():
+    model = StarModel([((0,), lambda X: X[:, 0])], n_features=2)
+    with pytest.raises(ValueError, match=r"needs a background.*interventional.*StarExplainer\(model, X_train\)"):
+        StarExplainer(model)
+    with pytest.raises(ValueError, match="needs a background"):
+        explain_star(model, np.zeros((1, 2)), None)
+
+
+def test_options_are_keyword_only_and_validated():
+    exp = StarExplainer([((0,), lambda X: X[:, 0])], np.zeros((2, 1)))
+    with pytest.raises(TypeError):
+        exp.explain(np.zeros((1, 1)), True)  # options are keyword-only
+    with pytest.raises(TypeError):
+        StarExplainer([((0,), lambda X: X[:, 0])], np.zeros((2, 1)), [0.5, 0.5])
+    with pytest.raises(TypeError, match="progress"):
+        exp.explain(np.zeros((1, 1)), progress="no")
+    with pytest.raises(ValueError, match="n_jobs"):
+        exp.explain(np.zeros((1, 1)), n_jobs=0)
+
+
+@pytest.mark.parametrize("n_outputs", [1, 3])
+def test_values_do_not_depend_on_n_jobs(n_outputs):
+    rng = np.random.default_rng(12)
+    model = random_star_model(rng, 6, 6, 3, n_outputs=n_outputs)
+    X, Z = rng.normal(size=(9, 6)), rng.normal(size=(7, 6))
+    exp = StarExplainer(model, Z)
+    one = exp.explain(X, interactions=True, n_jobs=1)
+    two = exp.explain(X, interactions=True, n_jobs=2)
+    np.testing.assert_allclose(two.values, one.values, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(two.interactions, one.interactions, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(two.base_values, one.base_values)
+    np.testing.assert_array_equal(two.data, X)
+    assert two.values.shape == one.values.shape == ((9, 6) if n_outputs == 1 else (9, 6, n_outputs))
+
+
+def test_random_state_has_no_effect():
+    rng = np.random.default_rng(13)
+    model = random_star_model(rng, 4, 3, 2)
+    X, Z = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    exp = StarExplainer(model, Z)
+    np.testing.assert_array_equal(exp.explain(X, random_state=0).values, exp.explain(X, random_state=1).values)
+
+
+def test_game_output_and_index():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(14)
+    model = random_star_model(rng, 3, 2, 2)
+    Z = pd.DataFrame(rng.normal(size=(4, 3)), columns=["a", "b", "c"])
+    X = pd.DataFrame(rng.normal(size=(3, 3)), columns=["a", "b", "c"], index=["r1", "r2", "r3"])
+    exp = StarExplainer(model, Z)
+    assert exp.game == "interventional" and exp.output == "sum of terms"
+    ex = exp.explain(X, n_jobs=2)
+    assert ex.game == "interventional" and ex.output == "sum of terms"
+    assert ex.feature_names == ["a", "b", "c"]
+    assert ex.index == ["r1", "r2", "r3"]
+    assert list(ex.to_frame().index) == ["r1", "r2", "r3"]
+    assert exp.explain(X.to_numpy()).index is None
+
+
+def test_background_only_work_is_done_at_construction():
+    """The background alone is read once, when the explainer is built; explain evaluates the
+    terms only on rows that contain explained values."""
+    calls = []
+
+    def f(A):
+        calls.append(A.copy())
+        return np.sin(A[:, 0])
+
+    Z = np.arange(10.0).reshape(5, 2)
+    X = np.full((3, 2), 100.0)
+    exp = StarExplainer([((0,), f), ((1,), lambda A: A[:, 0] ** 2)], Z)
+    assert len(calls) == 1 and calls[0].shape == (5, 1)  # the background mean
+    np.testing.assert_allclose(exp.expected_value, [np.sin(Z[:, 0]).mean() + (Z[:, 1] ** 2).mean()], atol=1e-12)
+    calls.clear()
+    for _ in range(2):
+        ex = exp.explain(X)
+        np.testing.assert_allclose(ex.values[:, 0], np.sin(100.0) - np.sin(Z[:, 0]).mean(), atol=1e-12)
+    assert calls and all(np.all(c == 100.0) for c in calls)  # never the background alone
+
+
+def test_star_folder_has_no_import_circle_and_no_arrow_up():
+    import ast
+    import pathlib
+
+    import kexplain.star
+
+    folder = pathlib.Path(kexplain.star.__file__).parent
+    graph = {}
+    forbidden = ("explainers", "rkhs", "gp", "stats", "preference", "causal", "embeddings", "cli", "dask")
+    for path in folder.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                mod = node.module or ""
+                if node.level == 1:
+                    deps |= {mod.split(".")[0]} if mod else {a.name for a in node.names}
+                else:
+                    assert mod.split(".")[0] not in forbidden, f"{path.name} imports ..{mod}"
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("kexplain."):
+                assert node.module.split(".")[1] not in forbidden, f"{path.name} imports {node.module}"
+        graph[path.stem] = deps & {p.stem for p in folder.glob("*.py")}
+
+    def reaches(start, target, seen=()):
+        return any(d == target or (d not in seen and reaches(d, target, (*seen, d))) for d in graph.get(start, ()))
+
+    circles = [m for m in graph if reaches(m, m)]
+    assert not circles, f"import circle through {circles}"
+    assert "ebm" not in graph["model"] and "model" in graph["ebm"]

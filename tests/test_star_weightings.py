@@ -1,12 +1,22 @@
 """RKHS Weighting closed forms (RWSign, RWRelu, RWStumps, STAR versions) against Monte Carlo."""
+
 from itertools import combinations
 from math import comb
 
 import numpy as np
 import pytest
 
-from kexplain.star import (RKHSWeighting, RWRelu, RWSign, RWStumps, Sequences, SequencesUpTo, UniformSubsets,
-                           UniformUpTo, gamma_from_c)
+from kexplain.star import (
+    RKHSWeighting,
+    RWRelu,
+    RWSign,
+    RWStumps,
+    Sequences,
+    SequencesUpTo,
+    UniformSubsets,
+    UniformUpTo,
+    gamma_from_c,
+)
 
 N_MC = 200_000
 
@@ -26,13 +36,13 @@ def test_sign_and_relu_closed_forms_match_monte_carlo(cls, sigma, gamma):
     rng = np.random.default_rng([len(cls.__name__), int(sigma * 10), int(gamma * 10)])
     n = 3
     inst = cls(sigma=sigma, gamma=gamma)
-    U = rng.normal(size=(2, n))                      # two parameters u_t
-    X = rng.normal(size=(3, n))                      # three inputs
-    closed = inst.expectation(U, X)                  # (3, 2)
-    W = rng.normal(scale=sigma, size=(N_MC, n))      # w ~ p
-    K = inst.kernel(W, U)                            # (N, 2)
-    phi = inst.base_predictor(W, X)                  # (3, N)
-    samples = K[:, None, :] * phi.T[:, :, None]      # (N, 3, 2)
+    U = rng.normal(size=(2, n))  # two parameters u_t
+    X = rng.normal(size=(3, n))  # three inputs
+    closed = inst.expectation(U, X)  # (3, 2)
+    W = rng.normal(scale=sigma, size=(N_MC, n))  # w ~ p
+    K = inst.kernel(W, U)  # (N, 2)
+    phi = inst.base_predictor(W, X)  # (3, N)
+    samples = K[:, None, :] * phi.T[:, :, None]  # (N, 3, 2)
     _mc_check(samples.reshape(N_MC, -1), closed.reshape(-1))
 
 
@@ -43,13 +53,13 @@ def test_stumps_closed_form_matches_monte_carlo(sigma, gamma):
     inst = RWStumps(sigma=sigma, gamma=gamma)
     weighting = RKHSWeighting(inst, n).set_parameters([(1,), (3,)], [[0.4], [-0.8]])
     X = rng.normal(size=(3, n))
-    closed = weighting.design_matrix(X)              # includes p(j) = 1/n
+    closed = weighting.design_matrix(X)  # includes p(j) = 1/n
     # (j, theta) ~ U{0..n-1} x N(0, sigma^2); K = 1[j = j_t] exp(-(theta - theta_t)^2 / 2 gamma^2)
     j = rng.integers(0, n, size=N_MC)
     theta = rng.normal(scale=sigma, size=N_MC)
     samples = np.empty((N_MC, 3, 2))
     for t, (jt, th) in enumerate([(1, 0.4), (3, -0.8)]):
-        K = (j == jt) * np.exp(-(theta - th) ** 2 / (2 * gamma**2))
+        K = (j == jt) * np.exp(-((theta - th) ** 2) / (2 * gamma**2))
         samples[:, :, t] = K[:, None] * np.sign(X[:, j].T - theta[:, None])
     _mc_check(samples.reshape(N_MC, -1), closed.reshape(-1))
 
@@ -73,13 +83,13 @@ def test_star_version_matches_joint_monte_carlo(cls):
     for t, (I, wt) in enumerate(zip(subsets, Wt)):
         hit = which == pairs.index(I)
         K = hit * np.exp(-((W - wt) ** 2).sum(1) / (2 * gamma**2))
-        phi = inst.base_predictor(W, X[:, list(I)])          # (3, N)
+        phi = inst.base_predictor(W, X[:, list(I)])  # (3, N)
         samples[:, :, t] = K[:, None] * phi.T
     _mc_check(samples.reshape(N_MC, -1), closed.reshape(-1))
 
 
 def test_relu_matches_theorem_4_1_as_printed():
-    # seed 004 equation 25 written out literally
+    # Dubé & Marchand, Theorem 4.1 (equation 25) written out literally
     from scipy.special import erf
 
     rng = np.random.default_rng(1)
@@ -89,9 +99,16 @@ def test_relu_matches_theorem_4_1_as_printed():
     up = u / (1 + gamma**2 / sigma**2)
     nx = np.linalg.norm(x)
     ux = up @ x
-    eq25 = ((1 + sigma**2 / gamma**2) ** (-n / 2) * np.exp(-u @ u / (2 * sigma**2 + 2 * gamma**2)) / (2 * np.sqrt(np.pi))
-            * (np.sqrt(2) * zeta * np.exp(-ux**2 / (2 * zeta**2 * nx**2))
-               + np.sqrt(np.pi) * ux / nx * (1 + erf(ux / (np.sqrt(2) * zeta * nx)))) * nx)
+    front = (1 + sigma**2 / gamma**2) ** (-n / 2) * np.exp(-u @ u / (2 * sigma**2 + 2 * gamma**2))
+    eq25 = (
+        front
+        / (2 * np.sqrt(np.pi))
+        * (
+            np.sqrt(2) * zeta * np.exp(-(ux**2) / (2 * zeta**2 * nx**2))
+            + np.sqrt(np.pi) * ux / nx * (1 + erf(ux / (np.sqrt(2) * zeta * nx)))
+        )
+        * nx
+    )
     np.testing.assert_allclose(RWRelu(sigma=sigma, gamma=gamma).expectation(u[None], x[None])[0, 0], eq25, rtol=1e-12)
 
 

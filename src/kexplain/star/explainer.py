@@ -8,216 +8,403 @@ player equals its Shapley value in the sub-game over I_t alone.  So
 
     phi_j = sum_{t: j in I_t} phi_j(v_t),   v_t(A) = E_z f_t(r_A(z, x)_{I_t}),  A subset of I_t,
 
-which is seed 004 Theorem 3.1 (equation 23) regrouped: each term's 2^|I_t| sub-coalition values
-are evaluated once and shared by all its features (Algorithm 1); terms over the same feature
-set share one sub-game.  The sub-games are solved by the
-project's enumeration solver, so the cost is O(m N 2^k F(k)) and does not depend on the total
-number of features.  The pairwise Shapley interaction index decomposes the same way (null players
-do not change it), so interactions come from the same sub-games.
+which is Theorem 3.1 (equation 23) of Dubé & Marchand, "Shapley Values of Structured Additive
+Regression Models and Application to RKHS Weightings of Functions", regrouped: each term's
+2^|I_t| sub-coalition values are evaluated once and shared by all its features (their
+Algorithm 1); terms over the same feature set share one sub-game.  The sub-games are solved by
+kexplain's enumeration solver, so the cost is O(m N 2^k F(k)) (their section 3) and does not
+depend on the total number of features.  The pairwise Shapley interaction index decomposes the
+same way (null players do not change it), so interactions come from the same sub-games.
+
+Only the empty coalition of a sub-game reads the background alone; its values (one per block of
+background rows) and the base value are computed once, when the explainer is built.
 """
+
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .._validation import check_data, check_weights, feature_names_of
+from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
-from ..shapley.enumeration import MAX_ENUMERATION_FEATURES, exact_shapley
-from ..shapley.product import interaction_values
-from .model import StarModel, as_star_model, evaluate_term
+from ..shapley import exact_shapley, interaction_values
+from ..shapley.enumeration import MAX_ENUMERATION_FEATURES
+from .adapters import as_star_model
+from .model import StarModel, StarTerm, evaluate_term
 
 #: default bound on the number of rows one term evaluation sees (coalitions x points x background)
 DEFAULT_MAX_ROWS = 2**18
 
+#: (term, position in the model, column permutation or None) of the terms sharing a sub-game
+_Member = tuple[StarTerm, int, "list[int] | None"]
 
-class StarExplainer:
-    """Exact interventional Shapley values of a STAR model (STAR-SHAP, seed 004 Algorithm 1).
+
+class _Group:
+    """The terms over one feature set, with what depends only on them and the background."""
+
+    __slots__ = ("feats", "members", "batch", "per_coalition", "chunks", "empty")
+
+    def __init__(
+        self, feats: list[int], members: list[_Member], background: np.ndarray, weights: np.ndarray, max_rows: int
+    ) -> None:
+        self.feats = feats
+        self.members = members
+        k = len(feats)
+        self.batch = min(2**k, max_rows)
+        self.per_coalition = max(1, max_rows // self.batch)
+        m = background.shape[0]
+        m_chunk = min(m, self.per_coalition)
+        self.chunks = [slice(z0, min(m, z0 + m_chunk)) for z0 in range(0, m, m_chunk)]
+        ZI = background[:, feats]
+        # v(empty) of each background block: sum_z w_z f_I(z_I), shape (o,)
+        self.empty = [weights[zs] @ _evaluate_members(members, ZI[zs]) for zs in self.chunks]
+
+
+class StarExplainer(Explainer):
+    """Exact interventional Shapley values of a STAR model (STAR-SHAP).
+
+    STAR-SHAP (Dubé & Marchand, "Shapley Values of Structured Additive Regression Models and
+    Application to RKHS Weightings of Functions", Theorem 3.1 and Algorithm 1) explains a
+    structured additive model h(x) = intercept + sum_I f_I(x_I) exactly, at a cost that grows as
+    2^k in the largest term size k but does not depend on the number of features.
 
     Parameters
     ----------
-    model : StarModel, list of (features, function) pairs, fitted RKHSWeightingRegressor /
-        RKHSWeightingClassifier, or fitted interpret ExplainableBoostingRegressor / Classifier
-    background : array-like (m, d)
-        Rows over which absent features are averaged; the base value is the (weighted) mean
-        model output over them.  The same values as shap's ExactExplainer with an independent
-        masker on this background.
-    background_weights : array (m,), optional
+    model : StarModel, list of (features, function) pairs, or fitted estimator
+        A :class:`StarModel`; a list of (features, function) pairs; a fitted
+        :class:`RKHSWeightingRegressor` / :class:`RKHSWeightingClassifier`; or a fitted interpret
+        ``ExplainableBoostingRegressor`` / ``ExplainableBoostingClassifier`` (see
+        :func:`as_star_model`).
+    background : array-like of shape (m, d)
+        Required: rows over which absent features are averaged (the interventional game has no
+        meaning without them); the base value is the (weighted) mean model output over them.
+        A training sample of a few hundred rows is typical.
+    background_weights : array-like of shape (m,), optional
         Non-negative weights of the background rows (normalised to sum to one).
-    feature_names : list of str, optional
+    feature_names : sequence of str, optional
+        Labels of the features; by default the model's, else the background's columns.
     max_rows : int
-        Bound on the rows passed to a term function in one call (memory).
+        Bound on the rows passed to a term function in one call (memory); values do not depend
+        on it.
+
+    Attributes
+    ----------
+    game : str
+        ``"interventional"``: the game every call of ``explain`` solves.
+    output : str
+        Which model output is explained (``"predict of RKHSWeightingRegressor"``,
+        ``"sum of terms"`` for a list of terms).
+    star_model : StarModel
+        The STAR view of ``model``.
+    expected_value : ndarray of shape (n_outputs,)
+        The base value: the weighted mean model output over the background.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.star import StarExplainer
+    >>> terms = [((0,), lambda X: X[:, 0] ** 2), ((0, 1), lambda X: X[:, 0] * X[:, 1])]
+    >>> background = np.array([[0.0, 0.0], [1.0, -1.0]])
+    >>> explainer = StarExplainer(terms, background)
+    >>> ex = explainer.explain(np.array([[2.0, 1.0]]))
+    >>> np.round(ex.values, 3), np.round(ex.base_values, 3), explainer.game
+    (array([[4., 2.]]), array([0.]), 'interventional')
+    >>> np.round(ex.predictions, 3)              # 2^2 + 2 * 1
+    array([6.])
     """
 
-    def __init__(self, model, background, background_weights=None, feature_names=None,
-                 max_rows: int = DEFAULT_MAX_ROWS):
+    game = "interventional"
+
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        feature_names: Sequence[str] | None = None,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> None:
         if background is None:
-            raise ValueError("background must be a 2-D array of rows (m, n_features) with at least one row, got None.")
+            raise ValueError(
+                "StarExplainer needs a background: STAR-SHAP solves the interventional game, which averages "
+                "the absent features over background rows, and there is no default. Pass the rows as the "
+                "second argument, e.g. StarExplainer(model, X_train) or StarExplainer(model, X_train[:200])."
+            )
         if np.ndim(background) != 2 and not hasattr(background, "columns"):
             raise ValueError(
-                f"background must be a 2-D array or DataFrame of rows (m, n_features), got shape {np.shape(background)}."
+                "background must be a 2-D array or DataFrame of rows (m, n_features), got shape "
+                f"{np.shape(background)}."
             )
-        self.background = check_data(background, name="background", min_rows=1)
-        m, d = self.background.shape
-        self.model: StarModel = as_star_model(model, n_features=d)
-        self.background_weights = (np.full(m, 1.0 / m) if background_weights is None
-                                   else check_weights(background_weights, m))
+        super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        Z = check_data(background, name="background", min_rows=1)
+        m, d = Z.shape
+        self.star_model: StarModel = as_star_model(model, n_features=d)
+        self.background = Z
+        self.background_weights = (
+            np.full(m, 1.0 / m) if background_weights is None else check_weights(background_weights, m)
+        )
         if isinstance(max_rows, (bool, np.bool_)) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
             raise ValueError(f"max_rows must be a positive integer, got {max_rows!r}.")
         self.max_rows = int(max_rows)
-        too_big = [t.name for t in self.model.terms if t.size > MAX_ENUMERATION_FEATURES]
+        too_big = [t.name for t in self.star_model.terms if t.size > MAX_ENUMERATION_FEATURES]
         if too_big:
             raise ValueError(
                 f"term(s) {too_big[:3]} have more than {MAX_ENUMERATION_FEATURES} features; STAR-SHAP costs "
                 f"2^|I| evaluations per term and accepts terms of at most {MAX_ENUMERATION_FEATURES} features."
             )
-        self.feature_names = (
-            list(feature_names) if feature_names is not None
-            else self.model.feature_names or feature_names_of(background)
-        )
+        if self.feature_names is None:
+            self.feature_names = self.star_model.feature_names or feature_names_of(background)
         if self.feature_names is not None and len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
-        self.expected_value = self._background_mean()
+        self.output = self.star_model.output
+        # everything that depends only on the model and the background
+        self._groups = [
+            _Group(feats, members, Z, self.background_weights, self.max_rows)
+            for feats, members in _group_by_subset(self.star_model.terms)
+        ]
+        total = self.star_model.intercept.astype(np.float64).copy()
+        for g in self._groups:
+            for e in g.empty:
+                total = _add_outputs(total, e)
+        self.expected_value: np.ndarray = total
 
     @property
     def n_features(self) -> int:
-        return self.model.n_features
+        """Number of features d of the explained rows."""
+        return self.star_model.n_features
 
-    def _background_mean(self) -> np.ndarray:
-        Z, w = self.background, self.background_weights
-        total = self.model.intercept.astype(np.float64).copy()
-        for i, t in enumerate(self.model.terms):
-            vals = evaluate_term(t, Z[:, list(t.features)], i)
-            total = _add_outputs(total, w @ vals)
-        return total
+    def explain(
+        self,
+        X: Any,
+        *,
+        interactions: bool = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> Explanation:
+        """Exact interventional Shapley values of each row of ``X`` against the background.
 
-    def explain(self, X, interactions: bool = False, progress: bool = False) -> Explanation:
-        """Exact Shapley values of each row of ``X`` against the background.
+        The game solved is the interventional one, v(S) = sum_z w_z h(x_S, z_{not S}) over the
+        background rows z given at construction (there is no default game: a background is
+        required).  These are the values of shap's ``ExactExplainer`` with an independent masker
+        on the same rows: ``shap.explainers.ExactExplainer(predict, shap.maskers.Independent(
+        background, max_samples=len(background)))``, with ``predict`` the explained output.
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            The rows to explain.
         interactions : bool
             Also compute pairwise Shapley interaction values in shap's convention (off-diagonal
             I_jk / 2, diagonal phi_j - sum_{k != j}; each row sums to phi_j).
+        progress : bool
+            Show a progress bar over the terms' feature sets.
+        n_jobs : int, optional
+            Threads over blocks of rows (None: 1; -1: every core); the values do not depend on it.
+        random_state : None, int or Generator
+            Accepted for the shared call shape; it has no effect, STAR-SHAP is exact.
+
+        Returns
+        -------
+        Explanation
+            ``values`` of shape (N, d), or (N, d, n_outputs) for several outputs; ``game`` is
+            ``"interventional"``, ``output`` says which model output is explained.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.star import StarExplainer
+        >>> explainer = StarExplainer([((0, 1), lambda X: X[:, 0] * X[:, 1])], np.zeros((1, 2)))
+        >>> ex = explainer.explain(np.array([[2.0, 3.0]]), interactions=True)
+        >>> np.round(ex.values, 3)              # x0 * x1 splits equally
+        array([[3., 3.]])
+        >>> np.round(ex.interactions[0], 3)
+        array([[0., 3.],
+               [3., 0.]])
         """
-        if not isinstance(interactions, (bool, np.bool_)):
-            raise TypeError(f"interactions must be True or False, got {interactions!r}.")
+        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         d = self.n_features
         if np.ndim(X) == 1 and not hasattr(X, "columns"):
             raise ValueError(
                 f"X must be 2-D with shape (n_samples, {d}); got a 1-D array. Use X.reshape(1, -1) for a single row."
             )
         Xv = check_data(X, name="X", n_features=d)
-        N = Xv.shape[0]
+        index = row_index(X)
+        names = self._names(X, d)
+
+        def block(rows: slice) -> Explanation:
+            show = progress and rows.start == 0
+            values, base, inter = self._explain_rows(Xv[rows], interactions, show)
+            return Explanation(
+                values=values,
+                base_values=base,
+                data=Xv[rows],
+                feature_names=names,
+                output_names=self.star_model.output_names,
+                interactions=inter,
+                game=self.game,
+                info={
+                    "method": "STAR-SHAP",
+                    "n_terms": len(self.star_model.terms),
+                    "max_order": self.star_model.max_order,
+                },
+                output=self.output,
+                index=None if index is None else index[rows],
+            )
+
+        return explain_in_blocks(block, Xv.shape[0], n_jobs)
+
+    def _explain_rows(
+        self, Xv: np.ndarray, interactions: bool, progress: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        N, d = Xv.shape
         Z, w = self.background, self.background_weights
-        m = Z.shape[0]
         o = self.expected_value.size
         values = np.zeros((N, d, o))
         inter = np.zeros((N, d, d, o)) if interactions else None
-        terms = self.model.terms
-        groups = _group_by_subset(terms)
-        iterator = groups
+        groups: Any = self._groups
         if progress:
             from tqdm.auto import tqdm
 
-            iterator = tqdm(groups, desc="STAR-SHAP", unit="subset")
-        for feats, members in iterator:
-            feats = list(feats)
+            groups = tqdm(groups, desc="STAR-SHAP", unit="subset")
+        for g in groups:
+            feats = g.feats
             k = len(feats)
             XI, ZI = Xv[:, feats], Z[:, feats]
-            n_coal = 2**k
-            batch = min(n_coal, self.max_rows)
-            per_coalition = max(1, self.max_rows // batch)
-            m_chunk = min(m, per_coalition)
-            p_chunk = min(N, max(1, per_coalition // m_chunk))
+            m_chunk = g.chunks[0].stop - g.chunks[0].start
+            p_chunk = min(N, max(1, g.per_coalition // m_chunk))
             for p0 in range(0, N, p_chunk):
                 ps = np.arange(p0, min(N, p0 + p_chunk))
-                for z0 in range(0, m, m_chunk):
-                    zs = slice(z0, min(m, z0 + m_chunk))
-                    game = _SubsetGame(members, XI[ps], ZI[zs], w[zs])
-                    res = exact_shapley(game, k, interactions=interactions, batch_size=batch)
-                    phi = res.values                              # (p, k, o)
+                for zs, empty in zip(g.chunks, g.empty):
+                    game = _SubsetGame(g.members, XI[ps], ZI[zs], w[zs], empty)
+                    res = exact_shapley(game, k, interactions=interactions, batch_size=g.batch)
                     # a one-output term in a several-output model adds to every output, as in predict
-                    values[np.ix_(ps, feats)] += phi
-                    if interactions:
+                    values[np.ix_(ps, feats)] += res.values  # (p, k, o)
+                    if inter is not None:
                         inter[np.ix_(ps, feats, feats, np.arange(o))] += res.interactions
         if not np.all(np.isfinite(values)):
             raise FloatingPointError("non-finite Shapley values: a term returned values that overflow.")
         base = np.broadcast_to(self.expected_value, (N, o)).copy()
         shap_inter = None
-        if interactions:
-            phi_o = np.moveaxis(values, 2, 1)                     # (N, o, d)
-            I_o = np.moveaxis(inter, 3, 1)                        # (N, o, d, d)
+        if inter is not None:
+            phi_o = np.moveaxis(values, 2, 1)  # (N, o, d)
+            I_o = np.moveaxis(inter, 3, 1)  # (N, o, d, d)
             shap_inter = np.moveaxis(interaction_values(phi_o, I_o), 1, 3)
         if o == 1:
-            values, base = values[:, :, 0], base[:, 0]
-            shap_inter = None if shap_inter is None else shap_inter[..., 0]
-        names = self.feature_names or feature_names_of(X) or [f"x{j}" for j in range(d)]
-        return Explanation(
-            values=values,
-            base_values=base,
-            data=Xv,
-            feature_names=names,
-            output_names=self.model.output_names,
-            interactions=shap_inter,
-            game="interventional",
-            info={"method": "STAR-SHAP", "n_terms": len(terms), "max_order": self.model.max_order},
-        )
+            return values[:, :, 0], base[:, 0], None if shap_inter is None else shap_inter[..., 0]
+        return values, base, shap_inter
 
 
-def explain_star(model, X, background, interactions: bool = False, background_weights=None) -> Explanation:
-    """One-shot STAR-SHAP: ``StarExplainer(model, background).explain(X, interactions)``."""
-    return StarExplainer(model, background, background_weights=background_weights).explain(
-        X, interactions=interactions)
+def explain_star(
+    model: Any,
+    X: Any,
+    background: Any,
+    *,
+    background_weights: Any = None,
+    feature_names: Sequence[str] | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    interactions: bool = False,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    random_state: Any = None,
+) -> Explanation:
+    """One-shot STAR-SHAP: exact interventional Shapley values of a STAR model.
+
+    The same as ``StarExplainer(model, background, ...).explain(X, ...)`` with the same keyword
+    names; build a :class:`StarExplainer` instead to explain several batches against one
+    background.
+
+    Parameters
+    ----------
+    model : StarModel, list of (features, function) pairs, or fitted estimator
+        See :class:`StarExplainer`.
+    X : array-like of shape (N, d)
+        The rows to explain.
+    background : array-like of shape (m, d)
+        Rows over which absent features are averaged (required).
+    background_weights, feature_names, max_rows
+        As in :class:`StarExplainer`.
+    interactions, progress, n_jobs, random_state
+        As in :meth:`StarExplainer.explain` (``random_state`` has no effect: the values are exact).
+
+    Returns
+    -------
+    Explanation
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.star import explain_star
+    >>> ex = explain_star([((0,), lambda X: 3 * X[:, 0])], np.array([[1.0]]), np.array([[0.0], [2.0]]))
+    >>> np.round(ex.values, 3), np.round(ex.base_values, 3)
+    (array([[0.]]), array([3.]))
+    """
+    explainer = StarExplainer(
+        model, background, background_weights=background_weights, feature_names=feature_names, max_rows=max_rows
+    )
+    return explainer.explain(X, interactions=interactions, progress=progress, n_jobs=n_jobs, random_state=random_state)
 
 
-def _group_by_subset(terms):
+def _group_by_subset(terms: Sequence[StarTerm]) -> list[tuple[list[int], list[_Member]]]:
     """Terms over the same feature set share one sub-game: [(sorted features, [(term, index, perm)])].
 
     ``perm`` reorders the sorted columns into the order the term's function expects.
     """
-    groups: dict[tuple, list] = {}
+    groups: dict[tuple[int, ...], list[_Member]] = {}
     for i, t in enumerate(terms):
         key = tuple(sorted(t.features))
         perm = [key.index(j) for j in t.features]
         # None: the term reads the columns in sorted order, so no copy of the rows is needed
         groups.setdefault(key, []).append((t, i, None if perm == sorted(perm) else perm))
-    return list(groups.items())
+    return [(list(key), members) for key, members in groups.items()]
+
+
+def _evaluate_members(members: Sequence[_Member], rows: np.ndarray) -> np.ndarray:
+    """Sum of the members' values on rows over their (sorted) features, (n_rows, o)."""
+    total: np.ndarray | None = None
+    for term, index, perm in members:
+        vals = evaluate_term(term, rows if perm is None else rows[:, perm], index)
+        total = vals if total is None else total + vals
+    assert total is not None
+    return total
 
 
 class _SubsetGame:
     """The interventional sub-game, over one feature subset I, of the terms on I, for a block of
-    explained points.
+    explained points against one block of background rows.
 
     Called by the enumeration solver with coalitions A (B, k); returns v(A) for each point and
     output, (B, p, o): f_I(r_A(z, x)) summed over the terms and averaged over the background block
-    with its weights.
+    with its weights.  ``empty`` is v(empty), precomputed at construction of the explainer.
     """
 
-    def __init__(self, members, XI, ZI, w):
+    def __init__(
+        self, members: list[_Member], XI: np.ndarray, ZI: np.ndarray, w: np.ndarray, empty: np.ndarray
+    ) -> None:
         self.members = members
         self.XI, self.ZI, self.w = XI, ZI, w
-
-    def _f(self, rows):
-        total = None
-        for term, index, perm in self.members:
-            vals = evaluate_term(term, rows if perm is None else rows[:, perm], index)
-            total = vals if total is None else total + vals
-        return total
+        self.empty = empty
 
     def __call__(self, S: np.ndarray) -> np.ndarray:
         B, k = S.shape
         p, mz = self.XI.shape[0], self.ZI.shape[0]
-        # the empty coalition reads only background rows and the full one only explained rows:
-        # evaluate those on m or p rows instead of p * m (for one-feature terms this is all of it)
+        # the empty coalition reads only background rows (precomputed) and the full one only
+        # explained rows: evaluate the latter on p rows instead of p * m
         empty, full = ~S.any(axis=1), S.all(axis=1)
         mixed = ~(empty | full)
-        parts = {}
+        parts: dict[str, np.ndarray] = {}
         if empty.any():
-            parts["empty"] = self.w @ self._f(self.ZI)                                          # (o,)
+            parts["empty"] = self.empty  # (o,)
         if full.any():
             # weighted by this background block's share of the weights (blocks are summed)
-            parts["full"] = self._f(self.XI) * self.w.sum()                                    # (p, o)
+            parts["full"] = _evaluate_members(self.members, self.XI) * self.w.sum()  # (p, o)
         if mixed.any():
             Sm = S[mixed]
             rows = np.where(Sm[:, None, None, :], self.XI[None, :, None, :], self.ZI[None, None, :, :])
-            vals = self._f(rows.reshape(-1, k))
+            vals = _evaluate_members(self.members, rows.reshape(-1, k))
             parts["mixed"] = np.einsum("bpmo,m->bpo", vals.reshape(Sm.shape[0], p, mz, vals.shape[1]), self.w)
         o = max(np.shape(v)[-1] for v in parts.values())
         out = np.empty((B, p, o))
@@ -233,6 +420,4 @@ class _SubsetGame:
 def _add_outputs(total: np.ndarray, add: np.ndarray) -> np.ndarray:
     if total.size == add.size or total.size == 1 or add.size == 1:
         return total + add
-    raise ValueError(
-        f"the model's terms disagree on the number of outputs ({total.size} and {add.size})."
-    )
+    raise ValueError(f"the model's terms disagree on the number of outputs ({total.size} and {add.size}).")

@@ -1,18 +1,27 @@
 """The STAR model protocol: h(x) = intercept + sum_t f_t(x[:, I_t]).
 
 A structured additive regression (STAR) model lists its terms; each term is a feature subset I
-(column indices) and a function vectorised over rows that sees only those columns.  Anything that
-can be described this way - GAMs, GA2Ms such as EBMs, sparse polynomials, STAR RKHS Weightings -
-is explained exactly by ``StarExplainer`` at a cost independent of the total number of features.
+(column indices) and a function vectorised over rows that sees only those columns (Dubé &
+Marchand, "Shapley Values of Structured Additive Regression Models and Application to RKHS
+Weightings of Functions", section 2.2, equation 16).  Anything that can be described this way -
+GAMs, GA2Ms such as EBMs, sparse polynomials, STAR RKHS Weightings - is explained exactly by
+:class:`~kexplain.star.StarExplainer` at a cost independent of the total number of features.
+
+This module knows nothing of the models it can describe: the adapters that turn fitted models
+into a :class:`StarModel` live in :mod:`kexplain.star.adapters`.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .._validation import check_data
-from ..exceptions import UnsupportedModelError
+
+#: the output a StarModel built from plain terms explains
+SUM_OF_TERMS = "sum of terms"
 
 
 class StarTerm:
@@ -26,11 +35,27 @@ class StarTerm:
         ``function(X_I)`` with ``X_I`` of shape (n_rows, len(features)) returns shape (n_rows,)
         or (n_rows, n_outputs).
     name : str, optional
+        Label of the term; defaults to the features joined by ``*`` (``"x0*x2"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.star import StarTerm
+    >>> term = StarTerm((0, 2), lambda X: X[:, 0] * X[:, 1])
+    >>> term
+    StarTerm(features=(0, 2), name='x0*x2')
+    >>> term(np.array([[2.0, 3.0]]))
+    array([6.])
     """
 
     __slots__ = ("features", "function", "name")
 
-    def __init__(self, features: Sequence[int], function: Callable[[np.ndarray], np.ndarray], name=None):
+    def __init__(
+        self,
+        features: Sequence[int] | np.ndarray,
+        function: Callable[[np.ndarray], Any],
+        name: str | None = None,
+    ) -> None:
         feats = np.atleast_1d(np.asarray(features))
         if feats.ndim != 1 or feats.size == 0:
             raise ValueError(f"a term's features must be a non-empty 1-D sequence of column indices, got {features!r}.")
@@ -42,18 +67,19 @@ class StarTerm:
             raise ValueError(f"a term's features must be distinct, got {features!r}.")
         if not callable(function):
             raise TypeError(f"a term's function must be callable, got {type(function).__name__}.")
-        self.features = tuple(int(j) for j in feats)
+        self.features: tuple[int, ...] = tuple(int(j) for j in feats)
         self.function = function
-        self.name = name if name is not None else "*".join(f"x{j}" for j in self.features)
+        self.name: str = str(name) if name is not None else "*".join(f"x{j}" for j in self.features)
 
     @property
     def size(self) -> int:
+        """Number of features the term reads, |I|."""
         return len(self.features)
 
-    def __call__(self, X_I: np.ndarray) -> np.ndarray:
+    def __call__(self, X_I: np.ndarray) -> Any:
         return self.function(X_I)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"StarTerm(features={self.features}, name={self.name!r})"
 
 
@@ -63,31 +89,56 @@ class StarModel:
     Parameters
     ----------
     terms : list of StarTerm or of (features, function) pairs
+        The terms f_I; a single term may be given bare.
     n_features : int, optional
-        Total number of features of the input rows; by default one more than the largest index a
-        term names.  Terms naming a column >= n_features are refused.
-    intercept : float or array (n_outputs,)
+        Total number of features of the input rows; by default the number of ``feature_names``,
+        else one more than the largest index a term names.  Terms naming a column >= n_features
+        are refused.
+    intercept : float or array-like of shape (n_outputs,)
+        Constant added to the sum of the terms.
     feature_names : list of str, optional
+        One name per feature.
     output_names : list of str, optional
+        One name per output.
+    output : str
+        Which model output the terms add up to, in words; adapters set it
+        (``"predict of RKHSWeightingRegressor"``), a model built from plain terms keeps the
+        default ``"sum of terms"``.  It becomes the ``output`` of the explanations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.star import StarModel
+    >>> model = StarModel([((0,), lambda X: X[:, 0] ** 2), ((0, 1), lambda X: X[:, 0] * X[:, 1])],
+    ...                   n_features=3, intercept=1.0)
+    >>> model
+    StarModel(2 terms, n_features=3, max_order=2)
+    >>> model.predict(np.array([[1.0, 2.0, 5.0], [3.0, 0.0, 0.0]]))
+    array([ 4., 10.])
     """
 
-    def __init__(self, terms, n_features: int | None = None, intercept=0.0, feature_names=None,
-                 output_names=None):
+    def __init__(
+        self,
+        terms: Any,
+        n_features: int | None = None,
+        intercept: Any = 0.0,
+        feature_names: Sequence[str] | None = None,
+        output_names: Sequence[str] | None = None,
+        *,
+        output: str = SUM_OF_TERMS,
+    ) -> None:
         if isinstance(terms, StarTerm) or (isinstance(terms, tuple) and len(terms) == 2 and callable(terms[1])):
-            terms = [terms]   # a single term given bare
+            terms = [terms]  # a single term given bare
         try:
             terms = list(terms)
         except TypeError:
             raise TypeError(
                 f"terms must be a list of StarTerm or (features, function) pairs, got {type(terms).__name__}."
             ) from None
-        self.terms = [_as_term(t, i) for i, t in enumerate(terms)]
+        self.terms: list[StarTerm] = [_as_term(t, i) for i, t in enumerate(terms)]
         largest = max((max(t.features) for t in self.terms), default=-1)
         if n_features is None:
-            if feature_names is not None:
-                n_features = len(feature_names)
-            else:
-                n_features = largest + 1
+            n_features = len(feature_names) if feature_names is not None else largest + 1
         if isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
         n_features = int(n_features)
@@ -98,34 +149,69 @@ class StarModel:
                     f"term {i} ({t.name}) names feature(s) {bad} out of range: the model has "
                     f"n_features={n_features}, so indices must lie in 0..{n_features - 1}."
                 )
-        self.n_features = n_features
-        self.intercept = np.atleast_1d(np.asarray(intercept, dtype=np.float64))
+        self.n_features: int = n_features
+        self.intercept: np.ndarray = np.atleast_1d(np.asarray(intercept, dtype=np.float64))
         if self.intercept.ndim != 1 or not np.all(np.isfinite(self.intercept)):
             raise ValueError(f"intercept must be a finite scalar or 1-D array, got {intercept!r}.")
         if feature_names is not None and len(feature_names) != n_features:
             raise ValueError(f"feature_names has {len(feature_names)} names for n_features={n_features}.")
-        self.feature_names = None if feature_names is None else [str(f) for f in feature_names]
-        self.output_names = None if output_names is None else [str(o) for o in output_names]
+        self.feature_names: list[str] | None = None if feature_names is None else [str(f) for f in feature_names]
+        self.output_names: list[str] | None = None if output_names is None else [str(o) for o in output_names]
+        self.output: str = str(output)
 
     @property
     def max_order(self) -> int:
         """The largest term size k (the STAR-SHAP cost grows as 2^k)."""
         return max((t.size for t in self.terms), default=0)
 
-    def predict(self, X) -> np.ndarray:
-        """h(x) for each row: (N,) for one output, (N, n_outputs) for several."""
+    def predict(self, X: Any) -> np.ndarray:
+        """h(x) for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, n_features)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (N,) for one output, (N, n_outputs) for several.
+        """
         X = check_data(X, name="X", n_features=self.n_features)
         out = np.zeros((X.shape[0], self.intercept.size)) + self.intercept
         for i, t in enumerate(self.terms):
             out = out + evaluate_term(t, X[:, list(t.features)], i)
         return out[:, 0] if out.shape[1] == 1 else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"StarModel({len(self.terms)} terms, n_features={self.n_features}, max_order={self.max_order})"
 
 
 def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray:
-    """The term's values as an (n_rows, n_outputs) float array, checked for shape and finiteness."""
+    """The term's values on rows ``X_I`` as an (n_rows, n_outputs) float array.
+
+    Parameters
+    ----------
+    term : StarTerm
+        The term.
+    X_I : ndarray of shape (n_rows, term.size)
+        The term's columns of the rows, in the term's order.
+    index : int
+        Position of the term in its model, named in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_outputs)
+        Checked for shape and finiteness.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.star import StarTerm
+    >>> from kexplain.star.model import evaluate_term
+    >>> evaluate_term(StarTerm((1,), lambda X: 2 * X[:, 0]), np.array([[1.0], [3.0]]))
+    array([[2.],
+           [6.]])
+    """
     vals = np.asarray(term.function(X_I), dtype=np.float64)
     n = X_I.shape[0]
     if vals.ndim == 1 and vals.shape[0] == n:
@@ -140,44 +226,9 @@ def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray
     return vals
 
 
-def _as_term(t, i) -> StarTerm:
+def _as_term(t: Any, i: int) -> StarTerm:
     if isinstance(t, StarTerm):
         return t
     if isinstance(t, (tuple, list)) and len(t) in (2, 3) and callable(t[1]):
         return StarTerm(t[0], t[1], *(t[2:]))
-    raise TypeError(
-        f"term {i} must be a StarTerm or a (features, function) pair, got {type(t).__name__}: {t!r}."
-    )
-
-
-def as_star_model(model, n_features: int | None = None) -> StarModel:
-    """A StarModel view of ``model``.
-
-    Accepted: a StarModel; an object with a ``to_star_model()`` method (kexplain's fitted
-    RKHSWeightingRegressor / RKHSWeightingClassifier); interpret's fitted
-    ExplainableBoostingRegressor / ExplainableBoostingClassifier; a list of (features, function)
-    pairs or StarTerm objects.
-    """
-    if isinstance(model, StarModel):
-        star = model
-    elif hasattr(model, "to_star_model") and callable(model.to_star_model):
-        star = model.to_star_model()
-    elif type(model).__name__ in ("ExplainableBoostingRegressor", "ExplainableBoostingClassifier"):
-        from .ebm import ebm_to_star
-
-        star = ebm_to_star(model)
-    elif isinstance(model, (list, tuple)):
-        star = StarModel(model, n_features=n_features)
-    else:
-        raise UnsupportedModelError(
-            f"{type(model).__name__} is not a STAR model. StarExplainer accepts a kx.star.StarModel, a "
-            "list of (features, function) pairs, a fitted kx.star.RKHSWeightingRegressor or "
-            "RKHSWeightingClassifier, or a fitted interpret ExplainableBoostingRegressor / "
-            "ExplainableBoostingClassifier. For other models use kx.ProductKernelExplainer "
-            "(product-kernel models) or kx.exact_shapley / kx.sampled_shapley (any model)."
-        )
-    if n_features is not None and star.n_features != n_features:
-        raise ValueError(
-            f"the model has {star.n_features} features but the data have {n_features} columns."
-        )
-    return star
+    raise TypeError(f"term {i} must be a StarTerm or a (features, function) pair, got {type(t).__name__}: {t!r}.")
