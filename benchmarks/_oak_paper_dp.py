@@ -1,4 +1,5 @@
-"""A faithful reimplementation of seed 001's per-feature dynamic programme (benchmarks only).
+"""A faithful reimplementation of the per-feature dynamic programme of "Exact Shapley Value for Local
+and Global Explanation of Additive Gaussian Processes" (benchmarks only).
 
 Local values, equation (11): phi_i = (k~_i * l_i(d, 1))' alpha with
     l_i(q, t) = k~_q * l_i(q - 1, t + 1) + l_i(q - 1, t),   l_i(i, t) = l_i(i - 1, t),
@@ -8,6 +9,7 @@ The table is filled iteratively (q = 1..d, t = 1..d), once per feature: O(d^2) v
 operations per feature, O(d^3) per row in all.  Vectorised over explained points and rows exactly
 like kexplain's solver, so the comparison is between the algorithms.
 """
+
 import numpy as np
 
 
@@ -22,7 +24,7 @@ def paper_local(z, c, sigma2):
         L = [None] + [np.full((p, r), sig[t] / t) for t in range(1, d + 1)] + [np.zeros((p, r))]
         for q in range(d):
             if q == i:
-                continue                                   # l_i(i, t) = l_i(i - 1, t)
+                continue  # l_i(i, t) = l_i(i - 1, t)
             L = [None] + [z[..., q] * L[t + 1] + L[t] for t in range(1, d + 1)] + [L[d + 1]]
         phi[:, i] = (z[..., i] * L[1]) @ c
     return phi

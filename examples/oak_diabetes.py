@@ -1,25 +1,33 @@
-"""OAK on scikit-learn's diabetes data: local and global Shapley values, Sobol indices and
-main-effect plots.
-
-Fits kx.gp.OAKRegressor (all interaction orders by default) on 442 patients x 10 features, then
-prints
-
-- the global variance decomposition (seed 001 Theorem 1): Shapley values that sum exactly to the
-  variance of the fitted function under the input measure, beside first-order and total Sobol
-  indices (first-order <= Shapley share <= total for every feature);
-- the variance carried by each interaction order;
-- exact local explanations (seed 001 Lemma 1) of a few patients, which add up to the prediction;
-
-and saves main-effect plots (each fitted first-order ANOVA component f_j with its +-1 sd band of
-the data and a rug of the observed values), the strongest pairwise component and a shap beeswarm
-of the local values.  Run: ``python examples/oak_diabetes.py [--quick] [--order Q] [--out DIR]``.
 """
+OAK on the diabetes data: local and global Shapley values and Sobol indices
+===========================================================================
+
+Fits ``kx.gp.OAKRegressor`` (all interaction orders by default) on scikit-learn's diabetes data,
+442 patients x 10 features, then prints
+
+- the global variance decomposition of "Exact Shapley Value for Local and Global Explanation of
+  Additive Gaussian Processes" (section 4, Theorem 1): Shapley values that sum exactly to the
+  variance of the fitted function under the input measure (``total``), beside first-order and total
+  Sobol indices (first-order <= Shapley share <= total for every feature);
+- the variance carried by each interaction order;
+- exact local explanations (section 3, Lemma 1) of a few patients, which add up to the prediction,
+  and the exact interventional values over 100 training patients (``kx.gp.OAKExplainer`` with a
+  background: shap's ExactExplainer values with an independent masker on those rows);
+
+and saves main-effect plots (each fitted first-order ANOVA component f_j with a rug of the observed
+values), the strongest pairwise component and a shap beeswarm of the local values.
+Run: ``python examples/oak_diabetes.py [--quick] [--order Q] [--out DIR]`` (``--quick`` or
+``KEXPLAIN_QUICK=1``: order 2 and a short optimisation).
+"""
+
 import argparse
+import os
 import pathlib
 import tempfile
 import time
 
 import numpy as np
+import pandas as pd
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import train_test_split
 
@@ -33,32 +41,54 @@ def main():
     ap.add_argument("--measure", choices=["gaussian", "empirical"], default="gaussian")
     ap.add_argument("--out", default=str(pathlib.Path(tempfile.gettempdir()) / "kexplain_oak_diabetes"))
     args = ap.parse_args()
+    args.quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
     data = load_diabetes(as_frame=True)
     X, y = data.data, data.target
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
     order = args.order or (2 if args.quick else None)
     t0 = time.perf_counter()
-    gp = kx.gp.OAKRegressor(max_interaction_order=order, input_measure=args.measure,
-                            categorical_features=["sex"], max_iter=40 if args.quick else 150,
-                            random_state=0).fit(X_tr, y_tr)
-    print(f"fit in {time.perf_counter() - t0:.1f} s; test R^2 = {gp.score(X_te, y_te):.3f}; "
-          f"order variances = {np.round(gp.order_variances_, 4)}")
+    gp = kx.gp.OAKRegressor(
+        max_interaction_order=order,
+        input_measure=args.measure,
+        categorical_features=["sex"],
+        max_iter=20 if args.quick else 150,
+        random_state=0,
+    ).fit(X_tr, y_tr)
+    print(
+        f"fit in {time.perf_counter() - t0:.1f} s; test R^2 = {gp.score(X_te, y_te):.3f}; "
+        f"order variances = {np.round(gp.order_variances_, 4)}"
+    )
 
     t0 = time.perf_counter()
     gi = gp.global_importance()
-    print(f"\nglobal importance ({time.perf_counter() - t0:.2f} s); variance of f = {gi.variance:.1f}, "
-          f"sum of Shapley values = {gi.values.sum():.1f}")
-    frame = gi.to_frame().sort_values("shapley", ascending=False)
-    print(frame.round(3).to_string())
-    print("variance by interaction order:",
-          {q: round(float(v), 1) for q, v in enumerate(gi.component_variance) if q > 0})
+    print(
+        f"\nglobal importance ({time.perf_counter() - t0:.2f} s); variance of f = {gi.total:.1f}, "
+        f"sum of Shapley values = {gi.values.sum():.1f}"
+    )
+    frame = gi.to_frame()
+    frame["shapley_fraction"] = frame["value"] / gi.total
+    print(frame.sort_values("value", ascending=False).round(3).to_string())
+    print(
+        "variance by interaction order:",
+        {q: round(float(v), 1) for q, v in enumerate(gi.info["component_variance"]) if q > 0},
+    )
 
     t0 = time.perf_counter()
     ex = gp.explain(X_te)
-    print(f"\nlocal explanations of {len(X_te)} patients in {time.perf_counter() - t0:.2f} s; "
-          f"max |base + sum phi - prediction| = {np.abs(ex.predictions - gp.predict(X_te)).max():.1e}")
+    print(
+        f"\nlocal explanations of {len(X_te)} patients in {time.perf_counter() - t0:.2f} s; "
+        f"max |base + sum phi - prediction| = {np.abs(ex.predictions - gp.predict(X_te)).max():.1e}"
+    )
     print(ex[:3].to_frame().round(1).to_string())
     print("mean |phi| ranking:", [ex.feature_names[j] for j in np.argsort(-ex.mean_abs())])
+
+    t0 = time.perf_counter()
+    inter = kx.gp.OAKExplainer(gp, X_tr.iloc[:100]).explain(X_te.iloc[:20] if args.quick else X_te)
+    print(
+        f"\ninterventional values over 100 training patients in {time.perf_counter() - t0:.2f} s; "
+        f"base value {inter.base_values[0]:.1f} (functional ANOVA: {ex.base_values[0]:.1f})"
+    )
+    print("mean |phi| ranking:", [inter.feature_names[j] for j in np.argsort(-inter.mean_abs())])
 
     try:
         import matplotlib
@@ -80,17 +110,17 @@ def main():
             grid_vals = np.linspace(col.min(), col.max(), 80)
         grid = np.tile(X_tr.median().to_numpy(), (len(grid_vals), 1))
         grid[:, j] = grid_vals
-        f = gp.component(j, grid)
+        f = gp.component(j, pd.DataFrame(grid, columns=X.columns))
         ax.plot(grid_vals, f, "o-" if names[j] == "sex" else "-", color="C0")
         ax.plot(col, np.full_like(col, f.min() - 5), "|", color="0.5", alpha=0.4)
-        ax.set_title(f"{names[j]}  (Shapley {gi.values[j] / gi.variance:.0%})")
+        ax.set_title(f"{names[j]}  (Shapley {gi.values[j] / gi.total:.0%})")
         ax.axhline(0, color="0.8", lw=0.8)
     axes[0, 0].set_ylabel("f_j (disease progression)")
     fig.suptitle("OAK main effects on the diabetes data")
     fig.tight_layout()
     fig.savefig(out / "main_effects.png", dpi=110)
     plt.close(fig)
-    if gp._Q >= 2:
+    if gp.max_order_ >= 2:
         order_idx = np.argsort(-gi.values)
         a, b = int(order_idx[0]), int(order_idx[1])
         ga = np.linspace(X_tr.iloc[:, a].min(), X_tr.iloc[:, a].max(), 40)
@@ -98,7 +128,7 @@ def main():
         A, B = np.meshgrid(ga, gb)
         grid = np.tile(X_tr.median().to_numpy(), (A.size, 1))
         grid[:, a], grid[:, b] = A.ravel(), B.ravel()
-        F = gp.component([a, b], grid).reshape(A.shape)
+        F = gp.component([a, b], pd.DataFrame(grid, columns=X.columns)).reshape(A.shape)
         fig, ax = plt.subplots(figsize=(5, 4))
         cs = ax.contourf(A, B, F, levels=20, cmap="RdBu_r")
         fig.colorbar(cs, ax=ax, label=f"f_{{{names[a]},{names[b]}}}")

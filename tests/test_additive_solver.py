@@ -1,4 +1,5 @@
 """The additive-game solver against enumeration of all coalitions."""
+
 import itertools
 
 import numpy as np
@@ -7,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kexplain as kx
+from kexplain.shapley import ShapleyValues
 from kexplain.shapley.additive import (
     DenseAdditiveGame,
+    additive_block_values,
     additive_game_block,
     additive_shapley,
     elementary_symmetric,
@@ -30,6 +33,20 @@ def _brute_value(z, c, w, S):
 def _enumerated(z, c, w):
     d = z.shape[-1]
     return kx.exact_shapley(lambda coal: np.stack([_brute_value(z, c, w, s) for s in coal]), d)
+
+
+def _enumerated_with_absent(z, b, c, w):
+    """v(S) = sum_r c_r sum_q w_q e_q(y^S), y^S = z on S and b off S: every subset T of all players."""
+    d = z.shape[-1]
+
+    def v(coal):
+        out = []
+        for s in coal:
+            y = np.where(s, z, b)
+            out.append(_brute_value(y, c, w, np.ones(d, dtype=bool)))
+        return np.stack(out)
+
+    return kx.exact_shapley(v, d)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 5, 8])
@@ -68,15 +85,16 @@ def test_truncated_order_matches_enumeration(Q):
 def test_property_enumeration_and_efficiency(d, r, seed, Q, zeros):
     rng = np.random.default_rng(seed)
     z = rng.normal(scale=3.0, size=(1, r, d))
-    if zeros:                       # exact zeros must not break the (division-free) recursion
+    if zeros:  # exact zeros must not break the (division-free) recursion
         z[rng.random(z.shape) < 0.4] = 0.0
     c = rng.normal(size=(r, 1))
     w = rng.normal(size=Q + 1)
     res = additive_shapley(z, c, w)
     ref = _enumerated(z, c, w)
     np.testing.assert_allclose(res.values, ref.values, atol=1e-9 * (1 + np.abs(ref.values).max()))
-    np.testing.assert_allclose(res.values.sum(axis=1), res.v_full - res.v_empty,
-                               atol=1e-9 * (1 + np.abs(res.v_full).max()))
+    np.testing.assert_allclose(
+        res.values.sum(axis=1), res.v_full - res.v_empty, atol=1e-9 * (1 + np.abs(res.v_full).max())
+    )
 
 
 def test_total_index_is_sum_over_supersets():
@@ -139,8 +157,8 @@ def test_chunking_does_not_change_values():
 def test_dummy_player_gets_zero_and_symmetry():
     rng = np.random.default_rng(7)
     z = rng.normal(size=(4, 4))
-    z[:, 1] = 0.0                       # player 1 never interacts
-    z[:, 3] = z[:, 2]                   # players 2 and 3 are interchangeable
+    z[:, 1] = 0.0  # player 1 never interacts
+    z[:, 3] = z[:, 2]  # players 2 and 3 are interchangeable
     res = additive_shapley(z, rng.normal(size=4), [0.3, 1.0, 2.0, 0.5])
     assert res.values[1] == 0.0
     assert res.values[2] == pytest.approx(res.values[3], abs=1e-14)
@@ -158,3 +176,64 @@ def test_bad_input_is_rejected():
         additive_shapley(z, [1.0, 2.0], [0.0, 1.0], index="banzhaf")
     with pytest.raises(ValueError, match="NaN"):
         additive_shapley(z, [1.0, 2.0], [0.0, np.nan])
+
+
+@pytest.mark.parametrize("d,Q", [(1, 1), (2, 2), (3, 3), (5, 2), (6, 6), (7, 4)])
+def test_absent_values_match_enumeration(d, Q):
+    rng = np.random.default_rng(20 + d + Q)
+    z = rng.normal(size=(3, 4, d))
+    b = rng.normal(size=(4, d))
+    c = rng.normal(size=(4, 2))
+    w = rng.normal(size=Q + 1)
+    res = additive_shapley(z, c, w, absent=b)
+    assert isinstance(res, ShapleyValues)
+    ref = _enumerated_with_absent(z, np.broadcast_to(b, z.shape), c, w)
+    np.testing.assert_allclose(res.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(res.v_full, ref.v_full, atol=1e-10)
+    np.testing.assert_allclose(res.v_empty, ref.v_empty, atol=1e-10)
+    # efficiency
+    np.testing.assert_allclose(res.values.sum(axis=1), res.v_full - res.v_empty, atol=1e-10)
+
+
+def test_absent_values_per_point_and_zero_absent_is_the_plain_game():
+    rng = np.random.default_rng(30)
+    z = rng.normal(size=(2, 3, 5))
+    b = rng.normal(size=(2, 3, 5))
+    c = rng.normal(size=3)
+    w = rng.normal(size=6)
+    res = additive_shapley(z, c, w, absent=b)
+    ref = _enumerated_with_absent(z, b, c[:, None], w)
+    np.testing.assert_allclose(res.values, ref.values[..., 0], atol=1e-10)
+    plain = additive_shapley(z, c, w)
+    np.testing.assert_allclose(additive_shapley(z, c, w, absent=np.zeros((3, 5))).values, plain.values, atol=1e-12)
+
+
+def test_block_values_share_one_pass_for_several_indices():
+    rng = np.random.default_rng(8)
+    z = rng.normal(size=(2, 6, 4))
+    c = rng.normal(size=(6, 1))
+    w = rng.normal(size=5)
+    (phi, total), orders = additive_block_values(z, c, w, indices=("shapley", "total"))
+    np.testing.assert_allclose(phi, additive_game_block(z, c, w)[0], atol=1e-13)
+    np.testing.assert_allclose(total, additive_game_block(z, c, w, index="total")[0], atol=1e-13)
+    np.testing.assert_allclose(orders[..., 0], elementary_symmetric(z, 4).transpose(0, 2, 1) @ c[:, 0], atol=1e-12)
+    zt = np.ascontiguousarray(np.moveaxis(z, -1, 0))
+    (phi_t,), _ = additive_block_values(zt, c, w, players_first=True)
+    np.testing.assert_array_equal(phi_t, phi)
+    with pytest.raises(ValueError, match="shapley"):
+        additive_block_values(z, c, w, indices=("total",), absent=np.zeros((6, 4)))
+    with pytest.raises(ValueError, match="absent"):
+        additive_block_values(z, c, w, y=z, absent=np.zeros((6, 4)))
+    with pytest.raises(ValueError, match="shape"):
+        additive_block_values(z, c, w, absent=np.zeros((5, 4)))
+
+
+def test_values_of_a_point_do_not_depend_on_the_batch():
+    rng = np.random.default_rng(9)
+    z = rng.normal(size=(9, 40, 5))
+    c = rng.normal(size=(40, 1))
+    w = rng.normal(size=6)
+    b = rng.normal(size=(40, 5))
+    for absent in (None, b):
+        full = additive_game_block(z, c, w, absent=absent)[0]
+        np.testing.assert_array_equal(full[3:6], additive_game_block(z[3:6], c, w, absent=absent)[0])

@@ -1,8 +1,14 @@
 """Orthogonal (constrained) base kernels: zero integrals, Gamma matrices and derivatives."""
+
 import numpy as np
 import pytest
 
-from kexplain.gp.kernels import MAX_MEASURE_POINTS, Categorical, EmpiricalRBF, GaussianRBF
+from kexplain.gp.kernels import (
+    MAX_MEASURE_POINTS,
+    ConstrainedCategorical,
+    ConstrainedEmpiricalRBF,
+    ConstrainedGaussianRBF,
+)
 
 
 def _gauss_hermite(mu, delta, n=160):
@@ -12,26 +18,26 @@ def _gauss_hermite(mu, delta, n=160):
 
 @pytest.mark.parametrize("mu,delta,l", [(0.0, 1.0, 0.5), (0.7, 2.0, 1.3), (-1.0, 0.5, 3.0)])
 def test_gaussian_constrained_kernel_integrates_to_zero(mu, delta, l):
-    k = GaussianRBF(mu, delta)
+    k = ConstrainedGaussianRBF(mu, delta)
     xs, wq = _gauss_hermite(mu, delta)
     y = np.linspace(mu - 3 * delta, mu + 3 * delta, 9)
     integral = wq @ k.k(xs, y, l)
     # the unconstrained base kernel does not integrate to zero: the check can fail
-    assert np.abs(wq @ np.exp(-(xs[:, None] - y[None, :]) ** 2 / (2 * l * l))).max() > 0.1
+    assert np.abs(wq @ np.exp(-((xs[:, None] - y[None, :]) ** 2) / (2 * l * l))).max() > 0.1
     np.testing.assert_allclose(integral, 0.0, atol=1e-10)
 
 
 def test_empirical_and_categorical_kernels_integrate_to_zero():
     rng = np.random.default_rng(0)
-    e = EmpiricalRBF(rng.gamma(2.0, size=40))
+    e = ConstrainedEmpiricalRBF(rng.gamma(2.0, size=40))
     y = np.linspace(-1, 8, 7)
     np.testing.assert_allclose(e.weights @ e.at_measure(y, 0.8), 0.0, atol=1e-13)
-    c = Categorical([0.2, 0.5, 0.3])
+    c = ConstrainedCategorical([0.2, 0.5, 0.3])
     np.testing.assert_allclose(c.probs @ c.k(np.arange(3), np.array([0, 1, 2, -1])), 0.0, atol=1e-14)
 
 
 def test_gaussian_gamma_matches_quadrature():
-    k = GaussianRBF(0.3, 1.4)
+    k = ConstrainedGaussianRBF(0.3, 1.4)
     xs, wq = _gauss_hermite(0.3, 1.4)
     a = np.array([-1.0, 0.2, 2.5])
     b = np.array([0.1, -3.0, 1.0, 0.3])
@@ -42,16 +48,18 @@ def test_gaussian_gamma_matches_quadrature():
 def test_empirical_and_categorical_gamma_match_definition():
     rng = np.random.default_rng(1)
     pts = rng.normal(size=30)
-    e = EmpiricalRBF(pts)
+    e = ConstrainedEmpiricalRBF(pts)
     a, b = rng.normal(size=4), rng.normal(size=5)
     ref = np.mean([np.outer(e.k([s], a, 0.6)[0], e.k([s], b, 0.6)[0]) for s in pts], axis=0)
     np.testing.assert_allclose(e.gamma(a, b, 0.6), ref, atol=1e-13)
-    c = Categorical([0.25, 0.75])
+    c = ConstrainedCategorical([0.25, 0.75])
     ref = sum(p * np.outer(c.k([s], [0, 1])[0], c.k([s], [1, 0, 1])[0]) for s, p in zip([0, 1], c.probs))
     np.testing.assert_allclose(c.gamma(np.array([0, 1]), np.array([1, 0, 1])), ref, atol=1e-14)
 
 
-@pytest.mark.parametrize("kernel", [GaussianRBF(0.2, 1.1), EmpiricalRBF(np.linspace(-2, 2, 25) ** 3)])
+@pytest.mark.parametrize(
+    "kernel", [ConstrainedGaussianRBF(0.2, 1.1), ConstrainedEmpiricalRBF(np.linspace(-2, 2, 25) ** 3)]
+)
 def test_lengthscale_derivative_matches_finite_differences(kernel):
     a = np.array([-1.0, 0.0, 0.4, 2.0])
     b = np.array([0.5, -2.0, 1.0])
@@ -63,21 +71,39 @@ def test_lengthscale_derivative_matches_finite_differences(kernel):
 
 def test_constrained_kernels_are_positive_semidefinite():
     x = np.linspace(-3, 3, 40)
-    for k in (GaussianRBF(0.0, 1.0), EmpiricalRBF(x[::3])):
+    for k in (ConstrainedGaussianRBF(0.0, 1.0), ConstrainedEmpiricalRBF(x[::3])):
         assert np.linalg.eigvalsh(k.k(x, x, 0.7)).min() > -1e-10
 
 
 def test_large_empirical_measure_is_compressed_exactly_weighted():
     pts = np.random.default_rng(2).normal(size=5 * MAX_MEASURE_POINTS)
-    e = EmpiricalRBF(pts)
+    e = ConstrainedEmpiricalRBF(pts)
     assert e.points.shape[0] <= MAX_MEASURE_POINTS
     assert e.weights.sum() == pytest.approx(1.0)
-    assert e.points @ e.weights == pytest.approx(pts.mean(), abs=1e-12)   # groups keep the mean
+    assert e.points @ e.weights == pytest.approx(pts.mean(), abs=1e-12)  # groups keep the mean
     np.testing.assert_allclose(e.weights @ e.at_measure(np.array([0.0, 1.0]), 0.5), 0.0, atol=1e-13)
 
 
 def test_bad_measures_are_rejected():
     with pytest.raises(ValueError, match="positive scale"):
-        GaussianRBF(0.0, 0.0)
+        ConstrainedGaussianRBF(0.0, 0.0)
     with pytest.raises(ValueError, match="probability"):
-        Categorical([0.5, 0.6])
+        ConstrainedCategorical([0.5, 0.6])
+
+
+def test_constrained_categorical_is_not_the_product_kernel_categorical():
+    import kexplain as kx
+
+    # one name, one class: the OAK base kernel has its own name
+    assert not hasattr(kx.gp, "Categorical")
+    assert kx.gp.ConstrainedCategorical is not kx.kernels.Categorical
+    assert "ConstrainedCategorical" in kx.gp.__all__
+
+
+def test_empirical_kernel_rows_do_not_depend_on_the_batch():
+    # a row's kernel values are the same whether it is evaluated alone or with others (n_jobs)
+    rng = np.random.default_rng(3)
+    e = ConstrainedEmpiricalRBF(rng.normal(size=200))
+    x, y = rng.normal(size=9), rng.normal(size=30)
+    full = e.k(x, y, 0.7)
+    np.testing.assert_array_equal(full[3:6], e.k(x[3:6], y, 0.7))

@@ -1,4 +1,5 @@
-"""OAKRegressor: exact local and global Shapley values against enumeration and Monte Carlo."""
+"""OAKRegressor and OAKExplainer: exact local and global Shapley values against enumeration and Monte Carlo."""
+
 import itertools
 
 import numpy as np
@@ -7,7 +8,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 import kexplain as kx
-from kexplain.gp import OAKRegressor
+from kexplain.gp import OAKExplainer, OAKRegressor
+from kexplain.gp import _fitting as fitting
 
 
 def _data(n, d, seed=0):
@@ -75,7 +77,7 @@ def _component_variances(model):
     G = [b.gamma(S[:, j], S[:, j], ls[j]) for j, b in enumerate(model.bases_)]
     a = model.alpha_ * model.y_std_
     out = {}
-    for q in range(1, model._Q + 1):
+    for q in range(1, model.max_order_ + 1):
         for T in itertools.combinations(range(S.shape[1]), q):
             GT = np.prod([G[j] for j in T], axis=0)
             out[T] = model.order_variances_[q] ** 2 * a @ GT @ a
@@ -93,12 +95,18 @@ def test_global_values_sum_to_variance_and_equal_enumeration(fitted):
 
     ref = kx.exact_shapley(v, d)
     np.testing.assert_allclose(gi.values, ref.values, rtol=1e-9, atol=1e-12)
-    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
-    assert gi.variance == pytest.approx(sum(var_T.values()), rel=1e-10)
-    np.testing.assert_allclose(gi.first_order, [var_T[(j,)] / gi.variance for j in range(d)], rtol=1e-9)
-    np.testing.assert_allclose(gi.component_variance.sum(), gi.variance, rtol=1e-10)
+    assert isinstance(gi, kx.GlobalAttribution) and gi.quantity == "variance"
+    assert gi.values.sum() == pytest.approx(gi.total, rel=1e-7)
+    assert gi.total == pytest.approx(sum(var_T.values()), rel=1e-10)
+    np.testing.assert_allclose(gi.first_order_sobol, [var_T[(j,)] / gi.total for j in range(d)], rtol=1e-9)
+    # total Sobol index: the variance of every component that contains the feature
+    np.testing.assert_allclose(
+        gi.total_sobol, [sum(v for T, v in var_T.items() if j in T) / gi.total for j in range(d)], rtol=1e-9
+    )
+    np.testing.assert_allclose(gi.info["component_variance"].sum(), gi.total, rtol=1e-10)
     frame = gi.to_frame()
     assert list(frame.index) == model.feature_names_
+    assert {"value", "first_order_sobol", "total_sobol"} <= set(frame.columns)
 
 
 def test_variance_and_sobol_indices_match_monte_carlo(fitted):
@@ -109,15 +117,15 @@ def test_variance_and_sobol_indices_match_monte_carlo(fitted):
     B = model.sample_input_measure(N, random_state=2)
     fA, fB = model._mean_encoded(A), model._mean_encoded(B)
     var = np.var(np.r_[fA, fB])
-    assert gi.variance == pytest.approx(var, rel=0.05)
+    assert gi.total == pytest.approx(var, rel=0.05)
     for j in range(X.shape[1]):
         ABj = A.copy()
         ABj[:, j] = B[:, j]
         fABj = model._mean_encoded(ABj)
-        first = np.mean(fB * (fABj - fA)) / var          # Saltelli (2010)
-        total = 0.5 * np.mean((fA - fABj) ** 2) / var    # Jansen
-        assert gi.first_order[j] == pytest.approx(first, abs=0.04)
-        assert gi.total[j] == pytest.approx(total, abs=0.04)
+        first = np.mean(fB * (fABj - fA)) / var  # Saltelli (2010)
+        total = 0.5 * np.mean((fA - fABj) ** 2) / var  # Jansen
+        assert gi.first_order_sobol[j] == pytest.approx(first, abs=0.04)
+        assert gi.total_sobol[j] == pytest.approx(total, abs=0.04)
     # the mean of f under the measure is the constant component
     assert np.mean(np.r_[fA, fB]) == pytest.approx(model.constant_, abs=0.05 * np.sqrt(var) + 1e-3)
 
@@ -147,9 +155,13 @@ def test_predict_std_matches_dense_posterior(fitted):
     mean, std = model.predict(Xt, return_std=True)
     Z, Zt = model.support_, model._encode(Xt)
     ls = np.nan_to_num(model.lengthscales_, nan=1.0)
-    K = model._kernel(Z, Z, ls, model.order_variances_) + model.noise_variance_ * np.eye(len(Z))
-    k = model._kernel(Zt, Z, ls, model.order_variances_)
-    kxx = np.diag(model._kernel(Zt, Zt, ls, model.order_variances_))
+
+    def kernel(A, B):
+        return fitting.additive_kernel(model.bases_, A, B, ls, model.order_variances_)
+
+    K = kernel(Z, Z) + model.noise_variance_ * np.eye(len(Z))
+    k = kernel(Zt, Z)
+    kxx = np.diag(kernel(Zt, Zt))
     var = kxx - np.einsum("ij,ji->i", k, np.linalg.solve(K, k.T))
     np.testing.assert_allclose(std, model.y_std_ * np.sqrt(var), rtol=1e-6, atol=1e-9)
     assert np.all(std > 0)
@@ -163,7 +175,7 @@ def test_sparse_mode_is_exact_for_its_own_expansion():
     ex = model.explain(X[:5])
     np.testing.assert_allclose(ex.predictions, model.predict(X[:5]), atol=1e-9)
     gi = model.global_importance()
-    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
+    assert gi.values.sum() == pytest.approx(gi.total, rel=1e-7)
     _, std = model.predict(X[:5], return_std=True)
     assert np.all(np.isfinite(std)) and np.all(std >= 0)
 
@@ -183,11 +195,11 @@ def test_categorical_features_labels_and_unseen_levels():
     ref = _local_by_enumeration(model, X[:8])
     np.testing.assert_allclose(ex.values, ref.values, atol=1e-9)
     Xu = X[:2].copy()
-    Xu[:, 0] = "zzz"                      # unseen category: zero categorical component
+    Xu[:, 0] = "zzz"  # unseen category: zero categorical component
     np.testing.assert_allclose(model.component(0, Xu), 0.0, atol=1e-12)
     assert np.isfinite(model.predict(Xu)).all()
     gi = model.global_importance()
-    assert gi.values.sum() == pytest.approx(gi.variance, rel=1e-7)
+    assert gi.values.sum() == pytest.approx(gi.total, rel=1e-7)
     # binary integer codes declared categorical
     Xb = np.column_stack([(lab == "a").astype(float), x])
     mb = OAKRegressor(categorical_features=[0], max_iter=20).fit(Xb, y)
@@ -248,12 +260,152 @@ def test_marginal_likelihood_gradient_matches_finite_differences(measure):
     X, y = _data(25, 3, seed=8)
     model = OAKRegressor(input_measure=measure, max_interaction_order=2, max_iter=0).fit(X, y)
     ys = (y - model.y_mean_) / model.y_std_
+    nll = fitting.MarginalLikelihood(model.bases_, model.max_order_, np.ones(3))
     rng = np.random.default_rng(0)
     theta = rng.uniform(-1.0, 0.5, size=3 + 3 + 1)
-    _, grad = model._nll(theta, model.support_, ys)
+    _, grad = nll(theta, model.support_, ys)
     h = 1e-5
-    fd = np.array([
-        (model._nll(theta + h * e, model.support_, ys)[0] - model._nll(theta - h * e, model.support_, ys)[0]) / (2 * h)
-        for e in np.eye(theta.size)
-    ])
+    fd = np.array(
+        [
+            (nll(theta + h * e, model.support_, ys)[0] - nll(theta - h * e, model.support_, ys)[0]) / (2 * h)
+            for e in np.eye(theta.size)
+        ]
+    )
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
+
+
+# -- OAKExplainer: the two games -----------------------------------------------------------------
+def _interventional_by_enumeration(model, X, B, w):
+    """v(S) = sum_b w_b f(x_S, z_b,notS), by predicting every hybrid row."""
+    d = X.shape[1]
+
+    def v(coalitions):
+        out = []
+        for s in coalitions:
+            vals = np.zeros(len(X))
+            for b, wb in zip(B, w):
+                H = X.copy()
+                H[:, ~s] = b[~s]
+                vals += wb * model.predict(H)
+            out.append(vals)
+        return np.array(out)
+
+    return kx.exact_shapley(v, d)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_interventional_game_equals_enumeration(fitted, weighted):
+    model, X = fitted
+    B = X[40:47]
+    w = np.random.default_rng(2).uniform(0.2, 1.0, size=len(B)) if weighted else np.full(len(B), 1 / len(B))
+    explainer = OAKExplainer(model, B, background_weights=w if weighted else None)
+    assert explainer.game == "interventional"
+    ex = explainer.explain(X[:5])
+    ref = _interventional_by_enumeration(model, X[:5], B, w / w.sum())
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(ex.base_values, ref.v_empty, atol=1e-10)
+    # efficiency: values + base == predict, and the base is the weighted mean prediction on B
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:5]), atol=1e-10)
+    np.testing.assert_allclose(ex.base_values, np.average(model.predict(B), weights=w), atol=1e-10)
+    assert ex.game == "interventional" and ex.output == "predict of OAKRegressor"
+
+
+def test_interventional_game_d7_order3_and_categorical(wide):
+    model, X = wide
+    ex = OAKExplainer(model, X[20:24]).explain(X[:3])
+    ref = _interventional_by_enumeration(model, X[:3], X[20:24], np.full(4, 0.25))
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:3]), atol=1e-10)
+
+
+def test_interventional_game_with_labels():
+    rng = np.random.default_rng(6)
+    n = 40
+    lab = rng.choice(["a", "b", "c"], size=n)
+    x = rng.normal(size=n)
+    y = np.where(lab == "a", 1.0, -1.0) * x + 0.05 * rng.normal(size=n)
+    X = np.empty((n, 2), dtype=object)
+    X[:, 0], X[:, 1] = lab, x
+    model = OAKRegressor(max_iter=10, random_state=0).fit(X, y)
+    ex = OAKExplainer(model, X[30:36]).explain(X[:4])
+    d = 2
+    B = X[30:36]
+
+    def v(coalitions):
+        out = []
+        for s in coalitions:
+            vals = np.zeros(4)
+            for b in B:
+                H = X[:4].copy()
+                H[:, ~s] = b[~s]
+                vals += model.predict(H) / len(B)
+            out.append(vals)
+        return np.array(out)
+
+    ref = kx.exact_shapley(v, d)
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(ex.predictions, model.predict(X[:4]), atol=1e-10)
+
+
+def test_anova_explainer_is_the_default_game(fitted):
+    model, X = fitted
+    explainer = OAKExplainer(model)
+    assert explainer.game == "anova"
+    ex = explainer.explain(X[:6])
+    np.testing.assert_array_equal(ex.values, model.explain(X[:6]).values)
+    ref = _local_by_enumeration(model, X[:6])
+    np.testing.assert_allclose(ex.values, ref.values, atol=1e-10)
+    np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), model.predict(X[:6]), atol=1e-10)
+    assert ex.game == "anova" and ex.output == "predict of OAKRegressor"
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_n_jobs_gives_identical_values(fitted, background):
+    model, X = fitted
+    explainer = OAKExplainer(model, X[:10] if background else None)
+    one = explainer.explain(X[10:19], n_jobs=1)
+    three = explainer.explain(X[10:19], n_jobs=3)
+    np.testing.assert_allclose(three.values, one.values, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(three.base_values, one.base_values, rtol=1e-12, atol=1e-13)
+    # random_state has no effect on exact values
+    np.testing.assert_array_equal(explainer.explain(X[10:12], random_state=3).values, one.values[:2])
+
+
+@pytest.mark.slow
+def test_matches_shap_exact_explainer_on_the_background(fitted):
+    shap = pytest.importorskip("shap")
+    model, X = fitted
+    B = X[30:36]
+    ours = OAKExplainer(model, B).explain(X[:3])
+    theirs = shap.ExactExplainer(model.predict, shap.maskers.Independent(B, max_samples=len(B)))(X[:3])
+    np.testing.assert_allclose(ours.values, theirs.values, atol=1e-8)
+    np.testing.assert_allclose(ours.base_values, theirs.base_values, atol=1e-8)
+
+
+def test_explainer_options_and_errors(fitted):
+    model, X = fitted
+    with pytest.raises(ValueError, match="interactions"):
+        OAKExplainer(model).explain(X[:2], interactions=True)
+    with pytest.raises(ValueError, match="interactions"):
+        OAKExplainer(model, X[:5]).explain(X[:2], interactions=True)
+    with pytest.raises(NotFittedError):
+        OAKExplainer(OAKRegressor())
+    with pytest.raises(kx.UnsupportedModelError, match="OAKRegressor"):
+        OAKExplainer(object())
+    with pytest.raises(ValueError, match="background_weights"):
+        OAKExplainer(model, X[:4], background_weights=[1.0, 2.0])
+    with pytest.raises(ValueError, match="background"):
+        OAKExplainer(model, X[:4, :2])
+    names = OAKExplainer(model, feature_names=["a", "b", "c", "d"]).explain(X[:2]).feature_names
+    assert names == ["a", "b", "c", "d"]
+    assert isinstance(OAKExplainer(model), kx.Explainer)
+
+
+def test_explainer_keeps_dataframe_index_and_progress():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(40, 3)
+    df = pd.DataFrame(X, columns=["a", "b", "c"], index=[f"r{i}" for i in range(40)])
+    model = OAKRegressor(max_iter=5).fit(df, y)
+    ex = OAKExplainer(model, df.iloc[:5]).explain(df.iloc[10:13], progress=True, n_jobs=2)
+    assert list(ex.to_frame().index) == ["r10", "r11", "r12"]
+    assert ex.feature_names == ["a", "b", "c"]

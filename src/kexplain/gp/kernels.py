@@ -1,6 +1,8 @@
-"""One-dimensional base kernels made orthogonal to an input measure (seed 001 equation 4).
+"""One-dimensional base kernels made orthogonal to an input measure (constrained kernels).
 
-For a base kernel k and a probability measure p on one feature, the constrained kernel is
+From "Exact Shapley Value for Local and Global Explanation of Additive Gaussian Processes",
+section 2.2 (equation 4).  For a base kernel k and a probability measure p on one feature, the
+constrained kernel is
 
     k~(x, y) = k(x, y) - m(x) m(y) / v,   m(x) = int k(x, s) dp(s),   v = int int k(s, t) dp(s) dp(t),
 
@@ -10,14 +12,20 @@ p, which is what makes the additive components a functional ANOVA decomposition.
 Each class below fixes a base kernel and a measure and gives, for a lengthscale l,
 ``k(x, y, l)`` (the constrained kernel matrix), ``dk_dlog_l`` (its derivative for the marginal
 likelihood), ``diag`` and ``gamma(a, b, l)`` = int k~(s, a) k~(s, b) dp(s), the matrix behind the
-variance of a component (seed 001 Theorem 1).
+variance of a component (section 4, Theorem 1).
 
-- ``GaussianRBF``: RBF base kernel under N(mu, delta^2); every integral in closed form.
-- ``EmpiricalRBF``: RBF base kernel under a discrete (weighted empirical) measure; sums are exact.
-- ``Categorical``: the delta kernel 1[x = y] on integer category codes under the category
-  frequencies (a discrete measure); it has no lengthscale.
+- :class:`ConstrainedGaussianRBF`: RBF base kernel under N(mu, delta^2); every integral in closed form.
+- :class:`ConstrainedEmpiricalRBF`: RBF base kernel under a discrete (weighted empirical) measure;
+  sums are exact.
+- :class:`ConstrainedCategorical`: the delta kernel 1[x = y] on integer category codes under the
+  category frequencies (a discrete measure); it has no lengthscale.  (Not to be confused with
+  :class:`kexplain.kernels.Categorical`, the unconstrained per-feature kernel of product-kernel
+  models.)
 """
+
 from __future__ import annotations
+
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -26,56 +34,96 @@ import numpy as np
 MAX_MEASURE_POINTS = 1000
 
 
-def _sq(x, y):
+class ConstrainedKernel(Protocol):
+    """What an OAK model needs of a constrained base kernel (for type checking)."""
+
+    has_lengthscale: bool
+
+    def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray: ...
+
+    def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray: ...
+
+    def diag(self, x: Any, l: float | None = None) -> np.ndarray: ...
+
+    def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray: ...
+
+    def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray: ...
+
+
+def _sq(x: Any, y: Any) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     return (x[:, None] - y[None, :]) ** 2
 
 
-class GaussianRBF:
-    """RBF base kernel exp(-(x - y)^2 / (2 l^2)) orthogonalised under N(mu, delta^2)."""
+def _lengthscale(l: float | None) -> float:
+    if l is None:
+        raise ValueError("this kernel needs a lengthscale l.")
+    return float(l) ** 2
+
+
+class ConstrainedGaussianRBF:
+    """RBF base kernel exp(-(x - y)^2 / (2 l^2)) made orthogonal to N(mu, delta^2).
+
+    Parameters
+    ----------
+    mu, delta : float
+        Mean and (positive) standard deviation of the Gaussian input measure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.gp import ConstrainedGaussianRBF
+    >>> k = ConstrainedGaussianRBF(0.0, 1.0)
+    >>> x, w = np.polynomial.hermite_e.hermegauss(60)             # nodes of N(0, 1)
+    >>> abs(w @ k.k(x, np.array([0.3]), 0.8) / w.sum()).max() < 1e-12
+    np.True_
+    """
 
     has_lengthscale = True
 
-    def __init__(self, mu: float, delta: float):
+    def __init__(self, mu: float, delta: float) -> None:
         if not (np.isfinite(mu) and np.isfinite(delta) and delta > 0):
             raise ValueError(f"the Gaussian measure needs a finite mean and a positive scale, got {mu}, {delta}.")
         self.mu = float(mu)
         self.delta2 = float(delta) ** 2
 
     # m(x) = sqrt(s / A) exp(-(x - mu)^2 / (2 A)), A = s + delta^2, s = l^2
-    def _m(self, x, s):
+    def _m(self, x: Any, s: float) -> np.ndarray:
         A = s + self.delta2
         return np.sqrt(s / A) * np.exp(-((np.asarray(x, dtype=np.float64) - self.mu) ** 2) / (2 * A))
 
-    def _dlog_m(self, x, s):
+    def _dlog_m(self, x: Any, s: float) -> np.ndarray:
         A = s + self.delta2
         return 1.0 - s / A + s * (np.asarray(x, dtype=np.float64) - self.mu) ** 2 / A**2
 
-    def _v(self, s):
-        return np.sqrt(s / (s + 2 * self.delta2))
+    def _v(self, s: float) -> float:
+        return float(np.sqrt(s / (s + 2 * self.delta2)))
 
-    def _dlog_v(self, s):
+    def _dlog_v(self, s: float) -> float:
         return 1.0 - s / (s + 2 * self.delta2)
 
-    def k(self, x, y, l):
-        s = float(l) ** 2
+    def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
+        s = _lengthscale(l)
         return np.exp(-_sq(x, y) / (2 * s)) - np.outer(self._m(x, s), self._m(y, s)) / self._v(s)
 
-    def dk_dlog_l(self, x, y, l):
-        s = float(l) ** 2
+    def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Derivative of ``k(x, y, l)`` in log l."""
+        s = _lengthscale(l)
         sq = _sq(x, y)
         base = np.exp(-sq / (2 * s)) * sq / s
         mm = np.outer(self._m(x, s), self._m(y, s)) / self._v(s)
         return base - mm * (self._dlog_m(x, s)[:, None] + self._dlog_m(y, s)[None, :] - self._dlog_v(s))
 
-    def diag(self, x, l):
-        s = float(l) ** 2
+    def diag(self, x: Any, l: float | None = None) -> np.ndarray:
+        """k~(x_a, x_a) for each a."""
+        s = _lengthscale(l)
         return 1.0 - self._m(x, s) ** 2 / self._v(s)
 
-    def gamma(self, a, b, l):
-        """int k~(x, a) k~(x, b) dN(x; mu, delta^2), closed form."""
-        s = float(l) ** 2
+    def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
+        """int k~(x, a) k~(x, b) dN(x; mu, delta^2), in closed form: shape (len(a), len(b))."""
+        s = _lengthscale(l)
         d2 = self.delta2
         a = np.asarray(a, dtype=np.float64)
         b = np.asarray(b, dtype=np.float64)
@@ -88,16 +136,17 @@ class GaussianRBF:
         scale = np.sqrt(s / A) * np.sqrt(E / d2) * np.sqrt(s / (s + E))
         ha = scale * np.exp(-((a - self.mu) ** 2) / (2 * (s + E)))
         hb = scale * np.exp(-((b - self.mu) ** 2) / (2 * (s + E)))
-        M2 = (s / A) * np.sqrt(A / (A + 2 * d2))             # int m(x)^2 dp
+        M2 = (s / A) * np.sqrt(A / (A + 2 * d2))  # int m(x)^2 dp
         v = self._v(s)
         ma, mb = self._m(a, s), self._m(b, s)
         return J - (np.outer(ma, hb) + np.outer(ha, mb)) / v + np.outer(ma, mb) * M2 / v**2
 
-    def sample(self, n, rng):
+    def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
+        """n draws from the measure."""
         return self.mu + np.sqrt(self.delta2) * rng.standard_normal(n)
 
 
-def _compress(values, weights=None, max_points=MAX_MEASURE_POINTS):
+def _compress(values: Any, weights: Any = None, max_points: int = MAX_MEASURE_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """A discrete measure (points, weights); equal-count quantile groups beyond max_points."""
     values = np.asarray(values, dtype=np.float64)
     if weights is None:
@@ -116,29 +165,51 @@ def _compress(values, weights=None, max_points=MAX_MEASURE_POINTS):
     return gm[keep] / gw[keep], gw[keep] / gw[keep].sum()
 
 
-class EmpiricalRBF:
-    """RBF base kernel orthogonalised under a discrete measure sum_s w_s delta(s)."""
+class ConstrainedEmpiricalRBF:
+    """RBF base kernel made orthogonal to a discrete measure sum_s w_s delta(s).
+
+    Parameters
+    ----------
+    points : array-like of shape (n,)
+        Support of the measure (e.g. a feature's training values).
+    weights : array-like of shape (n,), optional
+        Their weights (default: the empirical frequencies).
+    max_points : int
+        Measures with more distinct points are compressed to this many weighted quantile groups.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.gp import ConstrainedEmpiricalRBF
+    >>> k = ConstrainedEmpiricalRBF([0.0, 1.0, 3.0])
+    >>> bool(np.allclose(k.weights @ k.at_measure(np.array([0.5, 2.0]), 1.0), 0.0))   # integrates to zero
+    True
+    """
 
     has_lengthscale = True
 
-    def __init__(self, points, weights=None, max_points: int = MAX_MEASURE_POINTS):
+    def __init__(self, points: Any, weights: Any = None, max_points: int = MAX_MEASURE_POINTS) -> None:
         self.points, self.weights = _compress(points, weights, max_points)
 
-    def _base(self, x, y, s):
+    def _base(self, x: Any, y: Any, s: float) -> np.ndarray:
         return np.exp(-_sq(x, y) / (2 * s))
 
-    def _m(self, x, s):
-        return self._base(x, self.points, s) @ self.weights
+    def _m(self, x: Any, s: float) -> np.ndarray:
+        # a row-wise sum rather than a matrix-vector product: each row's value then does not depend on
+        # how many rows are evaluated together (explanations are identical for every n_jobs)
+        return (self._base(x, self.points, s) * self.weights).sum(axis=1)
 
-    def _v(self, s):
-        return self.weights @ self._base(self.points, self.points, s) @ self.weights
+    def _v(self, s: float) -> float:
+        return float(self.weights @ self._base(self.points, self.points, s) @ self.weights)
 
-    def k(self, x, y, l):
-        s = float(l) ** 2
+    def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
+        s = _lengthscale(l)
         return self._base(x, y, s) - np.outer(self._m(x, s), self._m(y, s)) / self._v(s)
 
-    def dk_dlog_l(self, x, y, l):
-        s = float(l) ** 2
+    def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Derivative of ``k(x, y, l)`` in log l."""
+        s = _lengthscale(l)
         sq = _sq(x, y)
         base = np.exp(-sq / (2 * s)) * sq / s
         kxs = self._base(x, self.points, s)
@@ -151,62 +222,91 @@ class EmpiricalRBF:
         dv = self.weights @ (kss * _sq(self.points, self.points) / s) @ self.weights
         return base - (np.outer(dmx, my) + np.outer(mx, dmy)) / v + np.outer(mx, my) * dv / v**2
 
-    def diag(self, x, l):
-        s = float(l) ** 2
+    def diag(self, x: Any, l: float | None = None) -> np.ndarray:
+        """k~(x_a, x_a) for each a."""
+        s = _lengthscale(l)
         return 1.0 - self._m(x, s) ** 2 / self._v(s)
 
-    def at_measure(self, y, l):
+    def at_measure(self, y: Any, l: float | None = None) -> np.ndarray:
         """k~(s, y) for the measure's points s: shape (n_points, len(y))."""
         return self.k(self.points, y, l)
 
-    def gamma(self, a, b, l):
+    def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
+        """sum_s w_s k~(s, a) k~(s, b): shape (len(a), len(b))."""
         ka = self.at_measure(a, l)
         kb = ka if b is a else self.at_measure(b, l)
         return (ka * self.weights[:, None]).T @ kb
 
-    def sample(self, n, rng):
+    def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
+        """n draws from the measure."""
         return rng.choice(self.points, size=n, p=self.weights)
 
 
-class Categorical:
-    """Delta kernel 1[x = y] on codes 0..L-1 under the category probabilities ``probs``.
+class ConstrainedCategorical:
+    """Delta kernel 1[x = y] on codes 0..L-1 made orthogonal to the category probabilities.
 
-    Codes outside 0..L-1 (categories not seen in training) have k(x, y) = 0 for y != x, so they
-    get m(x) = 0 and a zero constrained kernel against every seen category.
+    The base kernel of a categorical feature of an OAK model under its discrete measure.  Codes
+    outside 0..L-1 (categories not seen in training) have k(x, y) = 0 for y != x, so they get
+    m(x) = 0 and a zero constrained kernel against every seen category.  It has no lengthscale
+    (``l`` is accepted and ignored).
+
+    Parameters
+    ----------
+    probs : array-like of shape (L,)
+        Probability of each category code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.gp import ConstrainedCategorical
+    >>> k = ConstrainedCategorical([0.25, 0.75])
+    >>> k.k([0, 1], [0, 1])
+    array([[ 0.9, -0.3],
+           [-0.3,  0.1]])
+    >>> bool(np.allclose(k.probs @ k.k([0, 1], [0, 1]), 0.0))   # integrates to zero
+    True
     """
 
     has_lengthscale = False
 
-    def __init__(self, probs):
+    def __init__(self, probs: Any) -> None:
         p = np.asarray(probs, dtype=np.float64)
         if p.ndim != 1 or p.size < 1 or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
             raise ValueError("probs must be a 1-D probability vector over the categories.")
         self.probs = p
         self.v = float(p @ p)
 
-    def _codes(self, x):
+    def _codes(self, x: Any) -> np.ndarray:
         return np.asarray(x, dtype=np.float64).astype(np.int64)
 
-    def _m(self, x):
+    def _m(self, x: Any) -> np.ndarray:
         c = self._codes(x)
         ok = (c >= 0) & (c < self.probs.size)
         return np.where(ok, self.probs[np.clip(c, 0, self.probs.size - 1)], 0.0)
 
-    def k(self, x, y, l=None):
+    def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
         cx, cy = self._codes(x), self._codes(y)
         return (cx[:, None] == cy[None, :]).astype(np.float64) - np.outer(self._m(x), self._m(y)) / self.v
 
-    def dk_dlog_l(self, x, y, l=None):
+    def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
+        """Zero: the kernel has no lengthscale."""
         return np.zeros((len(x), len(y)))
 
-    def diag(self, x, l=None):
+    def diag(self, x: Any, l: float | None = None) -> np.ndarray:
+        """k~(x_a, x_a) for each a."""
         return 1.0 - self._m(x) ** 2 / self.v
 
-    def gamma(self, a, b, l=None):
-        levels = np.arange(self.probs.size)
-        ka = self.k(levels, a)
-        kb = self.k(levels, b)
+    def levels(self) -> np.ndarray:
+        """The category codes 0..L-1 (the support of the measure), as floats."""
+        return np.arange(self.probs.size, dtype=np.float64)
+
+    def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
+        """sum_c p_c k~(c, a) k~(c, b): shape (len(a), len(b))."""
+        ka = self.k(self.levels(), a)
+        kb = self.k(self.levels(), b)
         return (ka * self.probs[:, None]).T @ kb
 
-    def sample(self, n, rng):
+    def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
+        """n draws from the measure (codes as floats)."""
         return rng.choice(self.probs.size, size=n, p=self.probs).astype(np.float64)
