@@ -1,9 +1,11 @@
 """MMD^2 and HSIC Shapley attributions: kexplain.stats against the paper's algorithm.
 
 The baseline is a reimplementation (written for this benchmark from the formulas, not copied) of
-the PKeX paper's per-feature recursion (seed 000, propositions 6 and 8): every per-feature kernel
-matrix K_j (n x n) is held in memory, and for each feature q the elementary symmetric polynomials
-e_r of the other features' matrices come from Newton's identities over power sums,
+the per-feature recursion of Mohammadi, Chau & Muandet (2025), "Computing Exact Shapley Values in
+Polynomial Time for Product-Kernel Methods" (PKeX-Shapley), propositions 6 and 8 (sections 4.1 and
+4.2): every per-feature kernel matrix K_j (n x n) is held in memory, and for each feature q the
+elementary symmetric polynomials e_r of the other features' matrices come from Newton's identities
+over power sums,
 
     e_r = (1/r) sum_{s=1..r} (-1)^(s-1) e_{r-s} p_s,   p_s = sum_{j != q} K_j^s (elementwise),
     phi_q = sum_ab W_ab (K_q - 1)_ab sum_r mu(r) e_r,ab,   mu(r) = r! (d-r-1)! / d!,
@@ -24,6 +26,7 @@ tests/test_stats_mmd.py, so a growing "rel. diff" there is the baseline's roundi
 Run: python benchmarks/bench_mmd_hsic.py [--quick] [--scale]
 Timings share a contended machine: compare the two columns of one run, not across runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +51,7 @@ def paper_esp_shapley(K, W, features, timer):
     t0 = time.perf_counter()
     d = len(K)
     mu = np.array([factorial(r) * factorial(d - r - 1) / factorial(d) for r in range(d)])
-    power_all = [None] + [sum(Kj ** s for Kj in K) for s in range(1, d)]
+    power_all = [None] + [sum(Kj**s for Kj in K) for s in range(1, d)]
     out = np.zeros(len(features))
     t1 = time.perf_counter()
     timer["shared"] += t1 - t0
@@ -77,7 +80,7 @@ def _timed(fn, d, features):
     t0 = time.perf_counter()
     values = fn(features, timer)
     total = time.perf_counter() - t0
-    other = total - timer["shared"] - timer["per_feature"]      # building the K_j matrices etc.
+    other = total - timer["shared"] - timer["per_feature"]  # building the K_j matrices etc.
     return values, other + timer["shared"] + timer["per_feature"] * d / len(features)
 
 
@@ -115,60 +118,69 @@ def scale(n_big=10_000, d=20, n_measured=2000, n_pairs=4_000_000):
     def sample(n):
         X = rng.normal(size=(n, d))
         Z = rng.normal(size=(n, d))
-        Z[:, d // 2:] = rng.standard_t(5, size=(n, d - d // 2))
+        Z[:, d // 2 :] = rng.standard_t(5, size=(n, d - d // 2))
         return X, Z
 
     X, Z = sample(n_measured)
     t0 = time.perf_counter()
     exact = kx.stats.mmd_shapley(X, Z)
     t = time.perf_counter() - t0
-    pairs = lambda n: (2 * n) * (2 * n - 1) // 2        # noqa: E731
+    pairs = lambda n: (2 * n) * (2 * n - 1) // 2  # noqa: E731
     rate = pairs(n_measured) / t
-    print(f"\nscale: complete MMD^2 attribution, n = m = {n_measured}, d = {d}: {t:.1f} s "
-          f"({rate / 1e6:.2f} M pairs/s) -> n = m = {n_big}: ~{pairs(n_big) / rate:.0f} s (scaled by pairs)")
+    print(
+        f"\nscale: complete MMD^2 attribution, n = m = {n_measured}, d = {d}: {t:.1f} s "
+        f"({rate / 1e6:.2f} M pairs/s) -> n = m = {n_big}: ~{pairs(n_big) / rate:.0f} s (scaled by pairs)"
+    )
     t0 = time.perf_counter()
     est = kx.stats.mmd_shapley(X, Z, n_pairs=n_pairs, random_state=0)
     t_est = time.perf_counter() - t0
     err = np.max(np.abs(est.values - exact.values))
-    print(f"scale: incomplete ({n_pairs} pairs) at n = m = {n_measured}: {t_est:.1f} s, max |error| "
-          f"{err:.2e} vs max SE {est.standard_errors.max():.2e} (max |value| {np.abs(exact.values).max():.2e})")
+    print(
+        f"scale: incomplete ({n_pairs} pairs) at n = m = {n_measured}: {t_est:.1f} s, max |error| "
+        f"{err:.2e} vs max SE {est.standard_errors.max():.2e} (max |value| {np.abs(exact.values).max():.2e})"
+    )
     X, Z = sample(n_big)
     t0 = time.perf_counter()
     est = kx.stats.mmd_shapley(X, Z, n_pairs=n_pairs, random_state=0)
     t_est = time.perf_counter() - t0
-    print(f"scale: incomplete ({n_pairs} pairs) at n = m = {n_big}, d = {d}: {t_est:.1f} s, MMD^2 = "
-          f"{est.total:.4g} +- {est.total_standard_error:.1g}, max SE / max |value| = "
-          f"{est.standard_errors.max() / np.abs(est.values).max():.2f}")
+    print(
+        f"scale: incomplete ({n_pairs} pairs) at n = m = {n_big}, d = {d}: {t_est:.1f} s, MMD^2 = "
+        f"{est.total:.4g} +- {est.total_standard_error:.1g}, max SE / max |value| = "
+        f"{est.standard_errors.max() / np.abs(est.values).max():.2f}"
+    )
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n = 300 and d in {10, 20}")
     ap.add_argument("--n", type=int, default=None, help="sample size (per sample for MMD)")
-    ap.add_argument("--scale", action="store_true",
-                    help="also the n = m = 10,000, d = 20 scale check (about two more minutes)")
+    ap.add_argument(
+        "--scale", action="store_true", help="also the n = m = 10,000, d = 20 scale check (about two more minutes)"
+    )
     args = ap.parse_args(argv)
     n = args.n or (300 if args.quick else 1000)
     dims = (10, 20) if args.quick else (10, 20, 50)
     rng = np.random.default_rng(0)
     print(f"kexplain.stats vs the paper's Newton-identity ESP recursion over n x n matrices (n = {n})")
     print("MMD: n = m samples, unbiased estimator; HSIC: n samples, univariate y; RBF, median heuristic.")
-    print(f"{'stat':6s} {'n':>6s} {'d':>4s} {'ours [s]':>10s} {'paper [s]':>10s} {'':8s} {'ratio':>9s} "
-          f"{'max |diff|':>12s} {'rel. diff':>10s}")
+    print(
+        f"{'stat':6s} {'n':>6s} {'d':>4s} {'ours [s]':>10s} {'paper [s]':>10s} {'':8s} {'ratio':>9s} "
+        f"{'max |diff|':>12s} {'rel. diff':>10s}"
+    )
     # compile the engine's optional numba kernel before timing anything
     kx.stats.mmd_shapley(rng.normal(size=(5, 3)), rng.normal(size=(5, 3)))
     for d in dims:
         # the paper's synthetic design: half the variables shifted in distribution
         X = rng.normal(size=(n, d))
         Z = rng.normal(size=(n, d))
-        Z[:, d // 2:] = rng.standard_t(5, size=(n, d - d // 2))
+        Z[:, d // 2 :] = rng.standard_t(5, size=(n, d - d // 2))
         ls = kx.stats.median_heuristic(X, Z)
         # the baseline's per-feature loop is timed on a few features when d is large (see docstring)
         features = list(range(d)) if n * n * d * d <= 300**2 * 20**2 else list(range(3 if d <= 20 else 2))
         t0 = time.perf_counter()
         ours = kx.stats.mmd_shapley(X, Z, kernel=kx.kernels.RBF(ls))
         t_ours = time.perf_counter() - t0
-        ref, t_paper = _timed(lambda f, tm: paper_mmd(X, Z, ls, f, tm), d, features)
+        ref, t_paper = _timed(lambda f, tm, X=X, Z=Z, ls=ls: paper_mmd(X, Z, ls, f, tm), d, features)
         diff = np.max(np.abs(ours.values[features] - ref))
         _row("MMD^2", n, d, t_ours, t_paper, len(features) < d, diff, diff / np.max(np.abs(ours.values)))
 
@@ -179,7 +191,7 @@ def main(argv=None):
         t0 = time.perf_counter()
         ours = kx.stats.hsic_shapley(X, y, kernel_x=kx.kernels.RBF(lx), kernel_y=kx.kernels.RBF(ly))
         t_ours = time.perf_counter() - t0
-        ref, t_paper = _timed(lambda f, tm: paper_hsic(X, L, lx, f, tm), d, features)
+        ref, t_paper = _timed(lambda f, tm, X=X, L=L, lx=lx: paper_hsic(X, L, lx, f, tm), d, features)
         diff = np.max(np.abs(ours.values[features] - ref))
         _row("HSIC", n, d, t_ours, t_paper, len(features) < d, diff, diff / np.max(np.abs(ours.values)))
     print("ratio = paper / ours (above 1: kexplain is faster). rel. diff = max |diff| / max |value|.")

@@ -1,4 +1,5 @@
 """Bad input to kexplain.stats: clear exceptions that name the argument."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -97,3 +98,18 @@ def test_dataframe_columns_must_agree(rng):
     Z = pd.DataFrame(rng.normal(size=(5, 2)), columns=["b", "a"])
     with pytest.raises(ValueError, match="columns of Z"):
         mmd_shapley(X, Z)
+
+
+@pytest.mark.parametrize("fn", [mmd_shapley, mmd_test, hsic_shapley, hsic_test])
+def test_shared_options_are_validated(fn, XZ):
+    X, Z = XZ
+    with pytest.raises(ValueError, match="random_state must be None, a non-negative integer"):
+        fn(X, Z[:, 0] if fn in (hsic_shapley, hsic_test) else Z, random_state=-1)
+    with pytest.raises(ValueError, match="random_state"):
+        fn(X, Z[:, 0] if fn in (hsic_shapley, hsic_test) else Z, random_state="seed")
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        fn(X, Z[:, 0] if fn in (hsic_shapley, hsic_test) else Z, progress="yes")
+    with pytest.raises(ValueError, match="max_block_bytes must be a positive integer"):
+        fn(X, Z[:, 0] if fn in (hsic_shapley, hsic_test) else Z, max_block_bytes=0)
+    with pytest.raises(TypeError):
+        fn(X, Z, None)  # options are keyword-only

@@ -4,6 +4,7 @@ The reference evaluates the statistic with the kernel restricted to every coalit
 Gram matrices and hands the values to the enumeration solver (kx.exact_shapley) and, as an
 independent check, to shapiq's ExactComputer.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,9 @@ from kexplain.stats import mmd, mmd_shapley, mmd_test
 def dense_mmd(Kxx, Kzz, Kxz, estimator):
     n, m = len(Kxx), len(Kzz)
     if estimator == "unbiased":
-        return ((Kxx.sum() - np.trace(Kxx)) / (n * (n - 1)) + (Kzz.sum() - np.trace(Kzz)) / (m * (m - 1))
-                - 2 * Kxz.mean())
+        return (
+            (Kxx.sum() - np.trace(Kxx)) / (n * (n - 1)) + (Kzz.sum() - np.trace(Kzz)) / (m * (m - 1)) - 2 * Kxz.mean()
+        )
     return Kxx.mean() + Kzz.mean() - 2 * Kxz.mean()
 
 
@@ -85,7 +87,10 @@ def test_categorical_features_in_mmd(rng):
 
 
 @given(
-    n=st.integers(2, 6), m=st.integers(2, 6), d=st.integers(1, 5), seed=st.integers(0, 2**16),
+    n=st.integers(2, 6),
+    m=st.integers(2, 6),
+    d=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
     estimator=st.sampled_from(["unbiased", "biased"]),
 )
 def test_property_efficiency_symmetry_and_feature_order(n, m, d, seed, estimator):
@@ -112,14 +117,14 @@ def test_identical_columns_get_equal_values_and_constant_column_gets_zero(rng):
     for bandwidth in ("median", "median_per_feature"):
         att = mmd_shapley(X, Z, bandwidth=bandwidth)
         assert att.values[0] == pytest.approx(att.values[1], rel=1e-12)
-        assert att.values[2] == 0.0                   # a null player: its factor is always 1
+        assert att.values[2] == 0.0  # a null player: its factor is always 1
         assert att.values.sum() == pytest.approx(att.total, rel=1e-12)
 
 
 def test_blocks_do_not_change_the_result(samples):
     X, Z = samples
     big = mmd_shapley(X, Z)
-    small = mmd_shapley(X, Z, max_block_bytes=1)     # 64 pairs per block
+    small = mmd_shapley(X, Z, max_block_bytes=1)  # 64 pairs per block
     np.testing.assert_allclose(small.values, big.values, rtol=1e-12, atol=1e-15)
 
 
@@ -137,14 +142,15 @@ def test_incomplete_statistic_is_close_and_reports_standard_errors(rng):
     Z = rng.normal(size=(40, 3)) + [0.7, 0.0, 0.0]
     exact = mmd_shapley(X, Z)
     est = mmd_shapley(X, Z, n_pairs=20000, random_state=0)
-    assert est.values.sum() == pytest.approx(est.total, rel=1e-10)   # efficiency for the estimate
+    assert est.values.sum() == pytest.approx(est.total, rel=1e-10)  # efficiency for the estimate
     assert est.standard_errors.shape == (3,) and np.all(est.standard_errors > 0)
     assert np.all(np.abs(est.values - exact.values) < 5 * est.standard_errors + 1e-12)
     assert abs(est.total - exact.total) < 5 * est.total_standard_error
     again = mmd_shapley(X, Z, n_pairs=20000, random_state=0)
-    np.testing.assert_array_equal(again.values, est.values)          # deterministic given the seed
+    np.testing.assert_array_equal(again.values, est.values)  # deterministic given the seed
     assert mmd_shapley(X, Z, n_pairs=20000, random_state=0, estimator="biased").total == pytest.approx(
-        mmd(X, Z, estimator="biased"), abs=5 * est.total_standard_error)
+        mmd(X, Z, estimator="biased"), abs=5 * est.total_standard_error
+    )
 
 
 def test_mmd_test_matches_direct_recomputation_under_its_permutations(rng):
@@ -154,8 +160,8 @@ def test_mmd_test_matches_direct_recomputation_under_its_permutations(rng):
     att = mmd_shapley(X, Z)
     np.testing.assert_allclose(res.attribution.values, att.values, rtol=1e-10)
     assert res.statistic == pytest.approx(att.total, rel=1e-10)
-    # replay the permutations: the same RandomState sequence of label shuffles
-    r = np.random.RandomState(3)
+    # replay the permutations: the same Generator sequence of label shuffles (random_state=3)
+    r = np.random.default_rng(3)
     W = np.r_[X, Z]
     labels = np.r_[np.ones(7, bool), np.zeros(6, bool)]
     for p in range(3):
@@ -207,6 +213,24 @@ def test_result_objects_frame_and_plot(samples):
     assert "standard_error" in est.to_frame().columns
 
 
+def test_results_are_global_attributions_with_p_values(samples):
+    X, Z = samples
+    att = mmd_shapley(X, Z, estimator="biased")
+    assert isinstance(att, kx.GlobalAttribution)
+    assert att.quantity == "MMD^2" and att.estimator == "biased" and att.kernel is not None
+    assert att.standard_errors is None and att.p_values is None and att.info["incomplete"] is False
+    res = mmd_test(X, Z, n_permutations=19, random_state=0)
+    assert isinstance(res, kx.PermutationTestResult) and res.name == "MMD^2"
+    assert res.attribution.quantity == "MMD^2"
+    assert res.attribution.p_value == res.p_value
+    np.testing.assert_array_equal(res.attribution.p_values, res.feature_p_values)
+    assert res.null_attributions.shape == (19, 4) and res.null_distribution.shape == (19,)
+    np.testing.assert_array_equal(
+        mmd_test(X, Z, n_permutations=19, random_state=np.random.default_rng(0)).null_distribution,
+        res.null_distribution,
+    )
+
+
 def test_per_pair_contributions_at_large_d_match_a_cancellation_free_esp_reference(rng):
     """phi_j = (a_j - 1) sum_q mu(q) e_q(a_-j), with e_q from the recurrence e_q += a_k e_{q-1}:
     only additions of non-negative terms for factors in [0, 1], so accurate at any d."""
@@ -217,8 +241,8 @@ def test_per_pair_contributions_at_large_d_match_a_cancellation_free_esp_referen
     d, r = 40, 30
     a = rng.uniform(0.05, 1.0, size=(r, d))
     a[0, 3] = 1.0
-    a[1, :] = 1e-9                                       # product 1e-360 underflows: the safe path
-    P = np.sqrt(-2.0 * np.log(a))                        # RBF(1) pair factors: exp(-P^2 / 2) = a
+    a[1, :] = 1e-9  # product 1e-360 underflows: the safe path
+    P = np.sqrt(-2.0 * np.log(a))  # RBF(1) pair factors: exp(-P^2 / 2) = a
     psi, kval = pair_contributions(kx.kernels.RBF(1.0), P, np.zeros_like(P))
     mu = np.array([factorial(q) * factorial(d - q - 1) / factorial(d) for q in range(d)])
     ref = np.zeros((r, d))

@@ -1,4 +1,5 @@
 """HSICShapleySelector: scikit-learn selector conventions, Pipeline and GridSearchCV."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +8,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kexplain as kx
 from kexplain.stats import HSICShapleySelector, hsic_shapley
@@ -24,6 +26,7 @@ def test_scores_are_the_hsic_shapley_values_of_standardized_features(regression)
     sel = HSICShapleySelector(n_features_to_select=2).fit(X * [1, 10, 1, 1, 100, 1], y)
     att = hsic_shapley((X - X.mean(0)) / X.std(0), y)
     np.testing.assert_allclose(sel.scores_, att.values, rtol=1e-10)
+    assert isinstance(sel.attribution_, kx.GlobalAttribution) and sel.attribution_.quantity == "HSIC"
     assert sel.scores_.sum() == pytest.approx(sel.attribution_.total, rel=1e-10)
     assert set(np.flatnonzero(sel.get_support())) == {1, 4}
     assert sel.transform(X).shape == (40, 2)
@@ -72,21 +75,27 @@ def test_sklearn_conventions(regression):
     sel.fit(Xdf, y)
     assert list(sel.feature_names_in_) == list("abcdef")
     assert list(sel.get_feature_names_out()) == [c for c, s in zip("abcdef", sel.get_support()) if s]
-    np.testing.assert_array_equal(clone(sel).fit(Xdf, y).scores_, sel.scores_)   # deterministic
+    np.testing.assert_array_equal(clone(sel).fit(Xdf, y).scores_, sel.scores_)  # deterministic
     from sklearn.exceptions import NotFittedError
+
     with pytest.raises(NotFittedError):
         HSICShapleySelector().transform(X)
     with pytest.raises(ValueError, match="max_samples"):
         HSICShapleySelector(max_samples=1).fit(X, y)
+    with pytest.raises(TypeError, match="max_samples"):
+        HSICShapleySelector(max_samples=2.5).fit(X, y)
+    with pytest.raises(ValueError, match="random_state"):
+        HSICShapleySelector(max_samples=30, random_state=-3).fit(X, y)
+    with pytest.raises(ValueError, match="estimator must be"):
+        HSICShapleySelector(estimator="plugin").fit(X, y)
+    with pytest.raises(TypeError, match="standardize must be True or False"):
+        HSICShapleySelector(standardize="yes").fit(X, y)
     with pytest.raises(ValueError, match="kernel_y must be 'auto'"):
         HSICShapleySelector(kernel_y="delta").fit(X, y)
     with pytest.raises(ValueError, match="features"):
         HSICShapleySelector(n_features_to_select=2).fit(X, y).transform(X[:, :4])
 
 
-def test_passes_sklearn_estimator_checks():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    results = check_estimator(HSICShapleySelector(), on_fail=None)
-    failed = [r["check_name"] for r in results if r["status"] == "failed"]
-    assert failed == []
+@parametrize_with_checks([HSICShapleySelector()])
+def test_passes_sklearn_estimator_checks(estimator, check):
+    check(estimator)

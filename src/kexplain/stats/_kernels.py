@@ -5,12 +5,14 @@ product kernel.  ``Kernel.feature_values`` gives them for every combination of t
 here we need them for matched pairs only, so stationary and categorical kernels are evaluated on
 the pairs directly and any other per-feature kernel falls back to one call per pair.
 """
+
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from .._validation import check_data, feature_names_of
-from ..kernels.heuristics import median_heuristic
 from ..kernels.base import (
     Categorical,
     Kernel,
@@ -19,16 +21,18 @@ from ..kernels.base import (
     _Stationary,
     term_amplitude,
 )
+from ..kernels.heuristics import median_heuristic
 
 BANDWIDTHS = ("median", "median_per_feature")
 
-def check_bandwidth(bandwidth) -> str:
+
+def check_bandwidth(bandwidth: Any) -> str:
     if bandwidth not in BANDWIDTHS:
         raise ValueError(f"bandwidth must be one of {BANDWIDTHS}, got {bandwidth!r}.")
-    return bandwidth
+    return str(bandwidth)
 
 
-def check_kernel(kernel, name: str) -> Kernel:
+def check_kernel(kernel: Any, name: str) -> Kernel:
     if isinstance(kernel, SumKernel):
         raise TypeError(
             f"{name} is a SumKernel; the MMD and HSIC attributions need one product kernel "
@@ -43,16 +47,18 @@ def check_kernel(kernel, name: str) -> Kernel:
     return kernel
 
 
-def as_2d(data, name: str):
+def as_2d(data: Any, name: str) -> Any:
     """1-D input is one column (a univariate target); everything else must be 2-D."""
     if not hasattr(data, "to_numpy") and np.ndim(data) == 1:
         return np.asarray(data).reshape(-1, 1)
-    if hasattr(data, "to_numpy") and getattr(data, "ndim", 2) == 1:   # pandas Series
+    if hasattr(data, "to_numpy") and getattr(data, "ndim", 2) == 1:  # pandas Series
         return data.to_frame()
     return data
 
 
-def validate_sample(data, kernel, name: str, min_rows: int, n_features: int | None = None):
+def validate_sample(
+    data: Any, kernel: Kernel | None, name: str, min_rows: int, n_features: int | None = None
+) -> tuple[np.ndarray, list[str]]:
     """(array, feature names) for a sample whose kernel may be None (numeric then)."""
     data = as_2d(data, name)
     names = feature_names_of(data)
@@ -73,7 +79,7 @@ def validate_sample(data, kernel, name: str, min_rows: int, n_features: int | No
     return arr, names
 
 
-def resolve_kernel(kernel, arrays, name: str, bandwidth: str = "median") -> Kernel:
+def resolve_kernel(kernel: Any, arrays: Any, name: str, bandwidth: str = "median") -> Kernel:
     """The kernel to use: the given one, or an RBF with the median heuristic on pooled ``arrays``."""
     if kernel is not None:
         return check_kernel(kernel, name)
@@ -81,7 +87,7 @@ def resolve_kernel(kernel, arrays, name: str, bandwidth: str = "median") -> Kern
     return _default_rbf(arrays, bandwidth == "median_per_feature")
 
 
-def _default_rbf(arrays, per_feature):
+def _default_rbf(arrays: Any, per_feature: bool) -> Kernel:
     from ..kernels.base import RBF
 
     return RBF(lengthscale=median_heuristic(*arrays, per_feature=per_feature))
@@ -107,6 +113,9 @@ def pair_factors(kernel: Kernel, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
         diff = np.asarray(P, dtype=np.float64) - np.asarray(Q, dtype=np.float64)
         return kernel.feature_values(diff, np.zeros((1, d)))[:, 0, :]
     if isinstance(kernel, Categorical):
-        return np.where(np.asarray(P) == np.asarray(Q), 1.0, kernel.mismatch)
+        mismatch: float = kernel.mismatch
+        return np.where(np.asarray(P) == np.asarray(Q), 1.0, mismatch)
     # any other per-feature kernel: one call per pair is slow but correct
-    return np.stack([kernel.feature_values(P[i:i + 1], Q[i:i + 1])[0, 0] for i in range(r)]) if r else np.zeros((0, d))
+    if r == 0:
+        return np.zeros((0, d))
+    return np.stack([kernel.feature_values(P[i : i + 1], Q[i : i + 1])[0, 0] for i in range(r)])

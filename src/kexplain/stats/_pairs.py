@@ -1,14 +1,17 @@
 """Sample pairs and their per-pair Shapley contributions.
 
 Both statistics are sums over sample pairs of a weight times a product kernel value, so each is a
-product game with rows = pairs, a_pair,j = k_j(p_j, q_j) and b = 1 (shared/DESIGN.md section 1).
+product game with rows = pairs, a_pair,j = k_j(p_j, q_j) and b = 1 (the design notes, docs/design.md, section 1).
 We hand the product-game engine one pair per explained point with the single weight 1: it
 returns the per-pair contributions psi_pair,j = (a_j - 1) * int_0^1 prod_{k != j} (1 + t (a_k - 1)) dt,
 and the attribution for any weights c is c^T psi.  Keeping psi per block (never the whole n^2 x d
 array) is what lets one pass serve many weight vectors at once: the permutation test's
 relabellings change only c, so all of them cost one matrix product per block.
 """
+
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +29,7 @@ def n_within_pairs(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def within_pairs(n: int, k: np.ndarray):
+def within_pairs(n: int, k: Any) -> tuple[np.ndarray, np.ndarray]:
     """(i, j) with i < j for linear pair indices ``k`` in row-major order over the upper triangle."""
     k = np.asarray(k, dtype=np.int64)
     # pairs before row i: i*n - i*(i+1)/2; invert the quadratic, then fix float rounding
@@ -49,7 +52,7 @@ def block_rows(d: int, n_weights: int = 1, max_bytes: int = DEFAULT_BLOCK_BYTES)
     return int(max(64, max_bytes // per_pair))
 
 
-def pair_contributions(kernel, P: np.ndarray, Q: np.ndarray):
+def pair_contributions(kernel: Any, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pair Shapley contributions psi (r, d) and kernel values prod_j a_j (r,), no amplitude.
 
     Row r is the functional-baseline product game of the single pair (P_r, Q_r) with weight 1, so
