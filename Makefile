@@ -1,20 +1,22 @@
 # make demo  : create .venv if missing, install kexplain with its extras, run the main job
-# make test  : same set-up, then the whole test suite
+# make test  : same set-up, then lint, format check, type check, doctests, the docs build and the suite
 # make bench : same set-up, then every benchmark script in benchmarks/
+# make docs  : the documentation site, into docs/_build/html (warnings are errors)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
 OUT ?= kexplain-demo
+SPHINXOPTS ?= -W --keep-going -q
 
-.PHONY: demo test bench bench-quick install clean
+.PHONY: demo test lint typecheck doctest unit docs docs-quick bench bench-quick install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,plots,io]"
+	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -22,14 +24,34 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/kexplain demo --out $(OUT)
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks examples docs
+	$(VENV)/bin/ruff format --check src tests benchmarks examples docs
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+doctest: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules src/kexplain
+	$(PY) -m pytest -q -p no:cacheprovider --doctest-glob="*.rst" docs/*.rst
+
+unit: $(STAMP)
 	$(PY) -m pytest -q -n 2 --durations=15 tests
+
+test: lint typecheck doctest docs-quick unit
+
+# the gallery runs its examples in quick mode (KEXPLAIN_QUICK=1) for CI; `make docs` runs them in full
+docs-quick: $(STAMP)
+	KEXPLAIN_QUICK=1 $(VENV)/bin/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
+
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
-clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache build src/*.egg-info
-
 bench-quick: $(STAMP)
 	$(PY) benchmarks/run_all.py --quick
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache build src/*.egg-info docs/_build docs/auto_examples docs/api docs/sg_execution_times.rst

@@ -1,21 +1,25 @@
 """kexplain: exact Shapley values for kernel methods.
 
     import kexplain as kx
-    ex = kx.ProductKernelExplainer(fitted_svr).explain(X_test, background=X_train[:100])
+    ex = kx.ProductKernelExplainer(fitted_svr, background=X_train[:100]).explain(X_test)
+
+Every explainer takes ``(model, background)`` at construction and returns a ``kx.Explanation``
+from ``explain(X, *, interactions=False, progress=False, n_jobs=None, random_state=None)``;
+decompositions of one number are ``kx.GlobalAttribution``, kernel tests ``kx.PermutationTestResult``.
 """
+
 import importlib
 
 from . import kernels, models, shapley
+from ._version import __version__
+from .base import Explainer
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
-from .base import Explainer
 from .explanation import Explanation, GlobalAttribution, PermutationTestResult
 from .models import KernelExpansion
 from .shapley import exact_shapley
 
-from ._version import __version__
-
-# Capabilities with heavier imports load on first use: kx.stats, kx.gp, kx.star, kx.preference,
+# Capabilities with heavier imports load on first use: kx.stats, kx.gp, kx.star, kx.rkhs,
 # and the RKHS-SHAP names.
 _LAZY_MODULES = {"stats", "gp", "star", "rkhs", "plots", "report", "cli"}
 _LAZY_NAMES = {
@@ -25,7 +29,7 @@ _LAZY_NAMES = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"kexplain.{name}")
     if name in _LAZY_NAMES:
@@ -34,7 +38,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'kexplain' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
 
 

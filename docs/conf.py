@@ -1,0 +1,241 @@
+"""Sphinx configuration of the kexplain documentation site.
+
+Build with ``make docs`` (every gallery example is executed) or ``make docs-quick`` (environment
+variable ``KEXPLAIN_QUICK=1``, as CI does: only the examples that finish in seconds run, the
+others are shown with their code but without output).  Warnings are errors in both.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # the gallery and plot directives draw off-screen
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "src"))  # a source checkout builds without installing
+
+import kexplain
+
+QUICK = os.environ.get("KEXPLAIN_QUICK", "") not in ("", "0")
+
+# -- project -------------------------------------------------------------------------------------
+project = "kexplain"
+author = "the kexplain developers"
+copyright = "the kexplain developers"
+release = kexplain.__version__
+version = ".".join(release.split(".")[:2])
+
+# -- extensions ----------------------------------------------------------------------------------
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "matplotlib.sphinxext.plot_directive",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb", "auto_examples/*.py"]
+default_role = "code"  # `x` in prose is code, never a broken reference
+
+# -- autodoc / autosummary / numpydoc ------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": False}
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+autoclass_content = "class"
+add_module_names = False
+
+numpydoc_show_class_members = False  # the class template lists the members itself
+numpydoc_show_inherited_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+# numpydoc's docstring validation stays off for the build: ruff and the doctests check the
+# docstrings; a malformed section still fails the build as a warning.
+numpydoc_validation_checks: set[str] = set()
+
+myst_heading_anchors = 3
+
+# -- API reference, written from each module's ``__all__`` -------------------------------------
+# docs/api/ is generated at every build (and gitignored), so the reference lists every public
+# name the code exports and nothing else.  A name re-exported by several modules is documented
+# once, under the first module below that exports it.
+API_MODULES = [
+    ("kexplain", "Top level", "The explainer contract, the result family, the generic solvers and models."),
+    ("kexplain.kernels", "Kernels", "Per-feature kernels, their products and sums, and conversion from scikit-learn."),
+    ("kexplain.models", "Models", "Kernel expansions and adapters from fitted scikit-learn estimators."),
+    ("kexplain.shapley", "Solvers", "Shapley solvers: product games, additive games, enumeration, sampling."),
+    ("kexplain.stats", "Kernel tests", "MMD and HSIC, their exact Shapley attributions and permutation tests."),
+    ("kexplain.gp", "Orthogonal additive GPs", "OAK regression and its exact local and global Shapley values."),
+    ("kexplain.star", "STAR-SHAP and RKHS Weightings", "Structured additive models and their exact values."),
+    ("kexplain.rkhs", "RKHS-SHAP", "Observational values through conditional mean embeddings; the regulariser."),
+    ("kexplain.plots", "Plots", "The plots shap lacks (use shap's own on ``Explanation.to_shap()``)."),
+]
+
+
+def _public_names(module) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [
+            n
+            for n, obj in vars(module).items()
+            if not n.startswith("_") and getattr(obj, "__module__", None) == module.__name__ and callable(obj)
+        ]
+    return [n for n in names if not n.startswith("_")]
+
+
+def _write_api_reference() -> None:
+    import importlib
+    import inspect
+
+    out = HERE / "api"
+    out.mkdir(exist_ok=True)
+    seen: dict[int, str] = {}
+    lines = [
+        ".. This file is written by docs/conf.py at every build; edit the modules' __all__ instead.",
+        "",
+        "API reference",
+        "=============",
+        "",
+        "Every public name of kexplain, module by module, as exported by the modules' ``__all__``.",
+        "A name that several modules export is documented once, where it first appears below.",
+        "",
+    ]
+    for modname, title, blurb in API_MODULES:
+        module = importlib.import_module(modname)
+        documented, also = [], []
+        for name in _public_names(module):
+            obj = getattr(module, name)
+            if inspect.ismodule(obj):
+                continue
+            key = id(obj)
+            if key in seen:
+                also.append(f":obj:`{name} <{seen[key]}>`")
+                continue
+            seen[key] = f"{modname}.{name}"
+            documented.append(name)
+        lines += [title, "-" * len(title), "", f".. currentmodule:: {modname}", "", f"``{modname}``: {blurb}", ""]
+        if documented:
+            lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+            lines += [f"   {name}" for name in documented] + [""]
+        if also:
+            lines += ["Also exported here: " + ", ".join(also) + ".", ""]
+    text = "\n".join(lines)
+    target = out / "index.rst"
+    if not target.exists() or target.read_text() != text:  # keep the mtime, so Sphinx rebuilds less
+        target.write_text(text)
+
+
+def _write_cli_help() -> None:
+    import subprocess
+
+    out = HERE / "api"
+    out.mkdir(exist_ok=True)
+    code = "import sys; from kexplain.cli import main; sys.exit(main(sys.argv[1:]))"
+    parts = []
+    for argv in (["--help"], ["explain", "--help"], ["demo", "--help"]):
+        res = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"}
+        )
+        parts.append("$ kexplain " + " ".join(argv) + "\n" + res.stdout.rstrip() + "\n")
+    (out / "cli_help.txt").write_text("\n".join(parts))
+
+
+_write_api_reference()
+_write_cli_help()
+
+# -- sphinx-gallery ------------------------------------------------------------------------------
+# Examples that finish in a few seconds with KEXPLAIN_QUICK=1 on a 2-core CI machine; the quick
+# build runs only these (measured, see CONTRIBUTING.md), the full build runs every example.
+# CPU seconds measured with KEXPLAIN_QUICK=1, each in a fresh interpreter (imports included).
+# Not here: feature_selection_table (> 2 min), oak_diabetes (23 s), oak_synthetic (18 s),
+# rkhs_banana (11 s), rkhs_real_data (108 s), rkhs_regularizer (24 s).
+QUICK_EXAMPLES = [
+    "hsic_dependence",  # 3.8 s
+    "mmd_diabetes_sex",  # 4.1 s
+    "mmd_synthetic",  # 5.7 s
+    "quickstart",  # 3.7 s
+    "rkhs_runtime",  # 4.5 s
+    "star_accuracy",  # 5.3 s
+    "star_diabetes_plots",  # 4.5 s
+    "star_regression",  # 4.7 s
+    "star_timing",  # 6.4 s
+]
+
+
+def _pattern(names: list[str]) -> str:
+    return "/(" + "|".join(re.escape(n) for n in names) + r")\.py$"
+
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": _pattern(QUICK_EXAMPLES) if QUICK else r"/.*\.py$",
+    "ignore_pattern": r"(__init__|_common)\.py$",
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "min_reported_time": 1,
+    "show_memory": False,
+    "plot_gallery": "True",
+    "only_warn_on_example_error": False,
+    "abort_on_example_error": False,
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "reset_modules": ("matplotlib",),
+}
+
+# Several examples save figures or tables into the working directory, which sphinx-gallery sets
+# to examples/ while it runs them; the gallery takes its figures from matplotlib directly, so the
+# files an example writes during the build are removed afterwards (only those that did not exist
+# before the build).
+EXAMPLES_DIR = ROOT / "examples"
+_EXAMPLE_FILES_BEFORE = {p.name for p in EXAMPLES_DIR.iterdir()} if EXAMPLES_DIR.is_dir() else set()
+_BY_PRODUCTS = {".png", ".csv", ".pdf", ".svg", ".html", ".parquet", ".joblib"}
+
+
+def _remove_example_by_products(app: object, exception: object) -> None:
+    if not EXAMPLES_DIR.is_dir():
+        return
+    for path in EXAMPLES_DIR.iterdir():
+        if path.is_file() and path.suffix in _BY_PRODUCTS and path.name not in _EXAMPLE_FILES_BEFORE:
+            path.unlink()
+
+
+def setup(app: Any) -> None:
+    """Sphinx hook of this configuration."""
+    app.connect("build-finished", _remove_example_by_products)
+
+
+# -- HTML ----------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"kexplain {release}"
+html_static_path: list[str] = []
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_show_sourcelink = False
+html_context = {"default_mode": "light"}
+
+# -- matplotlib's plot directive -----------------------------------------------------------------
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 100)]
+plot_rcparams = {"figure.max_open_warning": 0}
