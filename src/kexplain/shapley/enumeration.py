@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import factorial
+from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from .result import ShapleyValues
 
 #: beyond this many players enumeration is refused (2^20 coalitions is already ~1e6 evaluations)
@@ -69,16 +71,41 @@ def _check_d(d) -> int:
     return int(d)
 
 
-def _evaluate(value_function, coalitions, d):
-    vals = np.asarray(value_function(coalitions), dtype=np.float64)
-    if vals.ndim == 0 or vals.shape[0] != coalitions.shape[0]:
+def _evaluate(value_function: Callable[[np.ndarray], Any], coalitions: np.ndarray, d: int) -> np.ndarray:
+    """``value_function(coalitions)`` as a finite float64 array of shape (n,), (n, N) or (n, N, o).
+
+    Complex, text, ragged, misshapen or non-finite outputs are refused with an error naming
+    ``value_function`` (never truncated to their real part or cast silently).
+    """
+    n = coalitions.shape[0]
+    accepted = "shape (n_coalitions,), (n_coalitions, n_points) or (n_coalitions, n_points, n_outputs)"
+    out = value_function(coalitions)
+    try:
+        raw = np.asarray(out)
+    except ValueError:  # a ragged sequence
         raise ValueError(
-            "value_function must return an array whose first axis has one entry per coalition: "
-            f"given {coalitions.shape[0]} coalitions of shape {coalitions.shape}, it returned "
-            f"shape {vals.shape}."
+            f"value_function must return an array of real numbers of {accepted}; it returned a ragged "
+            f"sequence ({type(out).__name__}) for {n} coalitions."
+        ) from None
+    if raw.dtype.kind == "c":
+        raise ValueError(
+            "value_function returned complex values; game values must be real numbers (take .real "
+            "yourself if the imaginary part is rounding noise)."
+        )
+    try:
+        vals = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"value_function must return real numbers, got values of dtype {raw.dtype} such as "
+            f"{raw.ravel()[0] if raw.size else out!r}."
+        ) from None
+    if vals.ndim == 0 or vals.ndim > 3 or vals.shape[0] != n:
+        raise ValueError(
+            f"value_function must return an array of {accepted}, one entry per coalition: given {n} "
+            f"coalitions of shape {coalitions.shape}, it returned shape {vals.shape}."
         )
     if not np.all(np.isfinite(vals)):
-        raise ValueError("value_function returned NaN or infinite values.")
+        raise ValueError("value_function returned NaN or infinite values; game values must be finite.")
     return vals
 
 
@@ -106,7 +133,10 @@ def exact_shapley(
     d : int
         Number of players, at most ``MAX_ENUMERATION_FEATURES``.
     interactions : bool
-        Also return pairwise Shapley interaction indices I_jk.
+        Also return pairwise Shapley interaction indices I_jk (True or False; anything else is a
+        TypeError).
+    batch_size : int
+        Coalitions evaluated per call of ``value_function``.
 
     Returns
     -------
@@ -127,7 +157,8 @@ def exact_shapley(
     d = _check_d(d)
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
-    if batch_size < 1:
+    interactions = check_bool(interactions, "interactions")
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
     w = shapley_weights(d)
     w2 = interaction_weights(d) if (interactions and d >= 2) else None
