@@ -24,9 +24,12 @@ constructor, and shared by every ``explain`` call:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..models.expansion import KernelExpansion
+from ..shapley._array_api import from_numpy
 from ..shapley.quadrature import nodes_for_degree
 from ..shapley.subsets import SubsetGame, absent_set_table
 
@@ -111,6 +114,9 @@ class FunctionalGame:
     model : KernelExpansion
     X : ndarray of shape (N, d)
         Validated explained rows.
+    xp, device : array namespace and device, optional
+        Give blocks as arrays of this namespace on this device (e.g. ``torch`` and "cuda"), so
+        the engine runs there; default numpy.
 
     Examples
     --------
@@ -123,15 +129,18 @@ class FunctionalGame:
     (array([-0.316, -0.316]), np.float64(1.0))
     """
 
-    def __init__(self, model: KernelExpansion, X: np.ndarray) -> None:
+    def __init__(self, model: KernelExpansion, X: np.ndarray, *, xp: Any = None, device: Any = None) -> None:
         self.model, self.X = model, X
         self.n_points, self.n_features = X.shape
         self.n_rows, self.n_outputs = model.n_rows, model.n_outputs
         self.row_alignment = 1
+        self.xp, self.device = xp, device
 
-    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
-        """(a, b, c) of these points and rows: a (p, r, d), b = 1, c (r, o)."""
+    def block(self, points: slice, rows: slice) -> tuple[Any, float, Any]:
+        """(a, b, c) of these points and rows: a (p, r, d), b = 1, c (r, o); arrays of ``xp`` when given."""
         a, c = self.model.row_factors(self.X[points], rows)
+        if self.xp is not None:
+            return from_numpy(a, self.xp, self.device), 1.0, from_numpy(c, self.xp, self.device)
         return a, 1.0, c
 
 
@@ -187,6 +196,19 @@ class BackgroundFactors:
                 factors[rows] = b.transpose(1, 0, 2)
             self.factors = factors
 
+    def rows_on(self, base_rows: slice, xp: Any, device: Any) -> Any:
+        """``rows(base_rows)`` as an array of namespace ``xp`` on ``device`` (float64).
+
+        The kept factors are moved to the device once and cached there.
+        """
+        if self.factors is None:
+            return from_numpy(self.rows(base_rows), xp, device)
+        key = (getattr(xp, "__name__", str(xp)), str(device))
+        cache = self.__dict__.setdefault("_on_device", {})
+        if key not in cache:
+            cache[key] = from_numpy(self.factors, xp, device)
+        return cache[key][base_rows, ...]
+
     @property
     def nbytes(self) -> int:
         """Bytes held by the kept factors (0 when they are recomputed per block)."""
@@ -214,6 +236,9 @@ class InterventionalGame:
     X : ndarray of shape (N, d)
         Validated explained rows.
     background : BackgroundFactors
+    xp, device : array namespace and device, optional
+        Give blocks as arrays of this namespace on this device (e.g. ``torch`` and "cuda"): the
+        background factors are moved there once and only each block's present factors travel.
 
     Examples
     --------
@@ -227,8 +252,17 @@ class InterventionalGame:
     (array([-0.316, -0.316]), np.float64(1.0))
     """
 
-    def __init__(self, model: KernelExpansion, X: np.ndarray, background: BackgroundFactors) -> None:
+    def __init__(
+        self,
+        model: KernelExpansion,
+        X: np.ndarray,
+        background: BackgroundFactors,
+        *,
+        xp: Any = None,
+        device: Any = None,
+    ) -> None:
         self.model, self.X, self.background = model, X, background
+        self.xp, self.device = xp, device
         self.w = background.w
         self.n_points, self.n_features = X.shape
         self.nb = background.n_background
@@ -239,11 +273,13 @@ class InterventionalGame:
         # reference points only (no recomputed or discarded kernel rows at block edges)
         self.row_alignment = self.nb
 
-    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def block(self, points: slice, rows: slice) -> tuple[Any, Any, Any]:
         """(a, b, c) of these points and (expansion row, background row) pairs."""
         nb = self.nb
         lo, hi = rows.start // nb, -(-rows.stop // nb)  # base rows touched
         a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
+        if self.xp is not None:
+            return self._block_xp(a_base, c_base, lo, hi, rows)
         b_base = self.background.rows(slice(lo, hi))  # (rb, nb, d)
         p, rb, d = a_base.shape
         a = np.broadcast_to(a_base[:, :, None, :], (p, rb, nb, d)).reshape(p, rb * nb, d)
@@ -252,6 +288,19 @@ class InterventionalGame:
         off = rows.start - lo * nb
         sl = slice(off, off + (rows.stop - rows.start))
         return a[:, sl], b[:, sl], c[sl]
+
+    def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
+        """``block`` on the device: only the present factors travel, the background's are cached there."""
+        xp, dev, nb = self.xp, self.device, self.nb
+        p, rb, d = a_base.shape
+        a0 = from_numpy(a_base, xp, dev)
+        b_base = self.background.rows_on(slice(lo, hi), xp, dev)  # (rb, nb, d)
+        a = xp.reshape(xp.broadcast_to(a0[:, :, None, :], (p, rb, nb, d)), (p, rb * nb, d))
+        b = xp.reshape(b_base, (1, rb * nb, d))
+        c = from_numpy((c_base[:, None, :] * self.w[None, :, None]).reshape(rb * nb, -1), xp, dev)
+        off = rows.start - lo * nb
+        sl = slice(off, off + (rows.stop - rows.start))
+        return a[:, sl, :], b[:, sl, :], c[sl, :]
 
 
 def subset_game(
