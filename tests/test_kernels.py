@@ -279,3 +279,105 @@ def test_from_sklearn_lengthscale_count_mismatch():
 def test_kernel_terms_rejects_foreign_kernels():
     with pytest.raises(TypeError, match="from_sklearn"):
         kx.kernels.kernel_terms(sk.RBF(1.0))
+
+
+# -- bad inputs (issue 11, defects 6, 8 and 12) ---------------------------------------------------
+
+
+def test_median_heuristic_refuses_nan_and_names_argument_and_column():
+    X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 3.0]])
+    Z = np.zeros((2, 2))
+    for per_feature in (False, True):
+        with pytest.raises(ValueError, match=r"arrays\[0\].*NaN or infinite.*column 1"):
+            kx.kernels.median_heuristic(X, per_feature=per_feature)
+    with pytest.raises(ValueError, match=r"arrays\[1\].*column 0"):
+        kx.kernels.median_heuristic(Z, np.array([[np.inf, 0.0]]))
+    with pytest.raises(ValueError, match=r"arrays\[1\] has 3 features but arrays\[0\] has 2"):
+        kx.kernels.median_heuristic(Z, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="at least one array"):
+        kx.kernels.median_heuristic()
+
+
+@pytest.mark.parametrize("cls", [RBF, Laplacian, Cauchy])
+def test_kernel_call_refuses_nan_and_names_argument_row_and_column(cls, rng):
+    X = rng.normal(size=(4, 3))
+    X[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 2, column 1\)"):
+        cls(1.0)(X)
+    with pytest.raises(ValueError, match=r"Y contains NaN or infinite values at \(row 2, column 1\)"):
+        cls(1.0)(rng.normal(size=(2, 3)), X)
+    Xinf = rng.normal(size=(4, 3))
+    Xinf[0, 2] = -np.inf
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 0, column 2\)"):
+        SumKernel([cls(1.0), RBF(2.0)])(Xinf)
+
+
+def test_product_kernel_call_refuses_nan_in_numeric_and_missing_labels():
+    X = np.array([[0.1, "a"], [np.nan, "b"]], dtype=object)
+    k = ProductKernel([RBF(1.0), Categorical(0.5)])
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 0\)"):
+        k(X)
+    Xm = np.array([[0.1, "a"], [0.2, None]], dtype=object)
+    with pytest.raises(ValueError, match=r"X contains missing labels at \(row 1, column 1\)"):
+        k(Xm)
+    with pytest.raises(ValueError, match=r"X has non-numeric values in column\(s\) \[0\]"):
+        RBF(1.0)(X[:, ::-1])
+
+
+def test_kernel_call_refuses_ragged_and_complex_inputs():
+    with pytest.raises(ValueError, match="X must be a 2-D array.*rows of different lengths"):
+        RBF(1.0)([[1.0, 2.0], [3.0]])
+    with pytest.raises(ValueError, match="Y has complex values"):
+        RBF(1.0)(np.zeros((2, 2)), np.zeros((2, 2)) + 1j)
+
+
+@pytest.mark.parametrize("bad", [None, 3, RBF(1.0), "rbf"])
+def test_sum_kernel_of_non_list_says_what_is_accepted(bad):
+    with pytest.raises(TypeError, match=r"terms must be a non-empty list of product kernels.*got"):
+        SumKernel(bad)
+
+
+def test_kernel_expansion_with_zero_features_is_refused_clearly():
+    with pytest.raises(ValueError, match=r"X_ref must have at least one feature \(column\), got shape \(3, 0\)"):
+        kx.KernelExpansion(np.zeros((3, 0)), np.ones(3), RBF(1.0))
+
+
+def test_kernel_expansion_accepts_sparse_inputs_as_dense(rng):
+    from scipy import sparse
+
+    Xd = rng.normal(size=(6, 3))
+    Xd[Xd < 0] = 0.0
+    dense = kx.KernelExpansion(Xd, np.arange(6.0), RBF(1.0))
+    em = kx.KernelExpansion(sparse.csr_matrix(Xd), np.arange(6.0), RBF(1.0))
+    np.testing.assert_array_equal(em.X_ref, Xd)
+    np.testing.assert_allclose(em.predict(sparse.csr_matrix(Xd[:2])), dense.predict(Xd[:2]), rtol=1e-15)
+
+
+def test_kernel_expansion_refuses_ragged_reference_points_and_coefficients():
+    with pytest.raises(ValueError, match="X_ref must be a 2-D array.*rows of different lengths"):
+        kx.KernelExpansion([[0.0, 1.0], [2.0]], [1.0, 2.0], RBF(1.0))
+    with pytest.raises(ValueError, match=r"coef must be .*numbers.*ragged|coef must be .*different lengths"):
+        kx.KernelExpansion(np.zeros((2, 2)), [[1.0, 2.0], [3.0]], RBF(1.0))
+
+
+@pytest.mark.parametrize("bad", ["1.5", ["1.0", "2.0"], [1.0, "x"], [True, False]])
+def test_kernel_expansion_refuses_strings_and_booleans_as_coefficients(bad):
+    with pytest.raises(ValueError, match=r"coef must be real numbers \(int or float\), got"):
+        kx.KernelExpansion(np.zeros((2, 1)), bad if isinstance(bad, list) else [bad, bad], RBF(1.0))
+
+
+@pytest.mark.parametrize("bad", ["0.5", ["1.0"], True])
+def test_kernel_expansion_refuses_strings_and_booleans_as_intercept(bad):
+    with pytest.raises(ValueError, match=r"intercept must be a real number \(int or float\) or one per output, got"):
+        kx.KernelExpansion(np.zeros((2, 1)), [1.0, 2.0], RBF(1.0), intercept=bad)
+
+
+def test_kernel_expansion_refuses_complex_coefficients_without_a_complex_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's ComplexWarning would fail here
+        with pytest.raises(ValueError, match=r"coef has complex values.*real numbers"):
+            kx.KernelExpansion(np.zeros((2, 1)), [1.0 + 1j, 2.0], RBF(1.0))
+        with pytest.raises(ValueError, match=r"intercept has complex values.*real number"):
+            kx.KernelExpansion(np.zeros((2, 1)), [1.0, 2.0], RBF(1.0), intercept=1j)

@@ -8,6 +8,13 @@ That is the structure the product-game engine needs: ``feature_values(X, Y)`` re
 per-feature factors k_j(X_pj, Y_rj) as an array of shape (p, r, d).  Conventions follow
 scikit-learn: RBF = exp(-(x - y)^2 / (2 l^2)), Laplacian = exp(-|x - y| / l),
 Cauchy = 1 / (1 + (x - y)^2 / l^2), with one lengthscale for all features or one per feature (ARD).
+
+Gram matrices (``kernel(X, Y)``) never build the (p, r, d) factor tensor: the RBF is the
+exponential of a scaled squared Euclidean distance (one matrix product, with an exact
+difference path for the entries where the expansion ||x||^2 - 2 x.y + ||y||^2 could lose
+digits), the Laplacian the exponential of a scaled Manhattan distance, the Cauchy kernel a
+per-feature product over row blocks, and the Categorical kernel ``mismatch ** (number of
+differing labels)``.  Temporaries are bounded by :data:`GRAM_BLOCK_ELEMS` elements per block.
 """
 
 from __future__ import annotations
@@ -18,21 +25,256 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import to_array
 
-def _gram_inputs(kernel: Kernel | SumKernel, X: ArrayLike, Y: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
-    """2-D arrays X and Y with the same number of features, which the kernel accepts."""
-    X = np.asarray(X)
-    Y = X if Y is None else np.asarray(Y)
-    if X.ndim == 1:
-        X = X[:, None]
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if X.ndim != 2 or Y.ndim != 2:
-        raise ValueError(f"X and Y must be 2-D arrays (n_samples, n_features), got shapes {X.shape} and {Y.shape}.")
-    if X.shape[1] != Y.shape[1]:
-        raise ValueError(f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}.")
-    kernel.check_n_features(X.shape[1])
-    return X, Y
+#: elements (rows x columns) of one block of a Gram computation: bounds every temporary
+GRAM_BLOCK_ELEMS = 2**20
+
+#: squared scaled distances at or above this give exp(-D / 2) = 0 in float64 (exp underflows)
+_RBF_ZERO_DIST = 1500.0
+#: a bound on the absolute rounding error of the expanded squared distance, per unit of
+#: ||x||^2 + ||y||^2 (after centring); entries whose bound exceeds _RBF_TOL use exact differences
+_RBF_ERR = 4 * float(np.finfo(np.float64).eps)
+_RBF_TOL = 1e-13
+#: rows with an entry above this (after scaling by the lengthscales) are not centred, and their
+#: squared norms may overflow: see ``_rbf_gram``
+_RBF_HUGE = 1e150
+
+
+def _first_bad(mask: np.ndarray) -> str:
+    """``(row r, column c)`` of the first True entry of a 2-D mask, plus how many more there are."""
+    rows, cols = np.nonzero(mask)
+    more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
+    return f"(row {int(rows[0])}, column {int(cols[0])}){more}"
+
+
+def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
+    """One validated input of a Gram matrix: 2-D, finite numbers where the kernel needs numbers.
+
+    Returns a float64 array when every feature is numeric, else an object array whose numeric
+    columns hold floats.
+    """
+    arr = to_array(data, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (n_samples, n_features), got shape {arr.shape}.")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values; kernels take real numbers or labels.")
+    d = arr.shape[1]
+    kernel.check_n_features(d, name)
+    mask = kernel.numeric_mask(d)
+    if mask.all():
+        try:
+            out = arr.astype(np.float64, copy=False)
+        except (TypeError, ValueError):
+            bad_cols = []
+            for j in range(d):
+                try:
+                    arr[:, j].astype(np.float64)
+                except (TypeError, ValueError):
+                    bad_cols.append(j)
+            raise ValueError(
+                f"{name} has non-numeric values in column(s) {bad_cols}; the kernel {kernel!r} needs numbers "
+                "there (use a Categorical kernel for label columns)."
+            ) from None
+        finite = np.isfinite(out)
+        if not finite.all():
+            raise ValueError(f"{name} contains NaN or infinite values at {_first_bad(~finite)}.")
+        return out
+    from .._validation import _is_missing
+
+    out = arr.astype(object)
+    for j in range(d):
+        col = arr[:, j]
+        if mask[j]:
+            try:
+                colf = col.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} has non-numeric values in column(s) [{j}]; the kernel {kernel!r} needs numbers "
+                    "there (use a Categorical kernel for label columns)."
+                ) from None
+            bad = ~np.isfinite(colf)
+            out[:, j] = colf
+        elif col.dtype.kind == "f":
+            bad = np.isnan(col)
+        elif col.dtype.kind == "O":
+            bad = np.array([_is_missing(v) for v in col], dtype=bool)
+        else:
+            continue
+        if bad.any():
+            full = np.zeros(arr.shape, dtype=bool)
+            full[:, j] = bad
+            what = "NaN or infinite values" if mask[j] else "missing labels"
+            raise ValueError(f"{name} contains {what} at {_first_bad(full)}.")
+    return out
+
+
+def _gram_inputs(kernel: Kernel | SumKernel, X: ArrayLike, Y: ArrayLike | None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Validated 2-D arrays X and Y with the same number of features, and whether Y is X."""
+    Xa = _gram_array(X, "X", kernel)
+    if Y is None:
+        return Xa, Xa, True
+    Ya = _gram_array(Y, "Y", kernel)
+    if Xa.shape[1] != Ya.shape[1]:
+        raise ValueError(f"X and Y must have the same number of features, got {Xa.shape[1]} and {Ya.shape[1]}.")
+    return Xa, Ya, False
+
+
+def _row_step(m: int, per_pair: int = 1) -> int:
+    """Rows per block so that a (rows, m, per_pair) temporary holds at most GRAM_BLOCK_ELEMS elements."""
+    return max(1, GRAM_BLOCK_ELEMS // max(1, m * per_pair))
+
+
+def _rbf_gram(A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
+    """exp(-||a - b||^2 / 2) for scaled rows (lengthscales already divided out).
+
+    The squared distances come from one matrix product, ||a||^2 - 2 a.b + ||b||^2, after centring
+    both sets on the mean of B (distances are translation invariant, and centring keeps the norms
+    small).  That expansion has an absolute rounding error of about eps (||a||^2 + ||b||^2); every
+    entry where this could matter (a bound above 1e-13, or a distance within the bound of zero,
+    as for identical or near-identical rows) is recomputed from exact differences, so the result
+    agrees with the per-feature product to about 1e-13 relative and is exactly 1 for equal rows.
+    """
+    n, m = len(A), len(B)
+    out = np.empty((n, m))
+    if n == 0 or m == 0:
+        return out
+    # rows near the float range (squared norms above 1e300 may overflow): no centring (the centre
+    # or a centred row could overflow), and every entry of a row whose squared norm overflows is
+    # computed from exact differences (a - b is finite or +-inf, never NaN; exp(-inf) = 0)
+    huge = A.shape[1] > 0 and max(float(np.max(np.abs(A))), float(np.max(np.abs(B)))) > _RBF_HUGE
+    if not huge:
+        centre = B.mean(axis=0)
+        A = A - centre
+        B = A if same else B - centre
+    with np.errstate(over="ignore", invalid="ignore"):
+        an = np.einsum("ij,ij->i", A, A)
+        bn = an if same else np.einsum("ij,ij->i", B, B)
+    big_a, big_b = ~np.isfinite(an), ~np.isfinite(bn)
+    step = _row_step(m)
+    pair_step = _row_step(A.shape[1])
+    # with small norms no entry can need exact differences for accuracy, only for (near-)ties:
+    # then a scalar bound replaces the per-entry one (no (rows, m) error matrix)
+    scalar_bound = _RBF_ERR * (float(an.max()) + float(bn.max()))
+    per_entry = scalar_bound > _RBF_TOL
+    overflow = bool(big_a.any() or big_b.any())
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        c0 = s if same else 0  # X with itself: the upper triangle, mirrored (exactly symmetric)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if same:
+                blk = A[s:e] @ B[c0:].T
+            else:
+                blk = out[s:e]
+                np.dot(A[s:e], B.T, out=blk)
+            blk *= -2.0
+            blk += an[s:e, None]
+            blk += bn[None, c0:]
+            np.maximum(blk, 0.0, out=blk)
+            if per_entry:
+                err = an[s:e, None] + bn[None, c0:]
+                err *= _RBF_ERR
+                flag = (blk < _RBF_ZERO_DIST + err) & ((err > _RBF_TOL) | (blk <= err))
+                del err
+            else:
+                flag = blk <= scalar_bound
+        if overflow:
+            flag |= big_a[s:e, None] | big_b[None, c0:]
+        if same:  # the square on the diagonal: only its strict upper triangle is computed
+            flag[:, : e - s] = np.triu(flag[:, : e - s], 1)
+        ii, jj = np.nonzero(flag)
+        del flag
+        for p in range(0, len(ii), pair_step):
+            i, j = ii[p : p + pair_step], jj[p : p + pair_step]
+            with np.errstate(over="ignore"):
+                diff = A[s + i] - B[c0 + j]
+                blk[i, j] = np.einsum("ij,ij->i", diff, diff)
+        if same:  # mirrored into the lower triangle, zero distance on the diagonal: exactly symmetric
+            sq = blk[:, : e - s]
+            sq[...] = np.triu(sq, 1)
+            sq += sq.T
+        blk *= -0.5
+        np.exp(blk, out=blk)
+        if same:
+            out[s:e, c0:] = blk
+            out[s:e, :s] = out[:s, s:e].T
+    return out
+
+
+def _laplacian_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """exp(-||a - b||_1) for scaled rows: scipy's Manhattan distances (exact differences), in row blocks."""
+    from scipy.spatial.distance import cdist
+
+    n, m = len(A), len(B)
+    out = np.empty((n, m))
+    if n == 0 or m == 0:
+        return out
+    step = _row_step(m)
+    for s in range(0, n, step):
+        blk = out[s : s + step]
+        cdist(A[s : s + step], B, "cityblock", out=blk)
+        np.negative(blk, out=blk)
+        np.exp(blk, out=blk)
+    return out
+
+
+def _cauchy_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """prod_j 1 / (1 + (a_j - b_j)^2) for scaled rows: a per-feature product over row blocks."""
+    n, m = len(A), len(B)
+    out = np.ones((n, m))
+    step = _row_step(m)
+    for s in range(0, n, step):
+        blk = out[s : s + step]
+        for j in range(A.shape[1]):
+            with np.errstate(over="ignore"):  # a difference that overflows gives 1 / inf = 0, the limit
+                u = np.subtract.outer(A[s : s + step, j], B[:, j])
+                u *= u
+            u += 1.0
+            blk /= u
+    return out
+
+
+_STATIONARY_GRAMS = {
+    "rbf": lambda A, B, same: _rbf_gram(A, B, same),
+    "laplacian": lambda A, B, same: _laplacian_gram(A, B),
+    "cauchy": lambda A, B, same: _cauchy_gram(A, B),
+}
+
+
+def _label_codes(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Integer codes with equal codes exactly for equal labels, or None when labels are unhashable."""
+    if x.dtype == y.dtype and x.dtype.kind in "biufUS":
+        _, inv = np.unique(np.concatenate([x, y]), return_inverse=True)
+        inv = inv.reshape(-1)
+        return inv[: len(x)], inv[len(x) :]
+    table: dict[Any, int] = {}
+    try:
+        codes = np.array([table.setdefault(v, len(table)) for v in np.concatenate([x, y]).tolist()], dtype=np.int64)
+    except TypeError:
+        return None
+    return codes[: len(x)], codes[len(x) :]
+
+
+def _mismatch_gram(parts: list[tuple[np.ndarray, np.ndarray, float]], n: int, m: int) -> np.ndarray:
+    """prod over features of (1 if labels equal else mismatch): ``mismatch ** (number of differences)``.
+
+    ``parts`` holds (X columns, Y columns, mismatch) for groups of categorical features.
+    """
+    out = np.ones((n, m))
+    step = _row_step(m)
+    for Xc, Yc, mismatch in parts:
+        codes = [_label_codes(Xc[:, j], Yc[:, j]) for j in range(Xc.shape[1])]
+        for s in range(0, n, step):
+            count = np.zeros((min(step, n - s), m), dtype=np.int64)
+            for j, cj in enumerate(codes):
+                if cj is None:  # unhashable labels: compare them directly
+                    count += Xc[s : s + step, j][:, None] != Yc[None, :, j]
+                else:
+                    count += cj[0][s : s + step, None] != cj[1][None, :]
+            out[s : s + step] *= np.power(mismatch, count)
+    return out
 
 
 def _check_amplitude(amplitude: Any) -> float:
@@ -82,9 +324,64 @@ class Kernel:
         raise NotImplementedError
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
-        """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y))."""
-        X, Y = _gram_inputs(self, X, Y)
-        return self.amplitude * np.prod(self.feature_values(X, Y), axis=-1)
+        """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)); see :meth:`gram`."""
+        return self.gram(X, Y)
+
+    def gram(self, X: ArrayLike, Y: ArrayLike | None = None, *, check_input: bool = True) -> np.ndarray:
+        """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)).
+
+        Computed without the (len(X), len(Y), d) tensor of per-feature factors (see the module
+        notes); temporaries stay within ``GRAM_BLOCK_ELEMS`` elements per block.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows (a 1-D array is one column); DataFrames and scipy sparse matrices are accepted.
+        Y : array-like of shape (m, d), optional
+            Second set of rows; None means X (the diagonal is then exactly the amplitude).
+        check_input : bool
+            Validate X and Y (2-D, same number of features, finite numbers for numeric features,
+            no missing labels); False skips this for arrays already validated.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+
+        Raises
+        ------
+        ValueError
+            Naming X or Y (and the row and column) for NaN, infinite or non-numeric values,
+            missing labels, ragged or complex input, or a wrong number of features.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import Laplacian
+        >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+        >>> np.round(Laplacian(2.0).gram(X, X[:1]), 3)
+        array([[1.   ],
+               [0.368]])
+        """
+        if check_input:
+            Xa, Ya, same = _gram_inputs(self, X, Y)
+        else:
+            Xa = np.asarray(X)
+            Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
+        K = self._unit_gram(Xa, Ya, same)
+        amp = self.diag_value()
+        if amp != 1.0:
+            K *= amp
+        return K
+
+    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
+        """prod_j k_j(X_pj, Y_rj) on validated arrays (no amplitude): here, from ``feature_values`` in
+        row blocks; the kernels of this module override it with distance-based formulas."""
+        n, m, d = len(X), len(Y), X.shape[1]
+        out = np.empty((n, m))
+        step = _row_step(m, d)
+        for s in range(0, n, step):
+            out[s : s + step] = np.prod(self.feature_values(X[s : s + step], Y), axis=-1)
+        return out
 
     def diag_value(self) -> float:
         """k(x, x), which is the amplitude for every kernel here."""
@@ -124,6 +421,8 @@ class _Stationary(Kernel):
     """``k_j(x, y) = profile(|x - y| / l_j)``, one lengthscale or one per feature."""
 
     name = "stationary"
+    #: which distance-based Gram formula applies ("rbf", "laplacian", "cauchy"); None: the generic one
+    _kind: str | None = None
 
     def __init__(self, lengthscale: float | ArrayLike = 1.0, amplitude: float = 1.0) -> None:
         msg = (
@@ -158,6 +457,15 @@ class _Stationary(Kernel):
         u = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale
         return self._profile(u)
 
+    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
+        """The Gram matrix without amplitude from distances of the scaled inputs X / l, Y / l."""
+        kind = self._kind
+        if kind is None:
+            return super()._unit_gram(X, Y, same)
+        A = np.asarray(X, dtype=np.float64) / self.lengthscale
+        B = A if same else np.asarray(Y, dtype=np.float64) / self.lengthscale
+        return _STATIONARY_GRAMS[kind](A, B, same)
+
     def rescaled(self, scale: ArrayLike) -> Kernel:
         """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees."""
         scale = np.abs(np.asarray(scale, dtype=np.float64))
@@ -190,6 +498,8 @@ class RBF(_Stationary):
            [0.368, 1.   ]])
     """
 
+    _kind = "rbf"
+
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return np.exp(-0.5 * u * u)
@@ -215,6 +525,8 @@ class Laplacian(_Stationary):
            [0.368, 1.   ]])
     """
 
+    _kind = "laplacian"
+
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return np.exp(-np.abs(u))
@@ -239,6 +551,8 @@ class Cauchy(_Stationary):
     array([[1. , 0.5],
            [0.5, 1. ]])
     """
+
+    _kind = "cauchy"
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
@@ -293,6 +607,10 @@ class Categorical(Kernel):
         Ya = np.asarray(Y)
         eq = Xa[:, None, :] == Ya[None, :, :]
         return np.where(eq, 1.0, self.mismatch)
+
+    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
+        """``mismatch ** (number of features whose labels differ)``, from integer label codes."""
+        return _mismatch_gram([(np.asarray(X), np.asarray(Y), self.mismatch)], len(X), len(Y))
 
     def rescaled(self, scale: ArrayLike) -> Kernel:
         """The same kernel: a nonzero affine map keeps equal labels equal and others different."""
@@ -386,9 +704,48 @@ class ProductKernel(Kernel):
         """The amplitude times the amplitudes of the parts."""
         return self.amplitude * float(np.prod([k.amplitude for k, _ in self.parts]))
 
-    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
-        Xa, Ya = _gram_inputs(self, X, Y)
-        return self.total_amplitude * np.prod(self.feature_values(Xa, Ya), axis=-1)
+    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
+        """Product of the parts' Gram matrices, parts of one kind merged into one distance.
+
+        All RBF parts make one RBF with per-feature lengthscales (likewise Laplacian and Cauchy
+        parts), all Categorical parts one count of differing labels per mismatch value; any other
+        per-feature kernel contributes its own Gram matrix.
+        """
+        n, m = len(X), len(Y)
+        stationary: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        labels: dict[float, list[np.ndarray]] = {}
+        others: list[tuple[Kernel, np.ndarray]] = []
+        for k, feats in self.parts:
+            kind = getattr(k, "_kind", None)
+            if isinstance(k, _Stationary) and kind is not None:
+                ls = np.broadcast_to(np.asarray(k.lengthscale, dtype=np.float64), (len(feats),))
+                stationary.setdefault(kind, []).append((feats, ls))
+            elif type(k) is Categorical:
+                labels.setdefault(k.mismatch, []).append(feats)
+            else:
+                others.append((k, feats))
+        out: np.ndarray | None = None
+        for kind, entries in stationary.items():
+            feats = np.concatenate([f for f, _ in entries])
+            ls = np.concatenate([v for _, v in entries])
+            A = np.asarray(X[:, feats], dtype=np.float64) / ls
+            B = A if same else np.asarray(Y[:, feats], dtype=np.float64) / ls
+            K = _STATIONARY_GRAMS[kind](A, B, same)
+            out = K if out is None else np.multiply(out, K, out=out)
+        if labels:
+            groups = []
+            for mismatch, fs in labels.items():
+                feats = np.concatenate(fs)
+                groups.append((X[:, feats], Y[:, feats], mismatch))
+            K = _mismatch_gram(groups, n, m)
+            out = K if out is None else np.multiply(out, K, out=out)
+        for k, feats in others:
+            xs, ys = X[:, feats], Y[:, feats]
+            if k.numeric:
+                xs, ys = xs.astype(np.float64), ys.astype(np.float64)
+            K = k._unit_gram(xs, ys, same)
+            out = K if out is None else np.multiply(out, K, out=out)
+        return np.ones((n, m)) if out is None else out
 
     def diag_value(self) -> float:
         """k(x, x): the total amplitude."""
@@ -449,9 +806,15 @@ class SumKernel:
     """
 
     def __init__(self, terms: Any) -> None:
+        msg = (
+            "terms must be a non-empty list of product kernels (RBF, Laplacian, Cauchy, Categorical or "
+            "ProductKernel; not SumKernels), got {!r}."
+        )
+        if isinstance(terms, (Kernel, SumKernel, str, bytes)) or not hasattr(terms, "__iter__"):
+            raise TypeError(msg.format(terms))
         terms = list(terms)
         if not terms or not all(isinstance(t, Kernel) and not isinstance(t, SumKernel) for t in terms):
-            raise TypeError("terms must be a non-empty list of product kernels.")
+            raise TypeError(msg.format(terms))
         self.terms = terms
 
     @property
@@ -477,9 +840,40 @@ class SumKernel:
         return SumKernel([t.rescaled(scale) for t in self.terms])
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
-        out = self.terms[0](X, Y)
+        """The Gram matrix: the sum of the terms' Gram matrices; see :meth:`gram`."""
+        return self.gram(X, Y)
+
+    def gram(self, X: ArrayLike, Y: ArrayLike | None = None, *, check_input: bool = True) -> np.ndarray:
+        """Sum of the terms' Gram matrices (each computed as in :meth:`Kernel.gram`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        Y : array-like of shape (m, d), optional
+            None means X.
+        check_input : bool
+            Validate X and Y once for all terms (see :meth:`Kernel.gram`).
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import RBF, Cauchy, SumKernel
+        >>> np.round(SumKernel([RBF(1.0), Cauchy(1.0)]).gram(np.array([[0.0], [1.0]])), 3)
+        array([[2.   , 1.107],
+               [1.107, 2.   ]])
+        """
+        if check_input:
+            Xa, Ya, same = _gram_inputs(self, X, Y)
+        else:
+            Xa = np.asarray(X)
+            Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
+        out = self.terms[0].gram(Xa, None if same else Ya, check_input=False)
         for t in self.terms[1:]:
-            out = out + t(X, Y)
+            out += t.gram(Xa, None if same else Ya, check_input=False)
         return out
 
     def __mul__(self, other: Any) -> Any:

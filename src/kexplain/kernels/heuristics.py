@@ -32,6 +32,51 @@ def _safe_median(dist: np.ndarray) -> float:
     return float(np.median(nz)) if nz.size else 1.0
 
 
+def _check_arrays(arrays: tuple[ArrayLike, ...]) -> list[np.ndarray]:
+    """The arrays as 2-D float arrays with finite values and one number of features, or a ValueError
+    naming ``arrays[i]`` and the column."""
+    if not arrays:
+        raise ValueError("median_heuristic needs at least one array of rows.")
+    out: list[np.ndarray] = []
+    for i, a in enumerate(arrays):
+        name = f"arrays[{i}]"
+        if hasattr(a, "toarray") and hasattr(a, "nnz"):
+            a = a.toarray()
+        try:
+            arr = np.asarray(a)
+        except ValueError:
+            raise ValueError(f"median_heuristic: {name} has rows of different lengths.") from None
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.ndim != 2:
+            raise ValueError(f"median_heuristic: {name} must be 2-D (n_samples, n_features), got shape {arr.shape}.")
+        if arr.dtype.kind not in "iuf":
+            try:
+                if arr.dtype.kind == "c":
+                    raise TypeError
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"median_heuristic: {name} must hold real numbers (a lengthscale for label columns is "
+                    f"not needed: give them a Categorical kernel), got dtype {arr.dtype}."
+                ) from None
+        arr = arr.astype(np.float64, copy=False)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            cols = sorted(set(np.nonzero(bad)[1].tolist()))
+            raise ValueError(
+                f"median_heuristic: {name} contains NaN or infinite values in column {cols[0]}"
+                + (f" (columns {cols})" if len(cols) > 1 else "")
+                + "; a lengthscale needs finite numbers."
+            )
+        if out and arr.shape[1] != out[0].shape[1]:
+            raise ValueError(
+                f"median_heuristic: {name} has {arr.shape[1]} features but arrays[0] has {out[0].shape[1]}."
+            )
+        out.append(arr)
+    return out
+
+
 def median_heuristic(
     *arrays: ArrayLike, per_feature: bool = False, max_rows: int = MEDIAN_MAX_ROWS
 ) -> float | np.ndarray:
@@ -59,6 +104,12 @@ def median_heuristic(
     -------
     float or ndarray of shape (d,)
 
+    Raises
+    ------
+    ValueError
+        When an array has NaN, infinite or non-numeric values (naming ``arrays[i]`` and the column),
+        or when the arrays disagree on the number of features.
+
     Examples
     --------
     >>> import numpy as np
@@ -71,7 +122,7 @@ def median_heuristic(
     """
     from scipy.spatial.distance import pdist
 
-    pooled = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays], axis=0)
+    pooled = np.concatenate(_check_arrays(arrays), axis=0)
     rows = _median_rows(pooled, max_rows)
     if per_feature:
         return np.array([_safe_median(pdist(rows[:, j : j + 1], "cityblock")) for j in range(rows.shape[1])])

@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_data
+from .._validation import check_data, to_array
 from ..kernels.base import Kernel, SumKernel, kernel_terms, term_amplitude
+
+
+def _real_array(value: Any, name: str, accepted: str) -> np.ndarray:
+    """``value`` as a float64 array, refusing strings, booleans, complex numbers and ragged lists.
+
+    numpy would convert numeric strings and booleans silently and truncate complex numbers to
+    their real part (with only a ComplexWarning); here each is a ValueError naming ``name``.
+    """
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be {accepted}; got rows of different lengths.") from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values; it must be {accepted}.")
+    if arr.dtype.kind == "O":
+        flat = arr.reshape(-1).tolist()
+        if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+            raise ValueError(f"{name} has complex values; it must be {accepted}.")
+        if all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_)) for v in flat):
+            return arr.astype(np.float64)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be {accepted}, got {value!r}.")
+    return arr.astype(np.float64)
 
 
 class KernelExpansion:
@@ -50,26 +75,27 @@ class KernelExpansion:
         if not isinstance(kernel, (Kernel, SumKernel)):
             kernel_terms(kernel)  # raises a TypeError that says what is accepted
         self.kernel = kernel
-        to_numpy = getattr(X_ref, "to_numpy", None)
-        X_probe = to_numpy() if to_numpy is not None else np.asarray(X_ref)
+        X_probe = to_array(X_ref, "X_ref")
         if X_probe.ndim != 2:
             raise ValueError(f"X_ref must be 2-D (n_reference_points, n_features), got shape {X_probe.shape}.")
         d = X_probe.shape[1]
+        if d == 0:
+            raise ValueError(f"X_ref must have at least one feature (column), got shape {X_probe.shape}.")
         kernel.check_n_features(d, name="X_ref")
         self.numeric_mask = kernel.numeric_mask(d)
         # no reference points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
-        self.X_ref = check_data(X_ref, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
-        c = np.asarray(coef, dtype=np.float64)
+        self.X_ref = check_data(X_probe, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
+        c = _real_array(coef, "coef", "real numbers (int or float)")
         if c.ndim not in (1, 2) or c.shape[0] != self.X_ref.shape[0]:
             raise ValueError(
-                f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs) with "
-                f"n_reference_points = {self.X_ref.shape[0]}, got {c.shape}."
+                f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs), one row "
+                f"per row of X_ref: X_ref has {self.X_ref.shape[0]} rows, coef has shape {c.shape}."
             )
         if not np.all(np.isfinite(c)):
             raise ValueError("coef contains NaN or infinite values.")
         self.single_output = c.ndim == 1
         self.coef = c[:, None] if c.ndim == 1 else c
-        icpt = np.asarray(intercept, dtype=np.float64)
+        icpt = _real_array(intercept, "intercept", "a real number (int or float) or one per output")
         if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, self.coef.shape[1])):
             raise ValueError(
                 f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), "
@@ -140,20 +166,46 @@ class KernelExpansion:
     def predict(self, X: ArrayLike, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
         """f(X), shape (N,) for a single-output expansion, else (N, n_outputs).
 
-        Kernel evaluation builds (points, references, d) temporaries; both axes are chunked so one
-        block stays within ``max_block_bytes`` whatever N, n and d are.
+        Each kernel term's Gram matrix against the reference points is computed from distances
+        (:meth:`kexplain.kernels.Kernel.gram`, no per-feature factor tensor) in blocks of points
+        and reference points whose Gram block holds at most ``max_block_bytes`` bytes, then
+        multiplied by the coefficients.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Points (a DataFrame's columns must be the model's features; sparse input is densified).
+        validate : bool
+            Check X (False: X must already be a validated array, e.g. from :meth:`check_input`).
+        max_block_bytes : int
+            Bytes of one Gram block (points x reference points).
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, n_outputs)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> k = kx.kernels.SumKernel([kx.kernels.RBF(1.0), kx.kernels.Laplacian(2.0)])
+        >>> em = kx.KernelExpansion(np.array([[0.0], [1.0]]), [[1.0, 0.0], [0.0, 2.0]], k, intercept=[0.5, -1.0])
+        >>> np.round(em.predict(np.array([[0.0], [0.5]])), 3)
+        array([[2.5  , 1.426],
+               [2.161, 2.323]])
         """
         X = self.check_input(X) if validate else np.asarray(X)
         out = np.tile(self.intercept, (X.shape[0], 1))
-        n, d = self.X_ref.shape
-        per_pair = 8 * max(d, 1)
+        n = self.X_ref.shape[0]
+        # a Gram block and about three temporaries of its size (distances, error bounds, flags)
+        per_pair = 8 * 4
         ref_chunk = int(max(1, min(n, max_block_bytes // (per_pair * 64))))
         pt_chunk = int(max(1, max_block_bytes // (per_pair * ref_chunk)))
         for term in self.terms:
             for p0 in range(0, X.shape[0], pt_chunk):
                 xs = X[p0 : p0 + pt_chunk]
                 for lo in range(0, n, ref_chunk):
-                    K = term(xs, self.X_ref[lo : lo + ref_chunk])
+                    K = term.gram(xs, self.X_ref[lo : lo + ref_chunk], check_input=False)
                     out[p0 : p0 + pt_chunk] += K @ self.coef[lo : lo + ref_chunk]
         return out[:, 0] if self.single_output else out
 
