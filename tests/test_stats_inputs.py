@@ -17,7 +17,7 @@ def XZ(rng):
 @pytest.mark.parametrize("fn", [mmd, mmd_shapley, mmd_test])
 def test_two_sample_bad_inputs(fn, XZ):
     X, Z = XZ
-    with pytest.raises(ValueError, match="Z has 2 features but the other sample has 3"):
+    with pytest.raises(ValueError, match="X has 3 features but Z has 2"):
         fn(X, Z[:, :2])
     with pytest.raises(ValueError, match="X must have at least 2 row"):
         fn(X[:1], Z)

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_bool
-from ._pairs import pair_contributions
 
 ESTIMATORS = ("unbiased", "biased")
-
-#: draws ``size`` sample pairs: (rng, size) -> (first rows, second rows)
-PairSampler = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 
 
 def check_estimator_name(estimator: Any) -> str:
@@ -50,6 +45,41 @@ def check_max_block_bytes(max_block_bytes: Any) -> int:
     return int(max_block_bytes)
 
 
+def seed_entropy(rng: np.random.Generator) -> tuple[int, ...]:
+    """Root entropy of the independent random streams (``SeedSequence(entropy, spawn_key=...)``)."""
+    return tuple(int(x) for x in rng.integers(0, 2**63, size=4))
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory, or None where the platform does not say."""
+    try:
+        import os
+
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def check_permutation_memory(n_permutations: int, n_rows: int, d: int, relabel_bytes: int) -> None:
+    """Refuse up front a permutation test whose relabellings and null results cannot fit in memory.
+
+    The test keeps every relabelling (``relabel_bytes`` per row and permutation) and the null
+    statistic and null attribution of each ((d + 1) floats), so its memory grows with
+    ``n_permutations``; a number that cannot fit is an error, not a MemoryError half way.
+    """
+    need = (n_permutations + 1) * (n_rows * relabel_bytes + 8 * (d + 2))
+    limit = physical_memory()
+    if limit is None:
+        limit = 2**40
+    if need > limit // 2:
+        raise ValueError(
+            f"n_permutations={n_permutations} needs about {need / 2**30:.1f} GiB for the relabellings and the "
+            f"null statistics and attributions ({n_rows} rows, {d} features), more than half of this machine's "
+            f"memory ({limit / 2**30:.1f} GiB); use fewer permutations (1,000 to 10,000 give p-values to "
+            "about 0.001 to 0.0001)."
+        )
+
+
 def check_progress(progress: Any) -> bool:
     return check_bool(progress, "progress")
 
@@ -71,51 +101,3 @@ def permutation_p_values(observed: Any, null: Any) -> Any:
     null = np.asarray(null)
     observed = np.asarray(observed)
     return (1.0 + np.sum(null >= observed[None] - 1e-12 * np.abs(observed), axis=0)) / (1.0 + null.shape[0])
-
-
-class PairMoments:
-    """Running sums of per-pair contributions (and their squares) for incomplete U-statistics."""
-
-    def __init__(self, d: int) -> None:
-        self.count = 0
-        self.psi = np.zeros(d)
-        self.psi2 = np.zeros(d)
-        self.k = 0.0
-        self.k2 = 0.0
-
-    def add(self, psi: np.ndarray, kval: np.ndarray) -> None:
-        self.count += len(kval)
-        self.psi += psi.sum(axis=0)
-        self.psi2 += np.einsum("rd,rd->d", psi, psi)
-        self.k += float(kval.sum())
-        self.k2 += float(kval @ kval)
-
-    def mean_var(self) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """Means and (ddof=1) variances of psi (d,) and of the kernel value."""
-        c = self.count
-        mp, mk = self.psi / c, self.k / c
-        vp = np.maximum(self.psi2 - c * mp * mp, 0.0) / max(c - 1, 1)
-        vk = max(self.k2 - c * mk * mk, 0.0) / max(c - 1, 1)
-        return mp, vp, mk, vk
-
-
-def sampled_moments(
-    kernel: Any,
-    P: np.ndarray,
-    Q: np.ndarray,
-    sample_pairs: PairSampler,
-    n_draws: int,
-    rng: np.random.Generator,
-    block: int,
-    d: int,
-) -> PairMoments:
-    """Moments of per-pair contributions over ``n_draws`` pairs drawn by ``sample_pairs(rng, size)``."""
-    mom = PairMoments(d)
-    done = 0
-    while done < n_draws:
-        size = min(block, n_draws - done)
-        i, j = sample_pairs(rng, size)
-        psi, kval = pair_contributions(kernel, P[i], Q[j])
-        mom.add(psi, kval)
-        done += size
-    return mom

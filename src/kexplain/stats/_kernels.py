@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, feature_names_of
+from .._validation import check_data, feature_names_of, to_array
 from ..kernels.base import (
     Categorical,
     Kernel,
@@ -49,11 +49,10 @@ def check_kernel(kernel: Any, name: str) -> Kernel:
 
 def as_2d(data: Any, name: str) -> Any:
     """1-D input is one column (a univariate target); everything else must be 2-D."""
-    if not hasattr(data, "to_numpy") and np.ndim(data) == 1:
-        return np.asarray(data).reshape(-1, 1)
-    if hasattr(data, "to_numpy") and getattr(data, "ndim", 2) == 1:  # pandas Series
-        return data.to_frame()
-    return data
+    if hasattr(data, "to_numpy"):  # pandas: a Series is one column, a DataFrame keeps its names
+        return data.to_frame() if getattr(data, "ndim", 2) == 1 else data
+    arr = to_array(data, name)  # ragged rows: a ValueError naming ``name``
+    return arr.reshape(-1, 1) if arr.ndim == 1 else arr
 
 
 def validate_sample(
@@ -119,3 +118,26 @@ def pair_factors(kernel: Kernel, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     if r == 0:
         return np.zeros((0, d))
     return np.stack([kernel.feature_values(P[i : i + 1], Q[i : i + 1])[0, 0] for i in range(r)])
+
+
+#: magnitudes beyond this make differences (and the median heuristic's squared distances) overflow
+_OVERFLOW = 1e150
+
+
+def overflow_scale(kernel: Kernel | None, arrays: Any, name: str) -> float:
+    """1.0, or the power of two to divide numeric data by so that differences of rows cannot overflow.
+
+    Only the default (scale-free) kernel allows that; with a given kernel such data is refused with
+    a ValueError naming ``name``.
+    """
+    mags = [float(np.max(np.abs(a))) for a in arrays if a.dtype.kind == "f" and a.size]
+    big = max(mags, default=0.0)
+    if big <= _OVERFLOW:
+        return 1.0
+    if kernel is not None:
+        raise ValueError(
+            f"{name} hold values up to {big:.3g}, so differences between rows overflow in float64; divide "
+            "the data (and the kernel's lengthscales) by a common scale, or pass kernel=None (the median "
+            "heuristic then rescales the data itself)."
+        )
+    return float(2.0 ** np.ceil(np.log2(big)))

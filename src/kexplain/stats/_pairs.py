@@ -1,28 +1,53 @@
-"""Sample pairs and their per-pair Shapley contributions.
+"""Sample pairs, their per-pair Shapley contributions, and the fixed-order tile loop.
 
 Both statistics are sums over sample pairs of a weight times a product kernel value, so each is a
 product game with rows = pairs, a_pair,j = k_j(p_j, q_j) and b = 1 (the design notes, docs/design.md, section 1).
-We hand the product-game engine one pair per explained point with the single weight 1: it
-returns the per-pair contributions psi_pair,j = (a_j - 1) * int_0^1 prod_{k != j} (1 + t (a_k - 1)) dt,
-and the attribution for any weights c is c^T psi.  Keeping psi per block (never the whole n^2 x d
-array) is what lets one pass serve many weight vectors at once: the permutation test's
-relabellings change only c, so all of them cost one matrix product per block.
+The per-pair contributions are psi_pair,j = (a_j - 1) * int_0^1 prod_{k != j} (1 + t (a_k - 1)) dt
+(the product-game engine's leave-one-out integrals), and the attribution for any weights c is
+c^T psi.  Keeping psi per block (never the whole n^2 x d array) is what lets one pass serve many
+weight vectors at once: the permutation test's relabellings change only c.
+
+Determinism.  The pairs (in row-major order over the upper triangle) are cut into *tiles* whose
+length depends only on d and the number of weight columns, never on ``max_block_bytes``,
+``n_jobs`` or the number of workers.  Each tile's partial sums are computed alone (the same array
+shapes whatever block it is computed in) and the tiles' sums are added one after another in tile
+order, so the result is the same, bit for bit, for every ``n_jobs``, block size and cluster.
+``max_block_bytes`` only decides how many tiles one task computes at once.
+
+Speed.  For RBF, Laplacian, Cauchy and Categorical factors (and ProductKernels of them) a compiled
+kernel (numba, when installed) computes the factors of a tile of pairs straight from the data, and
+the engine's compiled leave-one-out pass turns them into psi: no (pairs, d) gathers of the data, no
+(pairs, nodes, d) temporaries.  Other kernels, or no numba, take the numpy path (same numbers up to
+rounding).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
-from ..shapley.product import product_game_block
-from ..shapley.quadrature import nodes_for_degree
+from ..kernels.base import RBF, Categorical, Cauchy, Kernel, Laplacian, ProductKernel
+from ..shapley.product import _numba_kernel, _weighted_loo_integrals, product_game_block
+from ..shapley.quadrature import gauss_legendre_01, nodes_for_degree
 from ._kernels import pair_factors
 
-#: default bound, in bytes, for the engine's temporaries and the weight matrix of one block
+#: default bound, in bytes, for the temporaries of one task (a run of consecutive tiles)
 DEFAULT_BLOCK_BYTES = 32 * 2**20
 
+#: bytes of one tile's per-pair arrays: fixes the tile length for given d and weight columns
+TILE_BYTES = 2**20
+
+#: drawn pairs per random stream of an incomplete statistic (a function of d only, see draw_chunk)
+DRAW_CHUNK_BYTES = 2**21
+
 _ONE = np.ones((1, 1))
+
+#: factor kinds of the compiled path
+_RBF, _LAPLACE, _CAUCHY, _DELTA = 0, 1, 2, 3
 
 
 def n_within_pairs(n: int) -> int:
@@ -45,11 +70,122 @@ def within_pairs(n: int, k: Any) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
-def block_rows(d: int, n_weights: int = 1, max_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
-    """Pairs per block so the engine's (r, m, d) temporaries and the (r, n_weights) weights fit."""
-    m = nodes_for_degree(d - 1)
-    per_pair = 8 * (4 * m * d + 3 * d + 2 * n_weights + 8)
-    return int(max(64, max_bytes // per_pair))
+def tile_length(d: int, n_weights: int = 1) -> int:
+    """Pairs per tile: a function of d and the weight columns only (never of memory settings)."""
+    per_pair = 8 * (4 * d + 2 * n_weights + 8)
+    return int(max(64, TILE_BYTES // per_pair))
+
+
+def tiles_per_task(d: int, n_weights: int, max_bytes: int) -> int:
+    """How many consecutive tiles one task computes at once within ``max_bytes`` (at least one)."""
+    per_pair = 8 * (4 * d + 2 * n_weights + 8)
+    return int(max(1, max_bytes // (per_pair * tile_length(d, n_weights))))
+
+
+def draw_chunk(d: int) -> int:
+    """Pairs drawn per random stream of an incomplete statistic (a function of d only)."""
+    return int(max(256, DRAW_CHUNK_BYTES // (8 * (4 * d + 8))))
+
+
+# ----------------------------------------------------------------------------------------------
+# per-pair factors: compiled path
+# ----------------------------------------------------------------------------------------------
+
+
+class FactorData:
+    """Data and per-feature parameters for the compiled factor kernel, or None (numpy path).
+
+    ``U`` holds the numeric features as floats and label features as integer codes; ``kinds``,
+    ``inv`` (inverse lengthscales) and ``mismatch`` describe each feature's one-dimensional kernel.
+    """
+
+    def __init__(self, U: np.ndarray, kinds: np.ndarray, inv: np.ndarray, mismatch: np.ndarray) -> None:
+        self.U, self.kinds, self.inv, self.mismatch = U, kinds, inv, mismatch
+
+
+_KINDS: dict[type, int] = {RBF: _RBF, Laplacian: _LAPLACE, Cauchy: _CAUCHY}
+
+
+def _part_params(k: Kernel, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    if type(k) in _KINDS:
+        ls = np.broadcast_to(np.asarray(k.lengthscale, dtype=np.float64), (d,))  # type: ignore[attr-defined]
+        return np.full(d, _KINDS[type(k)], np.int64), 1.0 / ls, np.zeros(d)
+    if type(k) is Categorical:
+        return np.full(d, _DELTA, np.int64), np.ones(d), np.full(d, k.mismatch)
+    return None
+
+
+def _codes(column: np.ndarray) -> np.ndarray:
+    """Integer codes of labels (equal labels, as ``==`` sees them, share a code)."""
+    mapping: dict[Any, int] = {}
+    return np.array([mapping.setdefault(v, len(mapping)) for v in column.tolist()], dtype=np.float64)
+
+
+def factor_data(kernel: Kernel, data: np.ndarray) -> FactorData | None:
+    """The compiled path's description of ``kernel`` on ``data`` (rows of one pooled sample)."""
+    if _factor_kernel() is None:
+        return None
+    d = data.shape[1]
+    parts = kernel.parts if isinstance(kernel, ProductKernel) else [(kernel, np.arange(d))]
+    kinds = np.empty(d, np.int64)
+    inv = np.empty(d)
+    mism = np.empty(d)
+    U = np.empty(data.shape, dtype=np.float64)
+    for k, feats in parts:
+        params = _part_params(k, len(feats))
+        if params is None:
+            return None
+        kinds[feats], inv[feats], mism[feats] = params
+        if k.numeric:
+            U[:, feats] = np.asarray(data[:, feats], dtype=np.float64)
+        else:
+            for f in np.atleast_1d(feats):
+                U[:, f] = _codes(np.asarray(data[:, f]))
+    return FactorData(np.ascontiguousarray(U), kinds, inv, mism)
+
+
+_FACTOR_KERNEL: list[Any] = []
+
+
+def _factor_kernel() -> Any:
+    if not _FACTOR_KERNEL:
+        if _numba_kernel() is None:
+            _FACTOR_KERNEL.append(None)
+        else:
+            try:
+                from ._pairs_numba import tile_factors
+            except Exception:  # pragma: no cover - numba unusable here
+                _FACTOR_KERNEL.append(None)
+            else:
+                _FACTOR_KERNEL.append(tile_factors)
+    return _FACTOR_KERNEL[0]
+
+
+def factors(
+    kernel: Kernel, P: np.ndarray, i: np.ndarray, Q: np.ndarray, j: np.ndarray, fd: tuple[Any, Any] | None
+) -> np.ndarray:
+    """k_j(P_i, Q_j) for matched index arrays, shape (r, d), without the amplitude.
+
+    ``fd`` is (FactorData of P, FactorData of Q) for the compiled path (the same object twice for
+    pairs within one sample), or None.
+    """
+    if fd is not None and fd[0] is not None and fd[1] is not None:
+        fp, fq = fd
+        out = np.empty((len(i), fp.U.shape[1]))
+        _factor_kernel()(fp.U, fq.U, i, j, fp.kinds, fp.inv, fp.mismatch, out)
+        return out
+    return pair_factors(kernel, P[i], Q[j])
+
+
+def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pair Shapley contributions psi (r, d) and kernel values prod_j a_j (r,) from factors a."""
+    if not np.all(np.isfinite(a)):
+        raise FloatingPointError("the kernel returned NaN or infinite values for some sample pairs.")
+    r, d = a.shape
+    if r == 0:
+        return np.zeros((0, d)), np.zeros(0)
+    t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+    return _weighted_loo_integrals(np.ascontiguousarray(a), np.ones((1, d)), t, w, _numba_kernel())
 
 
 def pair_contributions(kernel: Any, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -65,3 +201,65 @@ def pair_contributions(kernel: Any, P: np.ndarray, Q: np.ndarray) -> tuple[np.nd
         return np.zeros((0, a.shape[1])), np.zeros(0)
     phi, v_full, _ = product_game_block(a[:, None, :], 1.0, _ONE)
     return phi[:, :, 0], v_full[:, 0]
+
+
+# ----------------------------------------------------------------------------------------------
+# the fixed-order loop
+# ----------------------------------------------------------------------------------------------
+
+TileFn = Callable[[int, int], Any]
+
+
+def task_ranges(n_items: int, tile: int, per_task: int) -> list[tuple[int, int]]:
+    """Consecutive runs of whole tiles: [(first tile, end tile)] covering ceil(n_items / tile) tiles."""
+    n_tiles = -(-n_items // tile)
+    return [(t0, min(n_tiles, t0 + per_task)) for t0 in range(0, n_tiles, per_task)]
+
+
+#: where tasks run: None for this process (joblib threads), else a callable
+#: ``runner(task, ranges) -> iterator of per-task lists, in order`` (kexplain.dask sets one)
+Runner = Callable[[Callable[[int, int], list[Any]], Sequence[tuple[int, int]]], Iterator[list[Any]]]
+RUNNER: ContextVar[Runner | None] = ContextVar("kexplain_stats_runner", default=None)
+
+
+@contextmanager
+def use_runner(runner: Runner) -> Iterator[None]:
+    """Run every task of the statistics computed inside the ``with`` block through ``runner``."""
+    token = RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        RUNNER.reset(token)
+
+
+def run_tasks(
+    task: Callable[[int, int], list[Any]], ranges: Sequence[tuple[int, int]], n_jobs: int
+) -> Iterator[list[Any]]:
+    """Each task's list of per-tile results, in task order (joblib threads when n_jobs > 1)."""
+    from threadpoolctl import threadpool_limits
+
+    runner = RUNNER.get()
+    if runner is not None:
+        yield from runner(task, ranges)
+        return
+
+    # per-tile matrix products are small: one BLAS thread each keeps the cores for the tiles
+    with threadpool_limits(1, user_api="blas"):
+        if n_jobs == 1 or len(ranges) <= 1:
+            for r in ranges:
+                yield task(*r)
+            return
+        from joblib import Parallel, delayed
+
+        yield from Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(delayed(task)(*r) for r in ranges)
+
+
+def add_in_order(results: Iterator[list[Any]], acc: list[np.ndarray], bar: Any = None) -> list[np.ndarray]:
+    """acc[q] += tile[q] for every tile result (a tuple of arrays), strictly in tile order."""
+    for part in results:
+        for tile in part:
+            for q, x in enumerate(tile[:-1]):
+                acc[q] += x
+            if bar is not None:
+                bar.update(tile[-1])
+    return acc

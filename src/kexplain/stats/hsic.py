@@ -27,86 +27,156 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import check_data, check_n_jobs, check_random_state
 from ..explanation import GlobalAttribution, PermutationTestResult
-from ..kernels.base import Categorical, Kernel
+from ..kernels.base import RBF, Categorical, Kernel, ProductKernel
+from ..kernels.heuristics import median_heuristic
 from ._common import (
     check_estimator_name,
     check_max_block_bytes,
     check_n_pairs,
     check_n_permutations,
+    check_permutation_memory,
     check_progress,
     permutation_p_values,
     progress_bar,
+    seed_entropy,
 )
 from ._kernels import (
     amplitude,
     as_2d,
     check_bandwidth,
-    pair_factors,
+    overflow_scale,
     resolve_kernel,
     validate_sample,
 )
-from ._pairs import DEFAULT_BLOCK_BYTES, block_rows, n_within_pairs, pair_contributions, within_pairs
+from ._pairs import (
+    DEFAULT_BLOCK_BYTES,
+    add_in_order,
+    contributions,
+    draw_chunk,
+    factor_data,
+    factors,
+    n_within_pairs,
+    run_tasks,
+    task_ranges,
+    tile_length,
+    tiles_per_task,
+    within_pairs,
+)
 
 ATTRIBUTES = ("x", "y", "both")
 _GRAM_BLOCK_ELEMS = 2**22
 
 
-def _is_label_data(data: Any) -> bool:
+def _label_columns(data: Any) -> np.ndarray:
+    """Boolean (d,): which columns hold labels (text, booleans or other non-numbers), not numbers."""
+    if hasattr(data, "dtypes") and hasattr(data, "columns"):  # DataFrame: one dtype per column
+        kinds = [getattr(dt, "kind", "O") for dt in data.dtypes]
+        if "O" not in kinds:  # object columns are looked at value by value below
+            return np.array([kind not in "iuf" for kind in kinds], dtype=bool)
     arr = data.to_numpy() if hasattr(data, "to_numpy") else np.asarray(data)
-    return arr.dtype.kind in "OUSb"
+    if arr.ndim != 2:
+        return np.zeros(0, dtype=bool)
+    if arr.dtype.kind != "O":
+        return np.full(arr.shape[1], arr.dtype.kind in "USb", dtype=bool)
+
+    def is_number(v: Any) -> bool:
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+    return np.array([not all(is_number(v) for v in arr[:, j]) for j in range(arr.shape[1])], dtype=bool)
 
 
 def _prepare_side(
     data: Any, kernel: Any, name: str, bandwidth: str, min_rows: int
-) -> tuple[np.ndarray, list[str], Kernel]:
+) -> tuple[np.ndarray, list[str], Kernel, str | None]:
+    """(array, names, kernel, note): the note says which columns got the delta kernel by default."""
     kname = "kernel_x" if name == "X" else "kernel_y"
     if kernel is not None:
         resolve_kernel(kernel, None, kname)  # type errors before any data check
     data = as_2d(data, name)
-    if kernel is None and _is_label_data(data):
+    note = None
+    scale = 1.0
+    labels = _label_columns(data) if kernel is None else np.zeros(0, dtype=bool)
+    if kernel is None and labels.size and labels.all():
         # text or boolean labels: the delta kernel is the only sensible default
         kernel = Categorical(mismatch=0.0)
-    arr, names = validate_sample(data, kernel, name, min_rows=min_rows)
-    kern = resolve_kernel(kernel, (arr,), kname, bandwidth)
+        note = f"{name}: every column holds labels, so the default kernel is the delta kernel Categorical(0)."
+    if kernel is None and labels.any():
+        # mixed columns: the delta kernel on the label columns only, an RBF on the numbers
+        arr, names = validate_sample(data, Categorical(0.0) * 1.0, name, min_rows=min_rows)
+        lab, num = np.flatnonzero(labels), np.flatnonzero(~labels)
+        numeric = np.asarray(arr[:, num], dtype=np.float64)
+        check_data(numeric, name=name, min_rows=min_rows)
+        scale = overflow_scale(None, (numeric,), name)
+        numeric = numeric / scale
+        ls = median_heuristic(numeric, per_feature=bandwidth == "median_per_feature")
+        kern: Kernel = ProductKernel([(RBF(ls), num), (Categorical(0.0), lab)])
+        arr = check_data(data, name=name, numeric_mask=kern.numeric_mask(arr.shape[1]), min_rows=min_rows)
+        arr[:, num] = numeric
+        shown = [names[j] for j in lab]
+        note = (
+            f"{name}: columns {shown} hold labels (text, booleans or other non-numbers): the default kernel "
+            f"gives them the delta kernel Categorical(0) and the other columns an RBF (median heuristic)."
+        )
+    else:
+        arr, names = validate_sample(data, kernel, name, min_rows=min_rows)
+        # data near the float range: the default RBF (median heuristic) is scale-free, so it works
+        # on data / scale; a given kernel is refused there with a message naming the side
+        scale = overflow_scale(kernel, (arr,), name)
+        arr = arr / scale if scale != 1.0 else arr
+        kern = resolve_kernel(kernel, (arr,), kname, bandwidth)
+    if scale != 1.0:
+        rescaled = (
+            f"{name}: values up to {scale:.3g} make differences between rows overflow in float64; the default "
+            f"kernel is scale-free, so it was computed on {name} / {scale:.3g} (the same HSIC)."
+        )
+        note = rescaled if note is None else f"{note} {rescaled}"
     if name == "Y" and names == [f"x{j}" for j in range(arr.shape[1])]:
         names = [f"y{j}" for j in range(arr.shape[1])]
-    return arr, names, kern
+    return arr, names, kern, note
 
 
 def _prepare(
     X: Any, Y: Any, kernel_x: Any, kernel_y: Any, estimator: Any, bandwidth: Any
-) -> tuple[np.ndarray, list[str], Kernel, np.ndarray, list[str], Kernel, str]:
+) -> tuple[np.ndarray, list[str], Kernel, np.ndarray, list[str], Kernel, str, list[str]]:
     estimator = check_estimator_name(estimator)
     bandwidth = check_bandwidth(bandwidth)
     min_rows = 2
-    Xa, xnames, kx_ = _prepare_side(X, kernel_x, "X", bandwidth, min_rows)
-    Ya, ynames, ky_ = _prepare_side(Y, kernel_y, "Y", bandwidth, min_rows)
+    Xa, xnames, kx_, xnote = _prepare_side(X, kernel_x, "X", bandwidth, min_rows)
+    Ya, ynames, ky_, ynote = _prepare_side(Y, kernel_y, "Y", bandwidth, min_rows)
     if len(Xa) != len(Ya):
         raise ValueError(
             f"X and Y must have the same number of rows (paired observations), got {len(Xa)} and {len(Ya)}."
         )
     if estimator == "unbiased" and len(Xa) < 4:
         raise ValueError(f"the unbiased HSIC estimator needs at least 4 rows, got {len(Xa)}.")
-    return Xa, xnames, kx_, Ya, ynames, ky_, estimator
+    notes = [t for t in (xnote, ynote) if t is not None]
+    return Xa, xnames, kx_, Ya, ynames, ky_, estimator, notes
 
 
-def _row_sums(kernel: Kernel, B: np.ndarray) -> np.ndarray:
-    """Row sums of the Gram matrix of B, in row blocks."""
+def _row_sums(kernel: Kernel, B: np.ndarray, n_jobs: int = 1) -> np.ndarray:
+    """Row sums of the Gram matrix of B, in row blocks (threads when n_jobs > 1; order-free)."""
     step = max(1, _GRAM_BLOCK_ELEMS // max(1, len(B) * B.shape[1]))
-    return np.concatenate([kernel(B[s : s + step], B).sum(axis=1) for s in range(0, len(B), step)])
+
+    def task(s0: int, s1: int) -> list[np.ndarray]:
+        return [kernel(B[s : s + step], B).sum(axis=1) for s in range(s0 * step, min(len(B), s1 * step), step)]
+
+    parts = [p for part in run_tasks(task, task_ranges(len(B), step, 1), n_jobs) for p in part]
+    return np.concatenate(parts)
 
 
 class _CentredWeights:
     """Weights c_ab of the HSIC game for the kernel of the non-attributed side (B, kernel)."""
 
-    def __init__(self, kernel: Kernel, B: np.ndarray, estimator: str) -> None:
+    def __init__(self, kernel: Kernel, B: np.ndarray, estimator: str, n_jobs: int = 1) -> None:
         self.kernel, self.B, self.estimator = kernel, B, estimator
         n = len(B)
         self.n = n
         self.A = amplitude(kernel)
-        rs = _row_sums(kernel, B)
+        fd = factor_data(kernel, B)
+        self.fd = None if fd is None else (fd, fd)
+        rs = _row_sums(kernel, B, n_jobs)
         if estimator == "biased":
             self.rm = rs / n
             self.gm = self.rm.mean()
@@ -120,7 +190,7 @@ class _CentredWeights:
         """c_ab for index arrays a != b (any shape), each unordered pair counted once per order."""
         shape = np.shape(a)
         a, b = np.ravel(a), np.ravel(b)
-        L = self.A * np.prod(pair_factors(self.kernel, self.B[a], self.B[b]), axis=-1)
+        L = self.A * np.prod(factors(self.kernel, self.B, a, self.B, b, self.fd), axis=-1)
         if self.estimator == "biased":
             w = L - self.rm[a] - self.rm[b] + self.gm
         else:
@@ -136,6 +206,80 @@ class _CentredWeights:
         return self.scale * (n * self.A - n * self.gm)
 
 
+class _HSICPairs:
+    """Tiles of the complete HSIC game on A's variables (picklable; a Dask task ships it once).
+
+    ``task(t0, t1)`` returns, per tile, (statistic part (P,), Shapley part (P, d), number of pairs)
+    for B's rows relabelled by each row of ``perms`` (P, n).
+    """
+
+    def __init__(self, A_data: np.ndarray, kernel_a: Kernel, weights: _CentredWeights, perms: np.ndarray) -> None:
+        self.A_data, self.kernel, self.weights, self.perms = A_data, kernel_a, weights, perms
+        self.n, self.d = A_data.shape
+        self.T = n_within_pairs(self.n)
+        self.n_weights = perms.shape[0] * (2 + weights.B.shape[1])
+        self.tile = tile_length(self.d, self.n_weights)
+        fd = factor_data(kernel_a, A_data)
+        self.fd = None if fd is None else (fd, fd)
+
+    def task(self, t0: int, t1: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        out = []
+        for t in range(t0, t1):
+            k0, k1 = t * self.tile, min(self.T, (t + 1) * self.tile)
+            i, j = within_pairs(self.n, np.arange(k0, k1))
+            psi, kval = contributions(factors(self.kernel, self.A_data, i, self.A_data, j, self.fd))
+            c = 2.0 * self.weights.offdiag(self.perms[:, i].T, self.perms[:, j].T)  # (r, P)
+            out.append((c.T @ kval, c.T @ psi, k1 - k0))
+        return out
+
+    def finish(self, stats: np.ndarray, phis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Ak = amplitude(self.kernel)
+        return Ak * stats + Ak * self.weights.diagonal_constant(), Ak * phis
+
+
+class _HSICDraws:
+    """Chunks of randomly drawn pairs of the incomplete HSIC game, chunk c of side s drawn from
+    ``SeedSequence(entropy, spawn_key=(s, c))``: the draws depend on the seed alone.
+
+    ``task(c0, c1)`` returns, per chunk, (sum h (d,), sum h^2 (d,), sum hk, sum hk^2, count).
+    """
+
+    def __init__(
+        self, A_data: np.ndarray, kernel_a: Kernel, weights: _CentredWeights, n_pairs: int, entropy: Any, side: int
+    ) -> None:
+        self.A_data, self.kernel, self.weights = A_data, kernel_a, weights
+        self.n, self.d = A_data.shape
+        self.T = n_within_pairs(self.n)
+        self.n_pairs, self.entropy, self.side = n_pairs, entropy, side
+        self.chunk = draw_chunk(self.d)
+        self.n_chunks = -(-n_pairs // self.chunk)
+        fd = factor_data(kernel_a, A_data)
+        self.fd = None if fd is None else (fd, fd)
+
+    def task(self, c0: int, c1: int) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        Ak = amplitude(self.kernel)
+        for c in range(c0, c1):
+            rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(self.side, c)))
+            size = min(self.chunk, self.n_pairs - c * self.chunk)
+            i, j = within_pairs(self.n, rng.integers(0, self.T, size=size))
+            psi, kval = contributions(factors(self.kernel, self.A_data, i, self.A_data, j, self.fd))
+            cw = 2.0 * Ak * self.T * self.weights.offdiag(i, j)
+            # the exact weights sum to zero, so HSIC = sum 2 c_ab A (K_ab - 1): estimating that
+            # form keeps efficiency exact for the estimate (and the known sum acts as a control variate)
+            h, hk = psi * cw[:, None], (kval - 1.0) * cw
+            out.append((h.sum(axis=0), np.einsum("rd,rd->d", h, h), float(hk.sum()), float(hk @ hk), size))
+        return out
+
+    def finish(self, acc: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        h_sum, h_sq, k_sum, k_sq = acc
+        N = self.n_pairs
+        mh, mk = h_sum / N, k_sum / N
+        se = np.sqrt(np.maximum(h_sq / N - mh * mh, 0.0) * N / (N - 1) / N)
+        se_k = np.sqrt(max(k_sq / N - mk * mk, 0.0) * N / (N - 1) / N)
+        return np.array([mk]), mh[None, :], se, float(se_k)
+
+
 def _hsic_game(
     A_data: np.ndarray,
     kernel_a: Kernel,
@@ -144,62 +288,36 @@ def _hsic_game(
     estimator: str,
     perms: np.ndarray | None = None,
     n_pairs: int | None = None,
-    rng: np.random.Generator | None = None,
+    entropy: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    n_jobs: int = 1,
+    side: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float | None]:
     """Attribute HSIC to A's variables; B's rows are relabelled by each row of ``perms`` (P, n).
 
     Returns statistics (P,), values (P, d) and, for incomplete statistics, standard errors.
     """
     n, d = A_data.shape
+    weights = _CentredWeights(kernel_b, B_data, estimator, n_jobs)
+    if n_pairs is not None:
+        draws = _HSICDraws(A_data, kernel_a, weights, n_pairs, entropy, side)
+        per_task = max(1, max_block_bytes // (8 * (6 * d + 8) * draws.chunk))
+        ranges = [(c, min(draws.n_chunks, c + per_task)) for c in range(0, draws.n_chunks, per_task)]
+        zeros = [np.zeros(d), np.zeros(d), np.zeros(()), np.zeros(())]
+        acc = add_in_order(run_tasks(draws.task, ranges, n_jobs), zeros)
+        return draws.finish(acc)
     if perms is None:
         perms = np.arange(n)[None, :]
+    game = _HSICPairs(A_data, kernel_a, weights, perms)
     P = perms.shape[0]
-    weights = _CentredWeights(kernel_b, B_data, estimator)
-    Ak = amplitude(kernel_a)
-    T = n_within_pairs(n)
-    if n_pairs is not None:
-        if P != 1 or rng is None:
-            raise ValueError("incomplete statistics are not combined with permutations.")
-        block = block_rows(d, 1, max_block_bytes)
-        # sum over unordered pairs of 2 c_ab K_ab, estimated by T times the mean over drawn pairs
-        h_sum = np.zeros(d)
-        h_sq = np.zeros(d)
-        k_sum = k_sq = 0.0
-        done = 0
-        while done < n_pairs:
-            size = min(block, n_pairs - done)
-            i, j = within_pairs(n, rng.integers(0, T, size=size))
-            psi, kval = pair_contributions(kernel_a, A_data[i], A_data[j])
-            c = 2.0 * Ak * T * weights.offdiag(i, j)
-            # the exact weights sum to zero, so HSIC = sum 2 c_ab A (K_ab - 1): estimating that
-            # form keeps efficiency exact for the estimate (and the known sum acts as a control variate)
-            h, hk = psi * c[:, None], (kval - 1.0) * c
-            h_sum += h.sum(axis=0)
-            h_sq += np.einsum("rd,rd->d", h, h)
-            k_sum += float(hk.sum())
-            k_sq += float(hk @ hk)
-            done += size
-        mh, mk = h_sum / n_pairs, k_sum / n_pairs
-        se = np.sqrt(np.maximum(h_sq / n_pairs - mh * mh, 0.0) * n_pairs / (n_pairs - 1) / n_pairs)
-        se_k = np.sqrt(max(k_sq / n_pairs - mk * mk, 0.0) * n_pairs / (n_pairs - 1) / n_pairs)
-        return np.array([mk]), mh[None, :], se, float(se_k)
-    stats = np.zeros(P)
-    phis = np.zeros((P, d))
-    block = block_rows(d, 2 * P + B_data.shape[1] * P, max_block_bytes)
-    bar = progress_bar(T, progress, "HSIC pairs")
-    for k0 in range(0, T, block):
-        i, j = within_pairs(n, np.arange(k0, min(T, k0 + block)))
-        psi, kval = pair_contributions(kernel_a, A_data[i], A_data[j])
-        c = 2.0 * weights.offdiag(perms[:, i].T, perms[:, j].T)  # (r, P)
-        stats += c.T @ kval
-        phis += c.T @ psi
-        if bar is not None:
-            bar.update(len(i))
+    ranges = task_ranges(game.T, game.tile, tiles_per_task(d, game.n_weights, max_block_bytes))
+    bar = progress_bar(game.T, progress, "HSIC pairs")
+    stats, phis = add_in_order(run_tasks(game.task, ranges, n_jobs), [np.zeros(P), np.zeros((P, d))], bar)
     if bar is not None:
         bar.close()
-    return Ak * stats + Ak * weights.diagonal_constant(), Ak * phis, None, None
+    st, ph = game.finish(stats, phis)
+    return st, ph, None, None
 
 
 def hsic(
@@ -210,6 +328,7 @@ def hsic(
     kernel_y: Kernel | None = None,
     estimator: str = "biased",
     bandwidth: str = "median",
+    n_jobs: int | None = None,
 ) -> float:
     """HSIC between paired samples X and Y: how strongly they depend on each other.
 
@@ -221,9 +340,10 @@ def hsic(
         The second variables, row for row paired with X: for instance a regression target or
         class labels.
     kernel_x, kernel_y : kexplain product kernel, optional
-        None: an RBF with the median heuristic on that side (see ``bandwidth``), or, for a Y of
-        text or boolean labels, the delta kernel ``Categorical(mismatch=0)``.  Pass
-        ``kx.kernels.Categorical(mismatch=0)`` yourself for integer class labels.
+        None: an RBF with the median heuristic on that side (see ``bandwidth``); columns of text,
+        booleans or other non-numbers get the delta kernel ``Categorical(mismatch=0)`` instead
+        (each such column alone, the numeric columns keep the RBF; the result's ``info["notes"]``
+        says which).  Pass ``kx.kernels.Categorical(mismatch=0)`` yourself for integer class labels.
     estimator : {"biased", "unbiased"}, default "biased"
         "biased": ``tr(K H L H) / (n - 1)^2``, the estimator of Mohammadi, Chau & Muandet (2025,
         section 4.2).  "unbiased": the estimator of Song et al. (2012); needs n >= 4 and can be
@@ -231,6 +351,9 @@ def hsic(
     bandwidth : {"median", "median_per_feature"}, default "median"
         "median": one lengthscale per side, the median Euclidean distance over that side's
         variables; "median_per_feature": one per variable.  Ignored for a side whose kernel is given.
+    n_jobs : int, optional
+        Threads over blocks of rows (None: 1; -1: every core); blocks are added in a fixed order,
+        so the result is the same for every ``n_jobs``.
 
     Returns
     -------
@@ -252,20 +375,26 @@ def hsic(
     >>> print(f"{hsic(X, y):.3f}")
     0.020
     """
-    Xa, _, kx_, Ya, _, ky_, estimator = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
-    weights = _CentredWeights(ky_, Ya, estimator)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, _, kx_, Ya, _, ky_, estimator, _ = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
+    weights = _CentredWeights(ky_, Ya, estimator, n_jobs)
     n = len(Xa)
-    total = amplitude(kx_) * weights.diagonal_constant()
     step = max(1, _GRAM_BLOCK_ELEMS // max(1, n * max(Xa.shape[1], Ya.shape[1])))
-    for s in range(0, n, step):
-        rows = np.arange(s, min(n, s + step))
-        K = kx_(Xa[rows], Xa)
-        a = np.repeat(rows, n).reshape(len(rows), n)
-        b = np.broadcast_to(np.arange(n), (len(rows), n))
-        C = weights.offdiag(a, b)
-        C[np.arange(len(rows)), rows] = 0.0  # the diagonal is in the constant
-        total += float(np.sum(K * C))
-    return total
+
+    def task(s0: int, s1: int) -> list[tuple[float, int]]:
+        out = []
+        for s in range(s0 * step, min(n, s1 * step), step):
+            rows = np.arange(s, min(n, s + step))
+            K = kx_(Xa[rows], Xa)
+            a = np.repeat(rows, n).reshape(len(rows), n)
+            b = np.broadcast_to(np.arange(n), (len(rows), n))
+            C = weights.offdiag(a, b)
+            C[np.arange(len(rows)), rows] = 0.0  # the diagonal is in the constant
+            out.append((float(np.sum(K * C)), 0))
+        return out
+
+    acc = add_in_order(run_tasks(task, task_ranges(n, step, 1), n_jobs), [np.zeros(())])
+    return float(amplitude(kx_) * weights.diagonal_constant() + acc[0])
 
 
 def _check_attribute(attribute: Any) -> str:
@@ -291,6 +420,7 @@ def hsic_shapley(
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    n_jobs: int | None = None,
 ) -> GlobalAttribution | tuple[GlobalAttribution, GlobalAttribution]:
     """Split the HSIC between X and Y over the variables of X, of Y, or of both (exact Shapley values).
 
@@ -316,19 +446,26 @@ def hsic_shapley(
         ``standard_errors`` and ``total_standard_error`` against the complete statistic; the
         other side's centring still uses all pairs (O(n^2) kernel evaluations on that side only).
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.
+        Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.  Each
+        chunk of drawn pairs has its own stream (``numpy.random.SeedSequence`` children of one
+        root seed), so the draws never depend on ``max_block_bytes``, ``n_jobs`` or workers.
     max_block_bytes : int, default 32 MiB
-        Bound on the memory of one block of pairs.
+        Bound on the memory of one block of pairs (a floor of about 1 MiB per thread applies); it
+        never changes the result (fixed tiles of pairs, added in order).
     progress : bool, default False
         Show a progress bar over the pairs (needs tqdm).
+    n_jobs : int, optional
+        Threads over blocks of pairs (None: 1; -1: every core); the same result, bit for bit,
+        for every ``n_jobs``.
 
     Returns
     -------
     GlobalAttribution or tuple of two
         ``values`` per variable, ``total`` (the HSIC), ``quantity`` "HSIC", ``estimator``,
         ``kernel`` (the attributed side's kernel; ``info["kernel_other"]`` is the other side's,
-        ``info["side"]`` says which side).  For ``attribute="both"``, the pair ``(x, y)`` of
-        two such attributions, each summing to the same HSIC.
+        ``info["side"]`` says which side; ``info["notes"]`` lists the default kernel's choices for
+        label columns).  For ``attribute="both"``, the pair ``(x, y)`` of two such attributions,
+        each summing to the same HSIC.
 
     See Also
     --------
@@ -356,7 +493,9 @@ def hsic_shapley(
     rng = check_random_state(random_state, "random_state")
     max_block_bytes = check_max_block_bytes(max_block_bytes)
     progress = check_progress(progress)
-    Xa, xnames, kx_, Ya, ynames, ky_, estimator = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, xnames, kx_, Ya, ynames, ky_, estimator, notes = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
+    entropy = seed_entropy(rng)
     out = {}
     sides = {"x": (Xa, kx_, Ya, ky_, xnames), "y": (Ya, ky_, Xa, kx_, ynames)}
     for side in _sides(attribute):
@@ -368,9 +507,11 @@ def hsic_shapley(
             kb,
             estimator,
             n_pairs=n_pairs,
-            rng=rng,
+            entropy=entropy,
             max_block_bytes=max_block_bytes,
             progress=progress,
+            n_jobs=n_jobs,
+            side=0 if side == "x" else 1,
         )
         out[side] = GlobalAttribution(
             phis[0],
@@ -381,11 +522,20 @@ def hsic_shapley(
             total_standard_error=se_total,
             estimator=estimator,
             kernel=ka,
-            info={"side": side, "incomplete": n_pairs is not None, "kernel_other": kb},
+            info={"side": side, "incomplete": n_pairs is not None, "kernel_other": kb, "notes": notes},
         )
     if attribute == "both":
         return out["x"], out["y"]
     return out[attribute]
+
+
+def _permutations(n: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_permutations + 1, n) row orders: the identity, then random shuffles."""
+    perms = np.empty((n_permutations + 1, n), dtype=np.int64)
+    perms[0] = np.arange(n)
+    for p in range(n_permutations):
+        perms[p + 1] = rng.permutation(n)
+    return perms
 
 
 def hsic_test(
@@ -401,6 +551,7 @@ def hsic_test(
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    n_jobs: int | None = None,
 ) -> PermutationTestResult:
     """Permutation independence test with HSIC, its attribution and per-variable p-values.
 
@@ -414,10 +565,12 @@ def hsic_test(
 
     Parameters
     ----------
-    X, Y, kernel_x, kernel_y, attribute, estimator, bandwidth, max_block_bytes, progress
-        As in :func:`hsic_shapley`.
+    X, Y, kernel_x, kernel_y, attribute, estimator, bandwidth, max_block_bytes, progress, n_jobs
+        As in :func:`hsic_shapley`; the result is the same for every ``n_jobs`` and block size.
     n_permutations : int, default 1000
-        Number of random shuffles of Y's rows.
+        Number of random shuffles of Y's rows.  Every shuffle and its null attribution are kept,
+        so a number whose memory cannot fit (more than half of the machine's) is refused up front
+        with a ValueError.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the shuffles.
 
@@ -447,12 +600,11 @@ def hsic_test(
     rng = check_random_state(random_state, "random_state")
     max_block_bytes = check_max_block_bytes(max_block_bytes)
     progress = check_progress(progress)
-    Xa, xnames, kx_, Ya, ynames, ky_, estimator = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, xnames, kx_, Ya, ynames, ky_, estimator, notes = _prepare(X, Y, kernel_x, kernel_y, estimator, bandwidth)
     n = len(Xa)
-    perms = np.empty((n_permutations + 1, n), dtype=np.int64)
-    perms[0] = np.arange(n)
-    for p in range(n_permutations):
-        perms[p + 1] = rng.permutation(n)
+    check_permutation_memory(n_permutations, n, Xa.shape[1] + Ya.shape[1], 16)
+    perms = _permutations(n, n_permutations, rng)
     inverse = np.argsort(perms, axis=1)
     games = {"x": (Xa, kx_, Ya, ky_, perms, xnames), "y": (Ya, ky_, Xa, kx_, inverse, ynames)}
     stats: np.ndarray | None = None
@@ -462,7 +614,7 @@ def hsic_test(
     for side in _sides(attribute):
         A_data, ka, B_data, kb, side_perms, names = games[side]
         side_stats, phis, _, _ = _hsic_game(
-            A_data, ka, B_data, kb, estimator, side_perms, None, None, max_block_bytes, progress
+            A_data, ka, B_data, kb, estimator, side_perms, None, None, max_block_bytes, progress, n_jobs
         )
         if stats is None:  # both games give the same statistics; report the first one's
             stats = side_stats
@@ -476,7 +628,7 @@ def hsic_test(
             p_value=p_value,
             estimator=estimator,
             kernel=ka,
-            info={"side": side, "incomplete": False, "kernel_other": kb},
+            info={"side": side, "incomplete": False, "kernel_other": kb, "notes": notes},
         )
         nulls[side] = phis[1:]
     assert stats is not None

@@ -24,35 +24,62 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_random_state, feature_names_of
+from .._validation import check_n_jobs, check_random_state, feature_names_of
 from ..explanation import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
 from ._common import (
-    PairSampler,
     check_estimator_name,
     check_max_block_bytes,
     check_n_pairs,
     check_n_permutations,
+    check_permutation_memory,
     check_progress,
     permutation_p_values,
     progress_bar,
-    sampled_moments,
+    seed_entropy,
 )
-from ._kernels import amplitude, resolve_kernel, validate_sample
-from ._pairs import DEFAULT_BLOCK_BYTES, block_rows, n_within_pairs, pair_contributions, within_pairs
+from ._kernels import amplitude, overflow_scale, resolve_kernel, validate_sample
+from ._pairs import (
+    DEFAULT_BLOCK_BYTES,
+    add_in_order,
+    contributions,
+    draw_chunk,
+    factor_data,
+    factors,
+    n_within_pairs,
+    run_tasks,
+    task_ranges,
+    tile_length,
+    tiles_per_task,
+    within_pairs,
+)
 
 _GRAM_BLOCK_ELEMS = 2**22
 
 
-def _prepare(X: Any, Z: Any, kernel: Any, bandwidth: Any) -> tuple[np.ndarray, np.ndarray, list[str], Kernel]:
+def _prepare(
+    X: Any, Z: Any, kernel: Any, bandwidth: Any
+) -> tuple[np.ndarray, np.ndarray, list[str], Kernel, dict[str, Any]]:
+    """Validated samples, feature names, the kernel, and notes for the result's ``info``."""
     if kernel is not None:
         resolve_kernel(kernel, None, "kernel")
     Xa, names = validate_sample(X, kernel, "X", min_rows=2)
-    Za, znames = validate_sample(Z, kernel, "Z", min_rows=2, n_features=Xa.shape[1])
+    Za, znames = validate_sample(Z, kernel, "Z", min_rows=2)
+    if Xa.shape[1] != Za.shape[1]:
+        raise ValueError(
+            f"X has {Xa.shape[1]} features but Z has {Za.shape[1]}; the two samples of a two-sample test "
+            "must have the same features (columns)."
+        )
     if feature_names_of(X) is not None and feature_names_of(Z) is not None and znames != names:
         raise ValueError(f"the columns of Z ({znames}) differ from those of X ({names}); align them first.")
+    info: dict[str, Any] = {}
+    scale = overflow_scale(kernel, (Xa, Za), "X and Z")
+    if scale != 1.0:
+        # the default RBF is scale-equivariant: work on X / s with the median heuristic of X / s
+        Xa, Za = Xa / scale, Za / scale
+        info["data_scale"] = scale
     kernel = resolve_kernel(kernel, (Xa, Za), "kernel", bandwidth)
-    return Xa, Za, names, kernel
+    return Xa, Za, names, kernel, info
 
 
 def _weights(n: int, m: int, estimator: str) -> tuple[float, float, float, float]:
@@ -62,14 +89,25 @@ def _weights(n: int, m: int, estimator: str) -> tuple[float, float, float, float
     return 2.0 / n**2, 2.0 / m**2, -2.0 / (n * m), 1.0 / n + 1.0 / m
 
 
-def _gram_sum(kernel: Kernel, P: np.ndarray, Q: np.ndarray) -> float:
-    """sum_{i,j} k(P_i, Q_j) in row blocks (memory bounded)."""
+def _gram_sum(kernel: Kernel, P: np.ndarray, Q: np.ndarray, n_jobs: int = 1) -> float:
+    """sum_{i,j} k(P_i, Q_j) over row blocks (memory bounded), added in block order."""
     step = max(1, _GRAM_BLOCK_ELEMS // max(1, len(Q) * P.shape[1]))
-    return float(sum(kernel(P[s : s + step], Q).sum() for s in range(0, len(P), step)))
+
+    def task(s0: int, s1: int) -> list[tuple[float, int]]:
+        return [(float(kernel(P[s : s + step], Q).sum()), 0) for s in range(s0 * step, s1 * step, step)]
+
+    ranges = task_ranges(len(P), step, 1)
+    return float(add_in_order(run_tasks(task, ranges, n_jobs), [np.zeros(())])[0])
 
 
 def mmd(
-    X: Any, Z: Any, *, kernel: Kernel | None = None, estimator: str = "unbiased", bandwidth: str = "median"
+    X: Any,
+    Z: Any,
+    *,
+    kernel: Kernel | None = None,
+    estimator: str = "unbiased",
+    bandwidth: str = "median",
+    n_jobs: int | None = None,
 ) -> float:
     """MMD^2 between the samples X and Z: how far apart their distributions are.
 
@@ -90,6 +128,9 @@ def mmd(
         "median": one lengthscale, the median Euclidean distance over all features (the paper's
         choice); "median_per_feature": one median absolute difference per feature.  Ignored when
         ``kernel`` is given.
+    n_jobs : int, optional
+        Threads for the blocks of the Gram matrices (None: 1; -1: every core).  The blocks' sums are
+        added in a fixed order, so the result is the same for every ``n_jobs``.
 
     Returns
     -------
@@ -112,13 +153,43 @@ def mmd(
     0.064
     """
     estimator = check_estimator_name(estimator)
-    Xa, Za, _, kern = _prepare(X, Z, kernel, bandwidth)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, Za, _, kern, _ = _prepare(X, Z, kernel, bandwidth)
     n, m = len(Xa), len(Za)
-    sxx, szz, sxz = _gram_sum(kern, Xa, Xa), _gram_sum(kern, Za, Za), _gram_sum(kern, Xa, Za)
+    sxx, szz, sxz = (_gram_sum(kern, P, Q, n_jobs) for P, Q in ((Xa, Xa), (Za, Za), (Xa, Za)))
     if estimator == "unbiased":
         A = amplitude(kern)
         return (sxx - n * A) / (n * (n - 1)) + (szz - m * A) / (m * (m - 1)) - 2.0 * sxz / (n * m)
     return sxx / n**2 + szz / m**2 - 2.0 * sxz / (n * m)
+
+
+class _PooledPairs:
+    """The complete statistic's tiles: every pair of the pooled sample, weighted per labelling.
+
+    Picklable (a Dask task ships it once); ``task(t0, t1)`` returns, for each tile in [t0, t1),
+    (statistic part (P,), Shapley part (P, d), number of pairs).
+    """
+
+    def __init__(self, kernel: Kernel, W: np.ndarray, labels: np.ndarray, n: int, m: int, estimator: str) -> None:
+        self.kernel, self.W, self.labels = kernel, W, labels
+        self.N, self.d = W.shape
+        self.weights = _weights(n, m, estimator)
+        self.T = n_within_pairs(self.N)
+        self.tile = tile_length(self.d, labels.shape[1])
+        fd = factor_data(kernel, W)
+        self.fd = None if fd is None else (fd, fd)
+
+    def task(self, t0: int, t1: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        wxx, wzz, wxz, _ = self.weights
+        out = []
+        for t in range(t0, t1):
+            k0, k1 = t * self.tile, min(self.T, (t + 1) * self.tile)
+            i, j = within_pairs(self.N, np.arange(k0, k1))
+            psi, kval = contributions(factors(self.kernel, self.W, i, self.W, j, self.fd))
+            li, lj = self.labels[i], self.labels[j]
+            w = np.where(li & lj, wxx, np.where(li | lj, wxz, wzz))  # (r, P)
+            out.append((w.T @ kval, w.T @ psi, k1 - k0))
+        return out
 
 
 def _pooled_game(
@@ -130,29 +201,102 @@ def _pooled_game(
     estimator: str,
     max_block_bytes: int,
     progress: bool,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Statistic (P,) and Shapley values (P, d) for each labelling column of ``labels`` (N, P)."""
-    N, d = W.shape
+    game = _PooledPairs(kernel, W, labels, n, m, estimator)
     P = labels.shape[1]
-    wxx, wzz, wxz, diag = _weights(n, m, estimator)
-    A = amplitude(kernel)
-    stats = np.zeros(P)
-    phis = np.zeros((P, d))
-    T = n_within_pairs(N)
-    block = block_rows(d, P, max_block_bytes)
-    bar = progress_bar(T, progress, "MMD pairs")
-    for k0 in range(0, T, block):
-        i, j = within_pairs(N, np.arange(k0, min(T, k0 + block)))
-        psi, kval = pair_contributions(kernel, W[i], W[j])
-        li, lj = labels[i], labels[j]
-        w = np.where(li & lj, wxx, np.where(li | lj, wxz, wzz))  # (r, P)
-        stats += w.T @ kval
-        phis += w.T @ psi
-        if bar is not None:
-            bar.update(len(i))
+    ranges = task_ranges(game.T, game.tile, tiles_per_task(game.d, P, max_block_bytes))
+    bar = progress_bar(game.T, progress, "MMD pairs")
+    stats, phis = add_in_order(run_tasks(game.task, ranges, n_jobs), [np.zeros(P), np.zeros((P, game.d))], bar)
     if bar is not None:
         bar.close()
-    return A * stats + A * diag, A * phis
+    return _finish_pooled(kernel, estimator, n, m, stats, phis)
+
+
+def _finish_pooled(
+    kernel: Kernel, estimator: str, n: int, m: int, stats: np.ndarray, phis: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    A = amplitude(kernel)
+    return A * stats + A * _weights(n, m, estimator)[3], A * phis
+
+
+class _DrawnPairs:
+    """The incomplete statistic's random streams: group g (XX, ZZ, XZ), chunk c of ``draw_chunk(d)``
+    pairs drawn with ``SeedSequence(entropy, spawn_key=(g, c))`` (the children ``spawn`` makes), so
+    the draws depend on the seed alone, never on blocks, threads or workers.
+
+    ``task(c0, c1)`` returns, for each chunk, (group, sum psi (d,), sum psi^2 (d,), sum k, sum k^2, count).
+    """
+
+    def __init__(self, kernel: Kernel, Xa: np.ndarray, Za: np.ndarray, n_pairs: int, entropy: Any) -> None:
+        self.kernel, self.Xa, self.Za = kernel, Xa, Za
+        self.n, self.m, self.d = len(Xa), len(Za), Xa.shape[1]
+        b_xx = b_zz = n_pairs // 4
+        self.split = (b_xx, b_zz, n_pairs - b_xx - b_zz)
+        self.chunk = draw_chunk(self.d)
+        self.entropy = entropy
+        self.chunks = [(g, c) for g in range(3) for c in range(-(-self.split[g] // self.chunk))]
+        # one pooled array (Z's rows after X's), so label codes are shared by the two samples
+        self.W = np.concatenate([Xa, Za], axis=0)
+        fd = factor_data(kernel, self.W)
+        self.fd = None if fd is None else (fd, fd)
+
+    def draw(self, g: int, c: int) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(g, c)))
+        size = min(self.chunk, self.split[g] - c * self.chunk)
+        if g == 2:
+            return rng.integers(0, self.n, size=size), rng.integers(0, self.m, size=size)
+        nn = self.n if g == 0 else self.m
+        return within_pairs(nn, rng.integers(0, n_within_pairs(nn), size=size))
+
+    def task(self, c0: int, c1: int) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for g, c in self.chunks[c0:c1]:
+            i, j = self.draw(g, c)
+            if g == 1:
+                i, j = i + self.n, j + self.n
+            elif g == 2:
+                j = j + self.n
+            psi, kval = contributions(factors(self.kernel, self.W, i, self.W, j, self.fd))
+            sq = np.einsum("rd,rd->d", psi, psi)
+            out.append((g, psi.sum(axis=0), sq, float(kval.sum()), float(kval @ kval), len(i)))
+        return out
+
+
+def _add_moments(results: Any) -> list[list[Any]]:
+    """Per group [sum psi, sum psi^2, sum k, sum k^2, count], chunks added in chunk order."""
+    acc: list[list[Any]] = []
+    for _ in range(3):
+        acc.append([0.0, 0.0, 0.0, 0.0, 0])
+    for part in results:
+        for g, *vals in part:
+            for q, v in enumerate(vals):
+                acc[g][q] = acc[g][q] + v
+    return acc
+
+
+def _finish_incomplete(
+    kernel: Kernel, n: int, m: int, d: int, estimator: str, split: tuple[int, int, int], acc: list[list[Any]]
+) -> tuple[np.ndarray, float, np.ndarray, float, tuple[int, int, int]]:
+    A = amplitude(kernel)
+    # the biased estimator is ((n-1)/n) U_xx + A/n + ...: the same pairs, rescaled, plus constants
+    sx = 1.0 if estimator == "unbiased" else (n - 1) / n
+    sz = 1.0 if estimator == "unbiased" else (m - 1) / m
+    const = 0.0 if estimator == "unbiased" else A * (1.0 / n + 1.0 / m)
+    values = np.zeros(d)
+    var_values = np.zeros(d)
+    total = const
+    var_total = 0.0
+    for coef, (psi, psi2, k, k2, c) in zip((sx, sz, -2.0), acc):
+        mp, mk = psi / c, k / c
+        vp = np.maximum(psi2 - c * mp * mp, 0.0) / max(c - 1, 1)
+        vk = max(k2 - c * mk * mk, 0.0) / max(c - 1, 1)
+        values += A * coef * mp
+        var_values += (A * coef) ** 2 * vp / c
+        total += A * coef * mk
+        var_total += (A * coef) ** 2 * vk / c
+    return values, float(total), np.sqrt(var_values), float(np.sqrt(var_total)), split
 
 
 def _incomplete(
@@ -161,45 +305,26 @@ def _incomplete(
     Za: np.ndarray,
     estimator: str,
     n_pairs: int,
-    rng: np.random.Generator,
+    entropy: Any,
     max_block_bytes: int,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray, float, np.ndarray, float, tuple[int, int, int]]:
     """Incomplete U-statistic: n_pairs/4 XX pairs, n_pairs/4 ZZ pairs, the rest XZ pairs, with replacement."""
-    n, m, d = len(Xa), len(Za), Xa.shape[1]
-    A = amplitude(kernel)
-    block = block_rows(d, 1, max_block_bytes)
-    b_xx = b_zz = n_pairs // 4
-    b_xz = n_pairs - b_xx - b_zz
+    game = _DrawnPairs(kernel, Xa, Za, n_pairs, entropy)
+    per_task = max(1, max_block_bytes // (8 * (4 * game.d + 8) * game.chunk))
+    ranges = [(c, min(len(game.chunks), c + per_task)) for c in range(0, len(game.chunks), per_task)]
+    acc = _add_moments(run_tasks(game.task, ranges, n_jobs))
+    return _finish_incomplete(kernel, len(Xa), len(Za), Xa.shape[1], estimator, game.split, acc)
 
-    def within(size_n: int) -> PairSampler:
-        def draw(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
-            return within_pairs(size_n, rng.integers(0, n_within_pairs(size_n), size=size))
 
-        return draw
-
-    def cross(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
-        return rng.integers(0, n, size=size), rng.integers(0, m, size=size)
-
-    # the biased estimator is ((n-1)/n) U_xx + A/n + ...: the same pairs, rescaled, plus constants
-    sx = 1.0 if estimator == "unbiased" else (n - 1) / n
-    sz = 1.0 if estimator == "unbiased" else (m - 1) / m
-    const = 0.0 if estimator == "unbiased" else A * (1.0 / n + 1.0 / m)
-    terms = [
-        (sx, sampled_moments(kernel, Xa, Xa, within(n), b_xx, rng, block, d)),
-        (sz, sampled_moments(kernel, Za, Za, within(m), b_zz, rng, block, d)),
-        (-2.0, sampled_moments(kernel, Xa, Za, cross, b_xz, rng, block, d)),
-    ]
-    values = np.zeros(d)
-    var_values = np.zeros(d)
-    total = const
-    var_total = 0.0
-    for coef, mom in terms:
-        mp, vp, mk, vk = mom.mean_var()
-        values += A * coef * mp
-        var_values += (A * coef) ** 2 * vp / mom.count
-        total += A * coef * mk
-        var_total += (A * coef) ** 2 * vk / mom.count
-    return values, total, np.sqrt(var_values), float(np.sqrt(var_total)), (b_xx, b_zz, b_xz)
+def _relabellings(n: int, m: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """(n + m, n_permutations + 1) labels: column 0 the observed one, then random relabellings."""
+    observed = np.concatenate([np.ones(n, bool), np.zeros(m, bool)])
+    labels = np.empty((n + m, n_permutations + 1), dtype=bool)
+    labels[:, 0] = observed
+    for p in range(n_permutations):
+        labels[:, p + 1] = rng.permutation(observed)
+    return labels
 
 
 def mmd_shapley(
@@ -213,6 +338,7 @@ def mmd_shapley(
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    n_jobs: int | None = None,
 ) -> GlobalAttribution:
     """Split the MMD^2 between two samples over the features, with exact Shapley values.
 
@@ -243,18 +369,29 @@ def mmd_shapley(
         Its ``standard_errors`` and ``total_standard_error`` measure the error against the
         complete statistic, and the values still sum exactly to the estimate.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
-        Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.
+        Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.  The
+        pairs are drawn in chunks, each from its own stream (``numpy.random.SeedSequence``
+        children of one root seed), so they depend on the seed only, never on ``max_block_bytes``,
+        ``n_jobs`` or the workers of :func:`kexplain.dask.mmd_shapley`.
     max_block_bytes : int, default 32 MiB
-        Bound on the memory of one block of pairs.
+        Bound on the memory of one block of pairs (a floor of about 1 MiB per thread applies).  It
+        never changes the result: partial sums are taken over fixed tiles of pairs and added in
+        tile order.
     progress : bool, default False
         Show a progress bar over the pairs (needs tqdm).
+    n_jobs : int, optional
+        Threads over blocks of pairs (None: 1; -1: every core); the compiled kernels release the
+        GIL.  The result is the same, bit for bit, for every ``n_jobs``.
 
     Returns
     -------
     GlobalAttribution
         ``values`` (one per feature), ``total`` (the MMD^2 estimate), ``quantity`` "MMD^2",
         ``estimator``, ``kernel`` (the kernel used), and for ``n_pairs`` the
-        ``standard_errors`` and ``total_standard_error``.
+        ``standard_errors`` and ``total_standard_error``.  Data so large that differences of
+        rows overflow (beyond about 1e154) are divided by a power of two first when the default
+        kernel is used (scale-free: the same MMD^2); ``info["data_scale"]`` then gives the divisor
+        and ``kernel`` is in the divided units.  With a given kernel such data is refused.
 
     See Also
     --------
@@ -280,10 +417,13 @@ def mmd_shapley(
     rng = check_random_state(random_state, "random_state")
     max_block_bytes = check_max_block_bytes(max_block_bytes)
     progress = check_progress(progress)
-    Xa, Za, names, kern = _prepare(X, Z, kernel, bandwidth)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, Za, names, kern, info = _prepare(X, Z, kernel, bandwidth)
     n, m = len(Xa), len(Za)
     if n_pairs is not None:
-        values, total, se, se_total, split = _incomplete(kern, Xa, Za, estimator, n_pairs, rng, max_block_bytes)
+        values, total, se, se_total, split = _incomplete(
+            kern, Xa, Za, estimator, n_pairs, seed_entropy(rng), max_block_bytes, n_jobs
+        )
         return GlobalAttribution(
             values,
             total,
@@ -293,13 +433,13 @@ def mmd_shapley(
             total_standard_error=se_total,
             estimator=estimator,
             kernel=kern,
-            info={"n_pairs": split, "incomplete": True},
+            info={"n_pairs": split, "incomplete": True, **info},
         )
     W = np.concatenate([Xa, Za], axis=0)
     labels = np.concatenate([np.ones(n, bool), np.zeros(m, bool)])[:, None]
-    stats, phis = _pooled_game(kern, W, labels, n, m, estimator, max_block_bytes, progress)
+    stats, phis = _pooled_game(kern, W, labels, n, m, estimator, max_block_bytes, progress, n_jobs)
     return GlobalAttribution(
-        phis[0], stats[0], names, "MMD^2", estimator=estimator, kernel=kern, info={"incomplete": False}
+        phis[0], stats[0], names, "MMD^2", estimator=estimator, kernel=kern, info={"incomplete": False, **info}
     )
 
 
@@ -314,6 +454,7 @@ def mmd_test(
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    n_jobs: int | None = None,
 ) -> PermutationTestResult:
     """Permutation two-sample test with MMD^2, its attribution and per-feature p-values.
 
@@ -330,10 +471,12 @@ def mmd_test(
 
     Parameters
     ----------
-    X, Z, kernel, estimator, bandwidth, max_block_bytes, progress
-        As in :func:`mmd_shapley`.
+    X, Z, kernel, estimator, bandwidth, max_block_bytes, progress, n_jobs
+        As in :func:`mmd_shapley`; the result is the same for every ``n_jobs`` and block size.
     n_permutations : int, default 1000
-        Number of random relabellings of the pooled sample.
+        Number of random relabellings of the pooled sample.  Every relabelling and its null
+        attribution are kept, so a number whose memory cannot fit (more than half of the
+        machine's) is refused up front with a ValueError.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the relabellings.
 
@@ -363,15 +506,13 @@ def mmd_test(
     rng = check_random_state(random_state, "random_state")
     max_block_bytes = check_max_block_bytes(max_block_bytes)
     progress = check_progress(progress)
-    Xa, Za, names, kern = _prepare(X, Z, kernel, bandwidth)
+    n_jobs = check_n_jobs(n_jobs)
+    Xa, Za, names, kern, info = _prepare(X, Z, kernel, bandwidth)
     n, m = len(Xa), len(Za)
+    check_permutation_memory(n_permutations, n + m, Xa.shape[1], 1)
     W = np.concatenate([Xa, Za], axis=0)
-    observed = np.concatenate([np.ones(n, bool), np.zeros(m, bool)])
-    labels = np.empty((n + m, n_permutations + 1), dtype=bool)
-    labels[:, 0] = observed
-    for p in range(n_permutations):
-        labels[:, p + 1] = rng.permutation(observed)
-    stats, phis = _pooled_game(kern, W, labels, n, m, estimator, max_block_bytes, progress)
+    labels = _relabellings(n, m, n_permutations, rng)
+    stats, phis = _pooled_game(kern, W, labels, n, m, estimator, max_block_bytes, progress, n_jobs)
     p_value = float(permutation_p_values(stats[0], stats[1:]))
     att = GlobalAttribution(
         phis[0],
@@ -382,6 +523,6 @@ def mmd_test(
         p_value=p_value,
         estimator=estimator,
         kernel=kern,
-        info={"incomplete": False},
+        info={"incomplete": False, **info},
     )
     return PermutationTestResult(stats[0], p_value, att, stats[1:], phis[1:], n_permutations, "MMD^2")

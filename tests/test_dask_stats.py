@@ -1,0 +1,108 @@
+"""kexplain.dask.stats on a LocalCluster: the same numbers as kexplain.stats, for any workers and chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+import kexplain as kx  # noqa: E402
+from kexplain.dask import stats as dstats  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client2():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+@pytest.fixture(scope="module")
+def client1():
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+@pytest.fixture(autouse=True)
+def small_tiles(monkeypatch):
+    """Tiles of 64 pairs and random streams of 256 pairs, so that every call spreads many tasks."""
+    from kexplain.stats import _pairs
+
+    monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+    monkeypatch.setattr(_pairs, "DRAW_CHUNK_BYTES", 4096)
+    assert _pairs.tile_length(3, 1) == 64 and _pairs.draw_chunk(3) == 256
+
+
+@pytest.fixture
+def XZ():
+    rng = np.random.default_rng(3)
+    return rng.normal(size=(45, 3)), rng.normal(size=(38, 3)) + [0.0, 0.8, 0.0]
+
+
+def _close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_complete_statistics_equal_the_in_process_ones(client2, XZ):
+    X, Z = XZ
+    Xd, Zd = da.from_array(X, chunks=(7, 3)), da.from_array(Z, chunks=(20, 3))
+    ref = kx.stats.mmd_shapley(X, Z, max_block_bytes=20_000)
+    got = dstats.mmd_shapley(Xd, Zd, max_block_bytes=20_000, client=client2)
+    _close(got.values, ref.values)
+    _close(got.total, ref.total)
+    assert np.array_equal(got.values, ref.values)  # the same tiles added in the same order
+    _close(dstats.mmd(Xd, Zd, client=client2), kx.stats.mmd(X, Z))
+    y = np.sin(X[:, 1])
+    _close(dstats.hsic(Xd, da.from_array(y, chunks=10), client=client2), kx.stats.hsic(X, y))
+    hx, hy = dstats.hsic_shapley(Xd, np.c_[y, X[:, 0]], attribute="both", client=client2)
+    rx, ry = kx.stats.hsic_shapley(X, np.c_[y, X[:, 0]], attribute="both")
+    _close(hx.values, rx.values)
+    _close(hy.values, ry.values)
+
+
+def test_permutation_tests_equal_the_in_process_ones(client2, XZ):
+    X, Z = XZ
+    ref = kx.stats.mmd_test(X, Z, n_permutations=40, random_state=5)
+    got = dstats.mmd_test(da.from_array(X, chunks=11), Z, n_permutations=40, random_state=5, client=client2)
+    _close(got.null_attributions, ref.null_attributions)
+    _close(got.null_distribution, ref.null_distribution)
+    assert got.p_value == ref.p_value
+    y = np.cos(2 * X[:, 2])
+    href = kx.stats.hsic_test(X, y, n_permutations=30, random_state=1)
+    hgot = dstats.hsic_test(da.from_array(X, chunks=9), y, n_permutations=30, random_state=1, client=client2)
+    _close(hgot.null_attributions, href.null_attributions)
+    assert np.array_equal(hgot.feature_p_values, href.feature_p_values)
+
+
+def test_incomplete_statistics_reproducible_for_any_workers_and_chunks(client1, client2, XZ):
+    X, Z = XZ
+    ref = kx.stats.mmd_shapley(X, Z, n_pairs=3000, random_state=7)
+    runs = [
+        dstats.mmd_shapley(da.from_array(X, chunks=c), Z, n_pairs=3000, random_state=7, client=cl, max_block_bytes=b)
+        for cl, c, b in ((client1, 45, 2**25), (client2, 10, 2**25), (client2, 4, 50_000))
+    ]
+    for r in runs:
+        assert np.array_equal(r.values, ref.values)
+        assert np.array_equal(r.standard_errors, ref.standard_errors)
+    y = X[:, 0] ** 2
+    href = kx.stats.hsic_shapley(X, y, n_pairs=2000, random_state=4)
+    for cl in (client1, client2):
+        h = dstats.hsic_shapley(da.from_array(X, chunks=6), y, n_pairs=2000, random_state=4, client=cl)
+        _close(h.values, href.values)
+        _close(h.total, href.total)
+
+
+def test_without_a_client_the_message_says_how_to_get_one(XZ, monkeypatch):
+    import distributed
+
+    def none():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", none)
+    with pytest.raises(ValueError, match="need a dask.distributed Client"):
+        dstats.mmd(*XZ)

@@ -1,0 +1,140 @@
+"""n_jobs, block sizes and random streams of the kernel statistics, and the defects of issue 11."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kexplain as kx
+from kexplain.stats import hsic, hsic_shapley, hsic_test, mmd, mmd_shapley, mmd_test
+
+
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """Tiles of 64 pairs and random streams of 256 pairs: many tiles even on small samples."""
+    from kexplain.stats import _pairs
+
+    monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+    monkeypatch.setattr(_pairs, "DRAW_CHUNK_BYTES", 4096)
+
+
+@pytest.fixture
+def XZ():
+    rng = np.random.default_rng(11)
+    return rng.normal(size=(50, 4)), rng.normal(size=(44, 4)) + [0.0, 0.7, 0.0, 0.2]
+
+
+SETTINGS = [(1, 2**25), (2, 2**25), (2, 3000), (3, 1)]
+
+
+@pytest.mark.parametrize("n_jobs, max_block_bytes", SETTINGS)
+def test_mmd_results_are_identical_for_every_n_jobs_and_block_size(small_tiles, XZ, n_jobs, max_block_bytes):
+    X, Z = XZ
+    ref = mmd_shapley(X, Z)
+    got = mmd_shapley(X, Z, n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(got.values, ref.values) and got.total == ref.total
+    inc = mmd_shapley(X, Z, n_pairs=2000, random_state=2)
+    inc2 = mmd_shapley(X, Z, n_pairs=2000, random_state=2, n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(inc.values, inc2.values) and np.array_equal(inc.standard_errors, inc2.standard_errors)
+    t = mmd_test(X, Z, n_permutations=20, random_state=0)
+    t2 = mmd_test(X, Z, n_permutations=20, random_state=0, n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(t.null_attributions, t2.null_attributions)
+    assert np.array_equal(t.null_distribution, t2.null_distribution)
+    assert mmd(X, Z) == mmd(X, Z, n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("n_jobs, max_block_bytes", SETTINGS)
+def test_hsic_results_are_identical_for_every_n_jobs_and_block_size(small_tiles, XZ, n_jobs, max_block_bytes):
+    X = XZ[0]
+    Y = np.c_[np.sin(X[:, 0]), X[:, 1] ** 2]
+    rx, ry = hsic_shapley(X, Y, attribute="both")
+    gx, gy = hsic_shapley(X, Y, attribute="both", n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(rx.values, gx.values) and np.array_equal(ry.values, gy.values)
+    inc = hsic_shapley(X, Y, n_pairs=900, random_state=3)
+    inc2 = hsic_shapley(X, Y, n_pairs=900, random_state=3, n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(inc.values, inc2.values)
+    t = hsic_test(X, Y, n_permutations=15, random_state=0)
+    t2 = hsic_test(X, Y, n_permutations=15, random_state=0, n_jobs=n_jobs, max_block_bytes=max_block_bytes)
+    assert np.array_equal(t.null_attributions, t2.null_attributions)
+    np.testing.assert_allclose(hsic(X, Y, n_jobs=n_jobs), hsic(X, Y), rtol=1e-12)
+
+
+def test_compiled_and_numpy_pair_paths_agree(XZ, monkeypatch):
+    from kexplain.stats import _pairs
+
+    X, Z = XZ
+    fast = mmd_shapley(X, Z, kernel=kx.kernels.Laplacian(1.3))
+    monkeypatch.setattr(_pairs, "factor_data", lambda kernel, data: None)
+    slow = mmd_shapley(X, Z, kernel=kx.kernels.Laplacian(1.3))
+    np.testing.assert_allclose(fast.values, slow.values, rtol=1e-12, atol=1e-15)
+
+
+# ---- issue 11, defect 3: a memory setting never changes a sampled result -------------------------
+
+
+def test_incomplete_mmd_does_not_depend_on_max_block_bytes(XZ):
+    X, Z = XZ
+    a = mmd_shapley(X, Z, n_pairs=20_000, random_state=2)
+    b = mmd_shapley(X, Z, n_pairs=20_000, random_state=2, max_block_bytes=5_000)
+    assert np.array_equal(a.values, b.values) and a.total == b.total
+
+
+# ---- issue 11, defect 2: one label column does not switch every column to a delta kernel ---------
+
+
+def test_hsic_default_kernel_gives_the_delta_kernel_only_to_label_columns():
+    rng = np.random.default_rng(0)
+    n = 80
+    driver, noise = rng.normal(size=n), rng.normal(size=n)
+    flag = rng.random(n) < 0.5  # a bool column, independent of y
+    X = np.empty((n, 3), dtype=object)
+    X[:, 0], X[:, 1], X[:, 2] = driver, noise, flag
+    y = np.sin(2 * driver) + 0.1 * rng.normal(size=n)
+    att = hsic_shapley(X, y)
+    assert att.ranking()[0] == "x0"
+    assert att.values[0] > 5 * abs(att.values[1])  # the driver and the noise no longer tie
+    assert any("['x2']" in note and "delta kernel" in note for note in att.info["notes"])
+    assert isinstance(att.kernel, kx.kernels.ProductKernel)
+    res = hsic_test(X, y, n_permutations=19, random_state=0)
+    assert res.attribution.values[0] > 5 * abs(res.attribution.values[1])
+
+
+def test_hsic_default_kernel_on_a_dataframe_with_a_bool_column():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    n = 60
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "flag": rng.random(n) < 0.5})
+    y = df["a"].to_numpy() ** 2
+    att = hsic_shapley(df, y)
+    assert att.ranking()[0] == "a"
+    assert "['flag']" in att.info["notes"][0]
+
+
+# ---- issue 11, defect 11: an impossible number of permutations is refused up front ----------------
+
+
+@pytest.mark.parametrize("fn", [mmd_test, hsic_test])
+def test_huge_n_permutations_is_refused_up_front(fn, XZ):
+    X, Z = XZ
+    Y = Z[: len(X)] if fn is mmd_test else X[:, 0]
+    with pytest.raises(ValueError, match=r"n_permutations=1000000000 needs about .* GiB"):
+        fn(X, Y if fn is hsic_test else Z, n_permutations=10**9)
+
+
+# ---- issue 11, defect 12: errors that name the right argument ------------------------------------
+
+
+def test_different_feature_counts_name_both_samples(XZ):
+    X, Z = XZ
+    with pytest.raises(ValueError, match="X has 2 features but Z has 4"):
+        mmd_shapley(X[:, :2], Z)
+
+
+def test_data_scaled_by_1e300_gives_the_same_attribution(XZ):
+    X, Z = XZ
+    ref = mmd_shapley(X, Z)
+    big = mmd_shapley(X * 1e300, Z * 1e300)
+    np.testing.assert_allclose(big.values, ref.values, rtol=1e-10, atol=1e-14)
+    assert big.info["data_scale"] > 1e299
+    with pytest.raises(ValueError, match="X and Z hold values up to .*overflow"):
+        mmd_shapley(X * 1e300, Z * 1e300, kernel=kx.kernels.RBF(1.0))
