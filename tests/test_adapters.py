@@ -410,3 +410,21 @@ def test_describe_output_names_the_method_and_the_model(data):
     # the explainer reports the same output on its Explanation
     m = SVR().fit(X, y)
     assert kx.ProductKernelExplainer(m).explain(X[:2]).output == describe_output(m)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # scikit-learn 1.9 deprecates probability=True
+def test_describe_output_says_svc_with_probability_is_explained_through_decision_function(data):
+    X, yc, y3, z = data["X"], data["yc"], data["y3"], data["z"]
+    m = SVC(probability=True, random_state=0).fit(X, yc)
+    text = describe_output(m)
+    assert text.startswith("decision_function of SVC")
+    assert "not predict_proba" in text and "Platt" in text
+    # the explanation carries the same statement, and it is true: the values add up to decision_function
+    ex = kx.ProductKernelExplainer(m).explain(X[:3])
+    assert ex.output == text
+    assert_rel_close(ex.values.sum(axis=1) + ex.base_values, m.decision_function(X[:3]))
+    assert not np.allclose(ex.values.sum(axis=1) + ex.base_values, m.predict_proba(X[:3])[:, 1])
+    multi = describe_output(make_pipeline(StandardScaler(), NuSVC(probability=True, random_state=0)).fit(z, y3))
+    assert "one-vs-one" in multi and "not predict_proba" in multi
+    # without probability=True there is no predict_proba to confuse it with
+    assert "predict_proba" not in describe_output(SVC().fit(X, yc))

@@ -394,3 +394,252 @@ def test_demo_efficiency_failure_exits_1(tmp_path, capsys, monkeypatch):
     assert code == 1
     assert "efficiency check failed" in err
     assert not (tmp_path / "demo" / "report.html").exists()
+
+
+# -- issue 11 #15: never overwrite silently; every file error names its option -------------------
+def _explain_argv(model, data, out, *extra):
+    return ["explain", "--model", model, "--data", data, "--out", out, *extra]
+
+
+def _one_error_line(err):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kexplain: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_out_refuses_to_overwrite_an_existing_file_without_force(model_path, files, data, capsys):
+    path, model = model_path
+    out = files / "v.csv"
+    out.write_text("precious\n")
+    code, _, err = run(_explain_argv(path, files / "X.csv", out), capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert "--out" in line and "already exists" in line and "--force" in line
+    assert out.read_text() == "precious\n"
+    # --force overwrites, with the right values
+    code, _, err = run(_explain_argv(path, files / "X.csv", out, "--force"), capsys)
+    assert code == 0, err
+    assert_matches(pd.read_csv(out), kx.ProductKernelExplainer(model).explain(data[0].iloc[:8]))
+
+
+def test_existing_interactions_file_is_refused_before_anything_is_written(model_path, files, capsys):
+    path, _ = model_path
+    (files / "v.interactions.csv").write_text("precious\n")
+    code, _, err = run(_explain_argv(path, files / "X.csv", files / "v.csv", "--interactions"), capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert "--interactions-out" in line and "already exists" in line and "--force" in line
+    assert not (files / "v.csv").exists()
+    assert (files / "v.interactions.csv").read_text() == "precious\n"
+    code, _, err = run(_explain_argv(path, files / "X.csv", files / "v.csv", "--interactions", "--force"), capsys)
+    assert code == 0, err
+    assert len(pd.read_csv(files / "v.interactions.csv")) == 8 * 4 * 4
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted"])
+@pytest.mark.parametrize("force", [False, True])
+def test_interactions_out_equal_to_out_is_refused(model_path, files, capsys, monkeypatch, spelling, force):
+    path, _ = model_path
+    monkeypatch.chdir(files)
+    inter = "v.csv" if spelling == "same" else "./sub/../v.csv"
+    (files / "sub").mkdir()
+    argv = _explain_argv(path, "X.csv", "v.csv", "--interactions", "--interactions-out", inter)
+    code, _, err = run(argv + (["--force"] if force else []), capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert "--interactions-out" in line and "--out" in line and "same file" in line
+    assert not (files / "v.csv").exists()
+
+
+@pytest.mark.parametrize("force", [False, True])
+@pytest.mark.parametrize("option", ["--out", "--interactions-out"])
+def test_output_path_that_is_a_directory_names_the_option(model_path, files, capsys, option, force):
+    path, _ = model_path
+    (files / "dir.csv").mkdir()
+    opts = {"--out": files / "v.csv", "--interactions-out": files / "I.csv"}
+    opts[option] = files / "dir.csv"
+    argv = _explain_argv(path, files / "X.csv", opts["--out"], "--interactions", "--interactions-out")
+    argv += [opts["--interactions-out"]] + (["--force"] if force else [])
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith(f"kexplain: error: {option} ") and "is a directory" in line, line
+
+
+@pytest.mark.parametrize("option", ["--out", "--interactions-out"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_write_failure_names_the_option_and_leaves_no_partial_file(
+    model_path, files, capsys, monkeypatch, option, kind
+):
+    import errno
+
+    path, _ = model_path
+    target = {"--out": "v", "--interactions-out": "I"}[option] + f".{kind}"
+    real = {"csv": pd.DataFrame.to_csv, "parquet": pd.DataFrame.to_parquet}[kind]
+
+    def full_disk(frame, where, *args, **kwargs):
+        if str(where).endswith(target):  # the temporary file keeps the name's ending
+            with open(where, "w") as fh:  # a partial write, then the disk is full
+                fh.write("par")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(frame, where, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv" if kind == "csv" else "to_parquet", full_disk)
+    argv = _explain_argv(path, files / "X.csv", files / f"v.{kind}", "--interactions", "--interactions-out")
+    code, _, err = run(argv + [files / f"I.{kind}"], capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith(f"kexplain: error: {option} ") and "No space left on device" in line, line
+    assert not (files / target).exists()
+    assert not [p.name for p in files.iterdir() if "kexplain" in p.name]  # no temporary left behind
+
+
+@pytest.mark.parametrize("option", ["--data", "--background", "--model"])
+def test_input_path_that_is_a_directory_names_the_option(model_path, files, capsys, option):
+    path, _ = model_path
+    (files / "dir.csv").mkdir()
+    (files / "dir.joblib").mkdir()
+    opts = {"--model": path, "--data": files / "X.csv", "--background": files / "B.csv"}
+    opts[option] = files / ("dir.joblib" if option == "--model" else "dir.csv")
+    argv = _explain_argv(opts["--model"], opts["--data"], files / "v.csv", "--background", opts["--background"])
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith(f"kexplain: error: {option} ") and "is a directory" in line, line
+
+
+@pytest.mark.parametrize("option", ["--data", "--background", "--model"])
+def test_read_failure_names_the_option(model_path, files, capsys, monkeypatch, option):
+    import errno
+
+    path, _ = model_path
+    import joblib as joblib_module
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    if option == "--model":
+        monkeypatch.setattr(joblib_module, "load", denied)
+    else:
+        real = pd.read_csv
+        name = "X.csv" if option == "--data" else "B.csv"
+        monkeypatch.setattr(pd, "read_csv", lambda p, *a, **k: denied() if str(p).endswith(name) else real(p, *a, **k))
+    argv = _explain_argv(path, files / "X.csv", files / "v.csv", "--background", files / "B.csv")
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith(f"kexplain: error: {option} ") and "Permission denied" in line, line
+
+
+def test_demo_out_that_is_a_file_names_the_option(tmp_path, capsys):
+    (tmp_path / "demo").write_text("a file, not a folder\n")
+    code, _, err = run(["demo", "--out", tmp_path / "demo", "--quick"], capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith("kexplain: error: demo --out ") and "not a folder" in line, line
+    assert (tmp_path / "demo").read_text() == "a file, not a folder\n"
+
+
+def test_demo_refuses_to_overwrite_an_earlier_run_without_force(tmp_path, capsys):
+    out_dir = tmp_path / "demo"
+    out_dir.mkdir()
+    (out_dir / "report.html").write_text("precious\n")
+    code, _, err = run(["demo", "--out", out_dir, "--quick"], capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert "demo --out" in line and "report.html" in line and "--force" in line
+    assert (out_dir / "report.html").read_text() == "precious\n"
+
+
+def test_demo_write_failure_names_the_option(tmp_path, capsys, monkeypatch):
+    import errno
+
+    def full_disk(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
+    code, _, err = run(["demo", "--out", tmp_path / "demo", "--quick"], capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert line.startswith("kexplain: error: demo --out ") and "No space left on device" in line, line
+
+
+# -- issue 11 #16: a model file is code; the CLI loads only the one it is given ----------------
+class _Payload:
+    """Unpickling this runs ``exec(code)``: what any pickle can do."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def __reduce__(self):
+        return (exec, (self.code,))
+
+
+def _evil_pickle(path, marker):
+    import pickle
+
+    path.write_bytes(pickle.dumps(_Payload(f"open({str(marker)!r}, 'w').write('payload ran')")))
+
+
+def test_loading_the_model_file_the_user_names_runs_its_pickle_payload(tmp_path, data, capsys):
+    # documents the behaviour (pickle is code): the payload runs before the type is refused,
+    # which is why --help warns to load only trusted model files
+    marker = tmp_path / "marker.txt"
+    _evil_pickle(tmp_path / "evil.pkl", marker)
+    data[0].iloc[:3].to_csv(tmp_path / "X.csv", index=False)
+    code, _, err = run(_explain_argv(tmp_path / "evil.pkl", tmp_path / "X.csv", tmp_path / "v.csv"), capsys)
+    assert code == 2
+    assert "not supported" in _one_error_line(err)
+    assert marker.read_text() == "payload ran"
+    assert not (tmp_path / "v.csv").exists()
+
+
+def test_help_warns_that_a_model_file_runs_code(capsys):
+    for argv in (["--help"], ["explain", "--help"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "WARNING" in text and "runs code" in text and "trust" in text, argv
+    import kexplain.cli
+
+    assert "only model files you trust" in " ".join(kexplain.cli.__doc__.split())
+
+
+def test_cli_never_loads_a_model_file_it_was_not_given(model_path, tmp_path, data, capsys, monkeypatch):
+    import pickle
+
+    import joblib as joblib_module
+
+    path, model = model_path
+    marker = tmp_path / "marker.txt"
+    # booby-trapped files where a careless CLI might look: the working directory, next to the data
+    monkeypatch.chdir(tmp_path)
+    for name in ("model.joblib", "model.pkl", "X.joblib", "X.pkl", "v.joblib", "kexplain.pkl"):
+        _evil_pickle(tmp_path / name, marker)
+    data[0].iloc[:4].to_csv(tmp_path / "X.csv", index=False)
+    data[0].iloc[20:30].to_csv(tmp_path / "B.csv", index=False)
+    loaded = []
+    real_load = joblib_module.load
+
+    def spy(filename, *args, **kwargs):
+        loaded.append(str(filename))
+        return real_load(filename, *args, **kwargs)
+
+    monkeypatch.setattr(joblib_module, "load", spy)
+    monkeypatch.setattr(pickle, "load", lambda *a, **k: pytest.fail("pickle.load called"))
+    monkeypatch.setattr(pd, "read_pickle", lambda *a, **k: pytest.fail("pandas.read_pickle called"))
+    code, _, err = run(
+        _explain_argv(path, "X.csv", "v.csv", "--background", "B.csv", "--interactions", "--layout", "long"), capsys
+    )
+    assert code == 0, err
+    assert loaded == [str(path)]
+    # a missing --model is an error, never a fall-back to a model file found elsewhere
+    loaded.clear()
+    code, _, err = run(_explain_argv("missing.joblib", "X.csv", "w.csv"), capsys)
+    assert code == 2 and "file not found" in err
+    with pytest.raises(SystemExit):
+        main(["explain", "--data", "X.csv", "--out", "w.csv"])
+    assert loaded == []
+    assert not marker.exists()

@@ -1,9 +1,15 @@
 """The ``kexplain`` command line.
 
     kexplain explain --model M.joblib --data X.csv [--background B.csv] [--baseline-row K]
-                     [--interactions] [--layout wide|long] --out values.csv
-    kexplain demo [--out DIR] [--quick]
+                     [--interactions] [--layout wide|long] --out values.csv [--force]
+    kexplain demo [--out DIR] [--quick] [--force]
     kexplain --version
+
+.. warning::
+   A model file (joblib or pickle) is code: loading it runs whatever it was made to run, before
+   kexplain can check what it holds.  Load only model files you trust.  The command line loads
+   only the file given as ``--model``; it never looks for a model anywhere else (not in the
+   working directory, not next to the data).
 
 Which game ``explain`` solves follows from the options (no ``--game`` needed):
 
@@ -30,8 +36,16 @@ matrix of a row sums along each row to that feature's Shapley value; the diagona
 effect) in long format to ``--interactions-out`` (default: ``<out stem>.interactions<ext>``),
 columns ``row, output, feature_1, feature_2, value``.
 
-Errors in the input (missing or unreadable file, unsupported or unfitted model, wrong columns, NaN)
-print one line ``kexplain: error: ...`` on stderr and exit with status 2.
+Existing output files are never replaced silently: ``explain`` refuses an ``--out`` or
+``--interactions-out`` that exists, and ``demo`` an ``--out`` folder holding files it would write,
+unless ``--force`` is given; ``--interactions-out`` may never be the ``--out`` file.  Output
+paths are checked before any work, and tables are written to a temporary file renamed into
+place, so a failed write leaves no partial file.
+
+Errors in the input (missing or unreadable file, unsupported or unfitted model, wrong columns, NaN,
+an output that exists, a full disk) print one line ``kexplain: error: ...`` on stderr naming the
+option concerned (``--model``, ``--data``, ``--background``, ``--out``, ``--interactions-out``,
+``demo --out``) and exit with status 2.
 """
 
 from __future__ import annotations
@@ -42,15 +56,31 @@ from collections.abc import Sequence
 
 from ._demo import DemoFailure, run_demo
 from ._explain import run_explain
-from ._tables import CLIError, interactions_frame, load_model, read_table, values_frame, write_table
+from ._frames import interactions_frame, values_frame
+from ._tables import (
+    CLIError,
+    check_output_path,
+    load_model,
+    os_error,
+    read_table,
+    write_table,
+)
+
+_MODEL_WARNING = (
+    "WARNING: a model file (joblib/pickle) is code, and loading it runs code stored in it, before "
+    "kexplain can check what it holds: load only model files you trust. Only the file given as "
+    "--model is ever loaded."
+)
 
 __all__ = [
     "CLIError",
     "DemoFailure",
     "build_parser",
+    "check_output_path",
     "interactions_frame",
     "load_model",
     "main",
+    "os_error",
     "read_table",
     "run_demo",
     "run_explain",
@@ -61,7 +91,7 @@ __all__ = [
 
 def _demo(args: argparse.Namespace) -> int:
     """Run ``kexplain demo`` on parsed arguments."""
-    run_demo(args.out, quick=args.quick, n_background=args.background_rows)
+    run_demo(args.out, quick=args.quick, n_background=args.background_rows, force=args.force)
     return 0
 
 
@@ -86,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kexplain",
         description="Exact Shapley values for kernel models (SVR, SVC, KernelRidge, Gaussian processes).",
+        epilog=_MODEL_WARNING,
     )
     parser.add_argument("--version", action="version", version=f"kexplain {__version__}")
     parser.add_argument(
@@ -99,8 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="exact Shapley values of a saved model on a data file",
         description="Exact Shapley values of a saved (joblib) model. Game: functional baseline by default, "
         "interventional with --background, baseline Shapley with --baseline-row.",
+        epilog=_MODEL_WARNING,
     )
-    p.add_argument("--model", required=True, help="fitted model saved with joblib.dump (.joblib or .pkl)")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="fitted model saved with joblib.dump (.joblib or .pkl); loading it runs code in it: only files you trust",
+    )
     p.add_argument("--data", required=True, help="rows to explain (.csv, .csv.gz, .parquet, .pq)")
     p.add_argument("--background", help="background rows: interventional game over all of them")
     p.add_argument(
@@ -117,7 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="wide",
         help="wide: one column per feature (and output) plus base_value; long: one row per value",
     )
-    p.add_argument("--out", required=True, help="output file (.csv, .csv.gz, .parquet, .pq)")
+    p.add_argument(
+        "--out", required=True, help="output file (.csv, .csv.gz, .parquet, .pq); never overwritten without --force"
+    )
+    p.add_argument("--force", action="store_true", help="replace --out and --interactions-out when they exist")
     p.add_argument("--progress", action="store_true", help="show a progress bar (default: when on a terminal)")
     p.set_defaults(func=run_explain)
 
@@ -129,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--out", default="kexplain-demo", help="output folder (default: kexplain-demo)")
     q.add_argument("--quick", action="store_true", help="smaller grid and fewer rows (seconds)")
+    q.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
     q.add_argument("--background-rows", type=int, default=100, help=argparse.SUPPRESS)
     q.set_defaults(func=_demo)
     return parser
@@ -168,7 +208,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"kexplain: demo failed: {exc}", file=sys.stderr)
         return 1
-    except (CLIError, UnsupportedModelError, NotFittedError, ValueError, TypeError, OSError, ImportError) as exc:
+    except OSError as exc:  # every known file operation names its option; this is the last resort
+        if args.traceback:
+            raise
+        print(f"kexplain: error: {args.command}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except (CLIError, UnsupportedModelError, NotFittedError, ValueError, TypeError, ImportError) as exc:
         if args.traceback:
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__

@@ -11,7 +11,35 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
-from ._tables import values_frame, write_table
+from ._frames import values_frame
+from ._tables import CLIError, os_error, write_table
+
+_OPTION = "demo --out"
+_DEMO_FILES = (
+    "values_functional.csv",
+    "values_interventional.csv",
+    "heldout.csv",
+    "background.csv",
+    "model.joblib",
+    "importance_comparison.png",
+    *(f"{kind}_{game}.png" for kind in ("bar", "beeswarm", "waterfall") for game in ("interventional", "functional")),
+    "report.html",
+)
+
+
+def _prepare_folder(out: Path, force: bool) -> None:
+    """Make the output folder, refusing a file in its place and (without ``force``) an earlier run."""
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"{_OPTION} {out}: exists and is not a folder; give a folder.")
+    if not force:
+        earlier = [name for name in _DEMO_FILES if (out / name).exists()]
+        if earlier:
+            shown = ", ".join(earlier[:3]) + (", ..." if len(earlier) > 3 else "")
+            raise CLIError(f"{_OPTION} {out}: already holds {shown}; pass --force to overwrite them.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise os_error(_OPTION, out, exc) from None
 
 
 class DemoFailure(Exception):
@@ -43,6 +71,7 @@ def run_demo(
     n_background: int = 100,
     random_state: int = 0,
     verbose: bool = True,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Fit, explain and report: what ``kexplain demo`` runs.
 
@@ -63,6 +92,8 @@ def run_demo(
         Seeds the train/test split and the choice of background rows.
     verbose : bool
         Print what is done.
+    force : bool
+        Overwrite the files of an earlier run in ``out`` (else refused before any work).
 
     Returns
     -------
@@ -72,6 +103,9 @@ def run_demo(
 
     Raises
     ------
+    CLIError
+        When ``out`` is a file, holds an earlier run and ``force`` is false, or cannot be written
+        (the message names ``demo --out``).
     DemoFailure
         When values plus base values differ from the predictions by more than 1e-8 (relative).
 
@@ -99,7 +133,7 @@ def run_demo(
     shap = require("shap", "kexplain demo plots")
     say: Callable[..., None] = print if verbose else (lambda *a, **k: None)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    _prepare_folder(out, force)
     timings: dict[str, float] = {}
     t_start = time.perf_counter()
 
@@ -154,75 +188,80 @@ def run_demo(
     if not worst <= 1e-8:
         raise DemoFailure(f"efficiency check failed: relative error {worst:.3e} > 1e-8; the values are wrong.")
 
-    # files: values, the data to reproduce them with `kexplain explain`, and the model
-    t0 = time.perf_counter()
-    files = {
-        "values_functional.csv": values_frame(ex_f),
-        "values_interventional.csv": values_frame(ex_i),
-        "heldout.csv": X_test.reset_index(drop=True),
-        "background.csv": background.reset_index(drop=True),
-    }
-    for name, frame in files.items():
-        write_table(frame, out / name)
-    joblib.dump(model, out / "model.joblib")
+    try:
+        # files: values, the data to reproduce them with `kexplain explain`, and the model
+        t0 = time.perf_counter()
+        files = {
+            "values_functional.csv": values_frame(ex_f),
+            "values_interventional.csv": values_frame(ex_i),
+            "heldout.csv": X_test.reset_index(drop=True),
+            "background.csv": background.reset_index(drop=True),
+        }
+        for name, frame in files.items():
+            write_table(frame, out / name, _OPTION)
+        joblib.dump(model, out / "model.joblib")
 
-    import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt
 
-    from ..plots import compare_importance
+        from ..plots import compare_importance
 
-    images: dict[str, Path] = {}
-    for tag, ex in (("interventional", ex_i), ("functional", ex_f)):
-        sh = ex.to_shap()
-        images[f"bar plot ({tag})"] = _save_shap_plot(partial(shap.plots.bar, sh, show=False), out / f"bar_{tag}.png")
-        images[f"beeswarm plot ({tag})"] = _save_shap_plot(
-            partial(shap.plots.beeswarm, sh, show=False), out / f"beeswarm_{tag}.png"
+        images: dict[str, Path] = {}
+        for tag, ex in (("interventional", ex_i), ("functional", ex_f)):
+            sh = ex.to_shap()
+            images[f"bar plot ({tag})"] = _save_shap_plot(
+                partial(shap.plots.bar, sh, show=False), out / f"bar_{tag}.png"
+            )
+            images[f"beeswarm plot ({tag})"] = _save_shap_plot(
+                partial(shap.plots.beeswarm, sh, show=False), out / f"beeswarm_{tag}.png"
+            )
+            images[f"waterfall plot of held-out row 0 ({tag})"] = _save_shap_plot(
+                partial(shap.plots.waterfall, sh[0], show=False), out / f"waterfall_{tag}.png"
+            )
+        plt.close("all")
+        ax = compare_importance({"functional": ex_f, "interventional": ex_i})
+        ax.figure.savefig(out / "importance_comparison.png", dpi=110, bbox_inches="tight")
+        plt.close("all")
+        timings["write values and plots"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        summary = {
+            "data": f"scikit-learn diabetes: {len(X_train)} training rows, {n_test} held-out rows explained, "
+            f"{X.shape[1]} features",
+            "model": "Pipeline(StandardScaler, SVR(kernel='rbf'))",
+            "C (chosen)": float(svr.C),
+            "gamma (chosen)": float(svr.gamma),
+            "grid": ", ".join(f"{k.split('__')[1]} in {v}" for k, v in grid.items()),
+            "support vectors": int(len(svr.support_)),
+            f"{cv}-fold CV R^2 (best)": float(search.best_score_),
+            "held-out R^2": test_r2,
+            "background (interventional)": f"{len(background)} training rows, sampled with random_state={random_state}",
+        }
+        notes = [
+            "Values are exact Shapley values (no sampling); both games explain the same predictions, so their "
+            "rows sum to the same outputs and differ only in how the base value and the credit are split.",
+            "The functional baseline credits a feature for how its kernel factors shape the prediction, "
+            "measured from the value with that feature integrated out of the kernel (base value = sum of the "
+            "coefficients + intercept); shap's waterfall labels that base value E[f(X)] although it is not a mean "
+            "prediction here.  A feature can matter a lot in this game and little in the interventional one, "
+            "where absent features take values seen in the data.",
+            "Reproduce the interventional values from the files in this folder: kexplain explain --model "
+            "model.joblib --data heldout.csv --background background.csv --out values.csv",
+        ]
+        timings_shown = dict(timings)
+        report_path = report.write_html(
+            out / "report.html",
+            {"functional": ex_f, "interventional": ex_i},
+            title="kexplain demo: exact Shapley values of an RBF SVR on the diabetes data",
+            summary=summary,
+            timings=timings_shown,
+            predictions=pred,
+            images=images,
+            notes=notes,
         )
-        images[f"waterfall plot of held-out row 0 ({tag})"] = _save_shap_plot(
-            partial(shap.plots.waterfall, sh[0], show=False), out / f"waterfall_{tag}.png"
-        )
-    plt.close("all")
-    ax = compare_importance({"functional": ex_f, "interventional": ex_i})
-    ax.figure.savefig(out / "importance_comparison.png", dpi=110, bbox_inches="tight")
-    plt.close("all")
-    timings["write values and plots"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    summary = {
-        "data": f"scikit-learn diabetes: {len(X_train)} training rows, {n_test} held-out rows explained, "
-        f"{X.shape[1]} features",
-        "model": "Pipeline(StandardScaler, SVR(kernel='rbf'))",
-        "C (chosen)": float(svr.C),
-        "gamma (chosen)": float(svr.gamma),
-        "grid": ", ".join(f"{k.split('__')[1]} in {v}" for k, v in grid.items()),
-        "support vectors": int(len(svr.support_)),
-        f"{cv}-fold CV R^2 (best)": float(search.best_score_),
-        "held-out R^2": test_r2,
-        "background (interventional)": f"{len(background)} training rows, sampled with random_state={random_state}",
-    }
-    notes = [
-        "Values are exact Shapley values (no sampling); both games explain the same predictions, so their "
-        "rows sum to the same outputs and differ only in how the base value and the credit are split.",
-        "The functional baseline credits a feature for how its kernel factors shape the prediction, "
-        "measured from the value with that feature integrated out of the kernel (base value = sum of the "
-        "coefficients + intercept); shap's waterfall labels that base value E[f(X)] although it is not a mean "
-        "prediction here.  A feature can matter a lot in this game and little in the interventional one, "
-        "where absent features take values seen in the data.",
-        "Reproduce the interventional values from the files in this folder: kexplain explain --model "
-        "model.joblib --data heldout.csv --background background.csv --out values.csv",
-    ]
-    timings_shown = dict(timings)
-    report_path = report.write_html(
-        out / "report.html",
-        {"functional": ex_f, "interventional": ex_i},
-        title="kexplain demo: exact Shapley values of an RBF SVR on the diabetes data",
-        summary=summary,
-        timings=timings_shown,
-        predictions=pred,
-        images=images,
-        notes=notes,
-    )
-    timings["report"] = time.perf_counter() - t0
-    total = time.perf_counter() - t_start
+        timings["report"] = time.perf_counter() - t0
+        total = time.perf_counter() - t_start
+    except OSError as exc:
+        raise os_error(_OPTION, out, exc) from None
 
     names, _, mat = report.importance_table({"functional": ex_f, "interventional": ex_i})
     say("global importance (mean |value|):   functional   interventional")

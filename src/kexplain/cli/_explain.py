@@ -12,14 +12,12 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
+from ._frames import _default_interactions_path, interactions_frame, values_frame
 from ._tables import (
     CLIError,
-    _default_interactions_path,
-    _kind,
-    interactions_frame,
+    check_output_path,
     load_model,
     read_table,
-    values_frame,
     write_table,
 )
 
@@ -75,7 +73,10 @@ def run_explain(args: argparse.Namespace) -> int:
 
     The game follows from the options: the functional baseline without ``--background`` and
     ``--baseline-row``; the interventional game over every row of ``--background``; baseline
-    Shapley against one row with ``--baseline-row``.
+    Shapley against one row with ``--baseline-row``.  Output files that exist already are
+    refused unless ``--force`` is given, and ``--interactions-out`` may never be ``--out``;
+    both are checked before any work.  Only the file given as ``--model`` is loaded, and loading
+    it runs code stored in it (pickle): load only model files you trust.
 
     Parameters
     ----------
@@ -106,12 +107,18 @@ def run_explain(args: argparse.Namespace) -> int:
     from ..explainers import ProductKernelExplainer
     from ..models.sklearn import as_kernel_expansion, describe_output
 
-    out = Path(args.out)
-    _kind(out, "--out")
+    # every output path is checked before any work, so a refusal costs nothing and writes nothing
+    force = bool(getattr(args, "force", False))
+    out = check_output_path(args.out, "--out", force)
     inter_out = None
     if args.interactions:
         inter_out = Path(args.interactions_out) if args.interactions_out else _default_interactions_path(out)
-        _kind(inter_out, "--interactions-out")
+        if inter_out.resolve() == out.resolve():
+            raise CLIError(
+                f"--interactions-out {inter_out}: is the same file as --out {out}; the interaction values "
+                "would overwrite the Shapley values. Give another file."
+            )
+        check_output_path(inter_out, "--interactions-out", force)
     elif args.interactions_out:
         raise CLIError("--interactions-out needs --interactions.")
 
@@ -150,7 +157,7 @@ def run_explain(args: argparse.Namespace) -> int:
     ex = explainer.explain(X, interactions=args.interactions, progress=progress)
     seconds = time.perf_counter() - t0
 
-    write_table(values_frame(ex, args.layout), out)
+    write_table(values_frame(ex, args.layout), out, "--out")
     msg = (
         f"kexplain: {X.shape[0]} rows x {d} features, {describe_output(model)}, {game}, {seconds:.2f} s; "
         f"values -> {out}"

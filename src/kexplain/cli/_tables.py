@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import csv
 import gzip
+import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._optional import require
-from ..explanation import Explanation
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -38,6 +36,82 @@ def _kind(path: Path, option: str) -> str:
     if name.endswith(_PARQUET_SUFFIXES):
         return "parquet"
     raise CLIError(f"{option} {path}: unknown file type; use .csv, .csv.gz, .parquet or .pq.")
+
+
+def os_error(option: str, path: str | Path, exc: OSError) -> CLIError:
+    """A CLIError naming ``option`` and ``path`` for an operating-system error ``exc``.
+
+    Parameters
+    ----------
+    option : str
+        The command-line option the path came from, e.g. ``"--out"``.
+    path : str or Path
+        The path the operation was on.
+    exc : OSError
+        The error raised.
+
+    Returns
+    -------
+    CLIError
+        With the message ``"<option> <path>: [Errno N] <reason>"``.
+
+    Examples
+    --------
+    >>> import errno
+    >>> from kexplain.cli import os_error
+    >>> print(os_error("--out", "v.csv", OSError(errno.ENOSPC, "No space left on device")))
+    --out v.csv: [Errno 28] No space left on device
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.errno is not None:
+        reason = f"[Errno {exc.errno}] {reason}"
+    return CLIError(f"{option} {path}: {reason}")
+
+
+def check_output_path(path: str | Path, option: str = "--out", force: bool = False) -> Path:
+    """Check, before any work, that a table can be written to ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq`` file in an existing folder.
+    option : str
+        The command-line option the path came from, named in error messages.
+    force : bool
+        Whether an existing file may be replaced (``--force``).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    CLIError
+        For an unknown extension, a directory, a missing folder, or an existing file without ``force``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kexplain.cli import CLIError, check_output_path
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "v.csv"
+    >>> _ = path.write_text("old")
+    >>> try:
+    ...     check_output_path(path)
+    ... except CLIError as exc:
+    ...     print(str(exc).split(": ", 1)[1])
+    already exists; pass --force to overwrite it.
+    >>> check_output_path(path, force=True) == path
+    True
+    """
+    path = Path(path)
+    _kind(path, option)
+    if path.is_dir():
+        raise CLIError(f"{option} {path}: is a directory; give a file name.")
+    if path.parent and not path.parent.is_dir():
+        raise CLIError(f"{option} {path}: folder {path.parent} does not exist.")
+    if (path.exists() or path.is_symlink()) and not force:
+        raise CLIError(f"{option} {path}: already exists; pass --force to overwrite it.")
+    return path
 
 
 def _csv_has_header(path: Path) -> bool:
@@ -87,6 +161,8 @@ def read_table(path: str | Path, option: str = "--data") -> Any:
     """
     path = Path(path)
     kind = _kind(path, option)
+    if path.is_dir():
+        raise CLIError(f"{option} {path}: is a directory, not a file.")
     if not path.is_file():
         raise CLIError(f"{option} {path}: file not found.")
     pd = require("pandas", "reading CSV and Parquet files")
@@ -99,13 +175,18 @@ def read_table(path: str | Path, option: str = "--data") -> Any:
     except ImportError:
         raise
     except Exception as exc:  # pandas raises many types for malformed files
+        if isinstance(exc, OSError) and exc.errno is not None:  # the file system, not the format
+            raise os_error(option, path, exc) from None
         raise CLIError(f"{option} {path}: cannot read it as {kind.upper()}: {exc}") from None
 
 
 def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     """Write a DataFrame to a CSV or Parquet file chosen by the extension, without the index.
 
-    Floats are written with ``repr``, so the values read back exactly.
+    Floats are written with ``repr``, so the values read back exactly.  The table is written to a
+    temporary file in the same folder and renamed over ``path`` only when complete, so a failed
+    write (a full disk) leaves neither a partial file nor a damaged earlier one.  Whether an
+    existing file may be replaced is decided before, by :func:`check_output_path`.
 
     Parameters
     ----------
@@ -120,6 +201,12 @@ def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     Path
         The path written.
 
+    Raises
+    ------
+    CLIError
+        For an unknown extension, a missing folder, a directory, or an operating-system error
+        while writing (the message names ``option``).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -132,18 +219,38 @@ def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     """
     path = Path(path)
     kind = _kind(path, option)
-    if path.parent and not path.parent.exists():
+    if path.is_dir():
+        raise CLIError(f"{option} {path}: is a directory; give a file name.")
+    if path.parent and not path.parent.is_dir():
         raise CLIError(f"{option} {path}: folder {path.parent} does not exist.")
     if kind == "parquet":
         require("pyarrow", "writing Parquet files")
-        frame.to_parquet(path, index=False)
-    else:
-        frame.to_csv(path, index=False)
+    # the temporary name keeps the file's ending, so pandas picks the same format and compression
+    tmp = path.with_name(f".kexplain-tmp-{os.getpid()}-{path.name}")
+    try:
+        if kind == "parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise os_error(option, path, exc) from None
+    finally:
+        if tmp.exists():
+            try:
+                tmp.unlink()
+            except OSError:  # pragma: no cover - nothing more can be done
+                pass
     return path
 
 
 def load_model(path: str | Path) -> Any:
     """Load a model saved with ``joblib.dump``.
+
+    .. warning::
+       Loading a joblib or pickle file runs code stored in it, before anything can check what
+       the file holds: load only model files you trust.  Only the file named here is ever
+       loaded (the command line never looks for models elsewhere).
 
     Parameters
     ----------
@@ -157,7 +264,7 @@ def load_model(path: str | Path) -> Any:
     Raises
     ------
     CLIError
-        When the file is missing or does not unpickle.
+        When the file is missing, is a directory, cannot be read, or does not unpickle.
 
     Examples
     --------
@@ -170,122 +277,15 @@ def load_model(path: str | Path) -> Any:
     SVR(C=2.0)
     """
     path = Path(path)
+    if path.is_dir():
+        raise CLIError(f"--model {path}: is a directory, not a file.")
     if not path.is_file():
         raise CLIError(f"--model {path}: file not found.")
     import joblib
 
     try:
         return joblib.load(path)
+    except OSError as exc:
+        raise os_error("--model", path, exc) from None
     except Exception as exc:  # unpickling can fail in many ways; all mean "not a usable model file"
         raise CLIError(f"--model {path}: cannot load a model from it ({type(exc).__name__}: {exc}).") from None
-
-
-def values_frame(explanation: Explanation, layout: str = "wide") -> Any:
-    """The table of Shapley values that ``kexplain explain`` writes.
-
-    Parameters
-    ----------
-    explanation : Explanation
-    layout : {"wide", "long"}
-        ``wide``: one row per explained row, one column per feature and a ``base_value`` column
-        (``"<output>/<feature>"`` and ``"<output>/base_value"`` with several outputs);
-        ``long``: columns ``row, output, feature, value, base_value``.
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import kexplain as kx
-    >>> from kexplain.cli import values_frame
-    >>> ex = kx.Explanation(np.array([[1.0, -0.5]]), 2.0, feature_names=["a", "b"])
-    >>> values_frame(ex)
-         a    b  base_value
-    0  1.0 -0.5         2.0
-    >>> values_frame(ex, "long")
-       row output feature  value  base_value
-    0    0   f(x)       a    1.0         2.0
-    1    0   f(x)       b   -0.5         2.0
-    """
-    pd = require("pandas", "writing Shapley values")
-    ex = explanation
-    vals = ex.values if ex.values.ndim == 3 else ex.values[:, :, None]
-    base = ex.base_values if ex.base_values.ndim == 2 else ex.base_values[:, None]
-    names, outs = list(ex.feature_names), list(ex.output_names)
-    N, d, n_out = vals.shape
-    if layout == "wide":
-        cols = {}
-        for o, out in enumerate(outs):
-            prefix = "" if n_out == 1 else f"{out}/"
-            for j, name in enumerate(names):
-                cols[f"{prefix}{name}"] = vals[:, j, o]
-            cols[f"{prefix}base_value"] = base[:, o]
-        if len(cols) != n_out * (d + 1):
-            raise CLIError("feature names are not unique (or one is 'base_value'); cannot write a wide table.")
-        return pd.DataFrame(cols)
-    if layout == "long":
-        return pd.DataFrame(
-            {
-                "row": np.repeat(np.arange(N), n_out * d),
-                "output": np.tile(np.repeat(np.asarray(outs, dtype=object), d), N),
-                "feature": np.tile(np.asarray(names, dtype=object), N * n_out),
-                "value": vals.transpose(0, 2, 1).reshape(-1),
-                "base_value": np.repeat(base.reshape(-1), d),
-            }
-        )
-    raise CLIError(f"--layout must be 'wide' or 'long', got {layout!r}.")
-
-
-def interactions_frame(explanation: Explanation) -> Any:
-    """Long table of pairwise interaction values: ``row, output, feature_1, feature_2, value``.
-
-    Parameters
-    ----------
-    explanation : Explanation
-        Explained with ``interactions=True``.
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import kexplain as kx
-    >>> from kexplain.cli import interactions_frame
-    >>> inter = np.array([[[1.0, 0.25], [0.25, -0.5]]])
-    >>> ex = kx.Explanation(inter.sum(axis=2), 0.0, feature_names=["a", "b"], interactions=inter)
-    >>> interactions_frame(ex)
-       row output feature_1 feature_2  value
-    0    0   f(x)         a         a   1.00
-    1    0   f(x)         a         b   0.25
-    2    0   f(x)         b         a   0.25
-    3    0   f(x)         b         b  -0.50
-    """
-    pd = require("pandas", "writing interaction values")
-    inter = explanation.interactions
-    if inter is None:
-        raise ValueError("this explanation has no interaction values (explain with interactions=True).")
-    inter = inter if inter.ndim == 4 else inter[..., None]
-    N, d, _, n_out = inter.shape
-    names = np.asarray(explanation.feature_names, dtype=object)
-    return pd.DataFrame(
-        {
-            "row": np.repeat(np.arange(N), n_out * d * d),
-            "output": np.tile(np.repeat(np.asarray(explanation.output_names, dtype=object), d * d), N),
-            "feature_1": np.tile(np.repeat(names, d), N * n_out),
-            "feature_2": np.tile(names, N * n_out * d),
-            "value": inter.transpose(0, 3, 1, 2).reshape(-1),
-        }
-    )
-
-
-def _default_interactions_path(out: Path) -> Path:
-    """``<out stem>.interactions<ext>`` next to the values file."""
-    name = out.name
-    for suffix in _CSV_SUFFIXES + _PARQUET_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return out.with_name(name[: -len(suffix)] + ".interactions" + name[-len(suffix) :])
-    return out.with_name(name + ".interactions.csv")

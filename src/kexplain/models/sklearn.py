@@ -325,6 +325,8 @@ def describe_output(model: Any) -> str:
     str
         For example ``"predict of SVR"``, ``"predict of Pipeline(StandardScaler, KernelRidge)"``,
         ``"decision_function of SVC (one-vs-one: one output per class pair)"``,
+        ``"decision_function of SVC (not predict_proba: probabilities are a Platt-scaled, non-additive
+        transform)"`` for ``SVC(probability=True)`` (the values add up to ``decision_function``),
         ``"latent mean of GaussianProcessClassifier"`` or ``"KernelExpansion.predict"``.
 
     Examples
@@ -339,6 +341,8 @@ def describe_output(model: Any) -> str:
     'predict of Pipeline(StandardScaler, KernelRidge)'
     >>> describe_output(SVC().fit(X, [0, 0, 1, 1, 2, 2]))
     'decision_function of SVC (one-vs-one: one output per class pair)'
+    >>> describe_output(SVC(probability=True).fit(X, [0, 0, 0, 1, 1, 1]))
+    'decision_function of SVC (not predict_proba: probabilities are a Platt-scaled, non-additive transform)'
     """
     if isinstance(model, KernelExpansion):
         return "KernelExpansion.predict"
@@ -348,13 +352,16 @@ def describe_output(model: Any) -> str:
     if steps:
         subject = "Pipeline(" + ", ".join(type(s).__name__ for s in steps) + ")"
     text = f"{_output_method(est)} of {subject}"
+    notes = []
     classes = getattr(est, "classes_", None)
     if classes is not None and len(classes) > 2:
         if type(est).__name__ in ("SVC", "NuSVC"):
-            text += " (one-vs-one: one output per class pair)"
+            notes.append("one-vs-one: one output per class pair")
         elif type(est).__name__ == "GaussianProcessClassifier":
-            text += " (one-vs-rest: one output per class)"
-    return text
+            notes.append("one-vs-rest: one output per class")
+    if type(est).__name__ in ("SVC", "NuSVC") and getattr(est, "probability", False) is True:
+        notes.append("not predict_proba: probabilities are a Platt-scaled, non-additive transform")
+    return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def model_output(model: Any, X: ArrayLike) -> np.ndarray:
