@@ -195,3 +195,39 @@ def test_explanation_constructor_checks():
         kx.Explanation(np.zeros((3, 2)), np.zeros(3), interactions=np.zeros((3, 2)))
     with pytest.raises(ValueError, match="output_names has 1 names for 2 outputs"):
         kx.Explanation(np.zeros((3, 2, 2)), np.zeros((3, 2)), output_names=["a"])
+
+
+@pytest.mark.parametrize(
+    "bad,word",
+    [
+        (np.array([[np.nan, 1.0]]), "NaN"),
+        (np.array([[np.inf, 1.0]]), "NaN or infinite"),
+        (np.array([[1 + 2j, 1.0]]), "complex"),
+        ([[1.0, 2.0], [3.0]], "ragged"),
+        ([["a", "b"]], "real numbers"),
+        (None, "real numbers"),
+    ],
+)
+def test_results_refuse_values_that_are_not_finite_real_numbers(bad, word):
+    with pytest.raises(ValueError, match=f"values.*{word}|{word}.*values|values must"):
+        kx.Explanation(bad, 0.0)
+    with pytest.raises(ValueError, match="values"):
+        kx.GlobalAttribution(np.ravel(np.asarray(bad, dtype=object)) if bad is not None else None, 1.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1 + 1j, "x", None, [1.0, 2.0]])
+def test_results_refuse_a_base_value_or_total_that_is_not_one_finite_number(bad):
+    with pytest.raises(ValueError, match="base_values"):
+        kx.Explanation(np.zeros((1, 2)), bad if not isinstance(bad, list) else [[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="total"):
+        kx.GlobalAttribution([0.5, 0.5], bad)
+
+
+def test_to_frame_keeps_a_feature_named_base_value():
+    # issue 11 #4: a feature called "base_value" was overwritten by the base-value column
+    ex = kx.Explanation(np.array([[1.0, 2.0]]), 10.0, feature_names=["base_value", "age"])
+    frame = ex.to_frame()
+    assert list(frame.columns) == ["base_value", "age", "base_value_"]
+    assert frame["base_value"].iloc[0] == 1.0 and frame["base_value_"].iloc[0] == 10.0
+    long = ex.to_frame(kind="long")
+    assert list(long["value"]) == [1.0, 2.0]

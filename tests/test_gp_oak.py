@@ -409,3 +409,99 @@ def test_explainer_keeps_dataframe_index_and_progress():
     ex = OAKExplainer(model, df.iloc[:5]).explain(df.iloc[10:13], progress=True, n_jobs=2)
     assert list(ex.to_frame().index) == ["r10", "r11", "r12"]
     assert ex.feature_names == ["a", "b", "c"]
+
+
+# --- issue 11 -----------------------------------------------------------------------------------
+
+
+def test_zero_columns_are_refused_clearly():
+    import pandas as pd
+
+    for X0 in (np.zeros((5, 0)), pd.DataFrame(index=range(5))):
+        with pytest.raises(ValueError, match="0 feature"):
+            OAKRegressor(max_iter=0).fit(X0, np.arange(5.0))
+
+
+def test_sparse_input_is_refused_naming_the_argument():
+    import scipy.sparse as sp
+
+    X, y = _data(20, 3)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        OAKRegressor(max_iter=0).fit(sp.csr_matrix(X), y)
+    model = OAKRegressor(max_iter=0).fit(X, y)
+    for call in (model.predict, model.explain, lambda A: model.component(0, A)):
+        with pytest.raises(TypeError, match="[Ss]parse"):
+            call(sp.csr_matrix(X))
+    with pytest.raises(TypeError, match="background.*[Ss]parse|[Ss]parse.*background"):
+        OAKExplainer(model, sp.csr_matrix(X))
+
+
+@pytest.mark.parametrize(
+    "y_bad, match",
+    [
+        (np.array(["a", "b"] * 10), "y must be numeric"),
+        (np.array([str(v) for v in range(20)]), "y must be numeric"),
+        (np.arange(20) + 1j, "y has complex values"),
+        (np.arange(20).astype(complex), "y has complex values"),
+    ],
+)
+def test_bad_targets_are_refused_naming_y(y_bad, match):
+    X, _ = _data(20, 3)
+    with pytest.raises(ValueError, match=match):
+        OAKRegressor(max_iter=0).fit(X, y_bad)
+
+
+def test_component_takes_integer_features_only():
+    X, y = _data(20, 3)
+    model = OAKRegressor(max_iter=0).fit(X, y)
+    for bad in (1.5, [1.5], True):
+        with pytest.raises(ValueError, match="features accepts feature indices"):
+            model.component(bad, X)
+
+
+@pytest.mark.parametrize("bad", [-1, "seed", 1.5])
+def test_bad_random_state_is_named(bad):
+    X, y = _data(20, 3)
+    with pytest.raises(ValueError, match="random_state"):
+        OAKRegressor(max_iter=0, random_state=bad).fit(X, y)
+    model = OAKRegressor(max_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match="random_state"):
+        model.sample_input_measure(3, random_state=bad)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+@pytest.mark.parametrize("normalize", [True, False])
+def test_extreme_scales_of_X_are_rescaled_internally(scale, normalize):
+    X, y = _data(30, 3)
+    ref = OAKRegressor(max_iter=0, normalize_inputs=normalize).fit(X, y)
+    big = OAKRegressor(max_iter=0, normalize_inputs=normalize).fit(X * scale, y)
+    pred = big.predict(X[:5] * scale)
+    assert np.all(np.isfinite(pred))
+    # the internal rescaling is an exact power of two per column: within rounding of the model on X
+    # up to that power of two, which the Yeo-Johnson transform and the lengthscales absorb
+    assert np.corrcoef(pred, ref.predict(X[:5]))[0, 1] > 0.99
+    ex = big.explain(X[:3] * scale)
+    np.testing.assert_allclose(ex.predictions, big.predict(X[:3] * scale), rtol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_extreme_scales_of_y_give_finite_predictions_in_target_units(scale):
+    X, y = _data(30, 3)
+    ref = OAKRegressor(max_iter=0).fit(X, y)
+    big = OAKRegressor(max_iter=0).fit(X, y * scale)
+    mean, std = big.predict(X[:5], return_std=True)
+    r_mean, r_std = ref.predict(X[:5], return_std=True)
+    np.testing.assert_allclose(mean / scale, r_mean, rtol=1e-10)
+    np.testing.assert_allclose(std / scale, r_std, rtol=1e-10)
+    ex = big.explain(X[:3])
+    np.testing.assert_allclose(ex.values / scale, ref.explain(X[:3]).values, rtol=1e-9, atol=1e-12)
+
+
+def test_variance_that_overflows_is_reported_naming_y():
+    X, y = _data(30, 3)
+    big = OAKRegressor(max_iter=0).fit(X, y * 1e300)
+    with pytest.raises(OverflowError, match="y"):
+        big.global_importance()
+    small = OAKRegressor(max_iter=0).fit(X, y * 1e-100)
+    ref = OAKRegressor(max_iter=0).fit(X, y)
+    np.testing.assert_allclose(small.global_importance().values / 1e-200, ref.global_importance().values, rtol=1e-9)

@@ -169,3 +169,10 @@ def test_nan_in_predict_names_row_and_column(data):
     Xn[2, 1] = np.inf
     with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 2, column 1\)"):
         m.predict(Xn)
+
+
+@pytest.mark.parametrize("bad", [-1, "seed", 1.5])
+def test_bad_random_state_is_named(data, bad):
+    X, y = data
+    with pytest.raises(ValueError, match="random_state"):
+        ShapleyRegularizedKernelRidge(value="observational", random_state=bad).fit(X, y)

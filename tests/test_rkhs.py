@@ -355,14 +355,14 @@ def test_values_do_not_depend_on_n_jobs(data, krr, value):
     np.testing.assert_allclose(two.values, one.values, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(two.base_values, one.base_values, rtol=1e-12, atol=1e-14)
     # the sampled solver draws the same coalitions for every block of rows
-    s1 = ex.explain(X[:7], budget=60, random_state=3, n_jobs=1)
-    s2 = ex.explain(X[:7], budget=60, random_state=3, n_jobs=2)
+    s1 = ex.explain(X[:7], budget=100, random_state=3, n_jobs=1)
+    s2 = ex.explain(X[:7], budget=100, random_state=3, n_jobs=2)
     np.testing.assert_allclose(s2.values, s1.values, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(s2.standard_errors, s1.standard_errors, rtol=1e-10, atol=1e-14)
     # and one point explained alone gets the values it gets in a batch
-    alone = ex.explain(X[4:5], budget=60, random_state=3)
+    alone = ex.explain(X[4:5], budget=100, random_state=3)
     np.testing.assert_allclose(alone.values[0], s1.values[4], rtol=1e-12, atol=1e-14)
-    assert not np.allclose(ex.explain(X[:7], budget=60, random_state=4).values, s1.values)
+    assert not np.allclose(ex.explain(X[:7], budget=100, random_state=4).values, s1.values)
 
 
 def test_model_agnostic_n_jobs_and_tol(data):
@@ -372,8 +372,8 @@ def test_model_agnostic_n_jobs_and_tol(data):
         return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
 
     ex = RKHSExplainer(f, X[:15], value="interventional")
-    a = ex.explain(X[:5], budget=40, random_state=0, tol=1e-9, n_jobs=1)
-    b = ex.explain(X[:5], budget=40, random_state=0, tol=1e-9, n_jobs=2)
+    a = ex.explain(X[:5], budget=200, random_state=0, tol=1e-9, n_jobs=1)
+    b = ex.explain(X[:5], budget=200, random_state=0, tol=1e-9, n_jobs=2)
     np.testing.assert_array_equal(a.values, b.values)
 
 
@@ -496,3 +496,52 @@ def test_progress_bar_does_not_change_values(data, krr, capsys):
     assert "coalition" in capsys.readouterr().err
     gen = ex.explain(X[:4], budget=40, random_state=np.random.default_rng(1), progress=True)
     assert gen.standard_errors.shape == (4, 3)
+
+
+# --- issue 11 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_select_cme_regularization_validates_n_coalitions(data, krr, bad):
+    ex = RKHSExplainer(krr, data[0])
+    with pytest.raises(ValueError, match="n_coalitions must be a positive integer"):
+        ex.select_cme_regularization(n_coalitions=bad)
+
+
+@pytest.mark.parametrize("kwargs", [{"max_rows": 0}, {"random_state": -1}, {"random_state": "a"}])
+def test_select_cme_regularization_names_bad_arguments(data, krr, kwargs):
+    ex = RKHSExplainer(krr, data[0])
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        ex.select_cme_regularization(**kwargs)
+
+
+def test_interventional_callable_is_evaluated_in_bounded_blocks():
+    rng = np.random.default_rng(4)
+    X, Z = rng.normal(size=(7, 3)), rng.normal(size=(11, 3))
+    w = rng.random(11)
+    largest = []
+
+    def f(A):
+        largest.append(A.shape[0])
+        return A[:, 0] + A[:, 1] * A[:, 2] - np.sin(A[:, 2])
+
+    # 8 bytes x (d + 1 output) per row: 2 KiB holds 64 rows, fewer than one point's 11 background rows x 7
+    small = RKHSExplainer(f, Z, background_weights=w, value="interventional", max_block_bytes=2048)
+    largest.clear()
+    a = small.explain(X)
+    assert 0 < max(largest) <= 2048 // (8 * 4)
+    big = RKHSExplainer(f, Z, background_weights=w, value="interventional").explain(X)
+    np.testing.assert_allclose(a.values, big.values, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(a.base_values, big.base_values, rtol=1e-13, atol=1e-14)
+    # one background row per call when even one point's rows exceed the block
+    tiny = RKHSExplainer(f, Z, value="interventional", max_block_bytes=1)
+    largest.clear()
+    c = tiny.explain(X[:2])
+    assert max(largest) == 1
+    np.testing.assert_allclose(c.values.sum(axis=1), f(X[:2]) - f(Z).mean(), atol=1e-13)
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, True, None])
+def test_max_block_bytes_is_validated(bad):
+    with pytest.raises(ValueError, match="max_block_bytes must be a positive integer"):
+        RKHSExplainer(lambda A: A[:, 0], np.zeros((3, 2)), value="interventional", max_block_bytes=bad)

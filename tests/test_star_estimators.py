@@ -186,3 +186,27 @@ def test_bad_hyper_parameters(params, match):
     X, y = _data(30)
     with pytest.raises(ValueError, match=match):
         RKHSWeightingRegressor(**{"n_parameters": 10, **params}).fit(X, y)
+
+
+# --- issue 11 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [RKHSWeightingRegressor, RKHSWeightingClassifier])
+def test_unfitted_to_star_model_raises_not_fitted(cls):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        cls().to_star_model()
+    with pytest.raises(NotFittedError):
+        StarExplainer(cls(), np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("bad", [-1, "seed", 1.5])
+def test_bad_random_state_is_named(bad):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="random_state"):
+        RKHSWeightingRegressor(n_parameters=5, random_state=bad).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="random_state"):
+        kx.star.unanimity_model(4, 2, 2, random_state=bad)
+    with pytest.raises(ValueError, match="random_state"):
+        kx.star.unanimity_data(4, 2, random_state=bad)

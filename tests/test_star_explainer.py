@@ -184,9 +184,9 @@ def test_terms_out_of_range_are_refused():
     with pytest.raises(ValueError, match="out of range"):
         StarModel([((0, 5), lambda X: X[:, 0])], n_features=3)
     Z = np.zeros((2, 3))
-    with pytest.raises(ValueError, match=r"out of range.*n_features=3"):
+    with pytest.raises(ValueError, match=r"background has 3 columns.*term 0 \(x0\*x3\) reads column\(s\) \[3\]"):
         StarExplainer([((0, 3), lambda X: X[:, 0])], Z)
-    with pytest.raises(ValueError, match="4 features but the data have 3"):
+    with pytest.raises(ValueError, match="background has 3 columns, but the model has 4 features"):
         StarExplainer(StarModel([((0, 3), lambda X: X[:, 0])], n_features=4), Z)
     with pytest.raises(ValueError, match="non-negative"):
         StarTerm((-1,), lambda X: X[:, 0])
@@ -378,3 +378,56 @@ def test_star_folder_has_no_import_circle_and_no_arrow_up():
     circles = [m for m in graph if reaches(m, m)]
     assert not circles, f"import circle through {circles}"
     assert "ebm" not in graph["model"] and "model" in graph["ebm"]
+
+
+# --- issue 11 -----------------------------------------------------------------------------------
+
+
+def test_complex_term_outputs_are_refused_naming_the_term():
+    Z = np.zeros((3, 2))
+
+    def wobble(A):  # real on the background (zeros), complex on the explained rows
+        return A[:, 0] if np.all(A == 0) else A[:, 0] + 1j
+
+    explainer = StarExplainer([((0,), lambda A: A[:, 0]), ((1,), wobble, "wobble")], Z)
+    with pytest.raises(ValueError, match=r"term 1 \(wobble\) returned complex values"):
+        explainer.explain(np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"term 0 \(x0\) returned complex values"):
+        StarExplainer([((0,), lambda A: A[:, 0].astype(complex))], Z)
+
+
+def test_non_numeric_term_outputs_are_refused_naming_the_term():
+    with pytest.raises(ValueError, match=r"term 0 \(x0\) must return numbers"):
+        StarExplainer([((0,), lambda A: np.array(["a"] * len(A)))], np.zeros((3, 2)))
+
+
+def test_background_with_too_few_columns_is_named():
+    with pytest.raises(ValueError, match=r"background has 2 columns.*term 0 \(x0\*x1\*x2\) reads column"):
+        StarExplainer([((0, 1, 2), lambda A: A[:, 0])], np.zeros((3, 2)))
+    model = StarModel([((0, 2), lambda A: A[:, 0])], n_features=3)
+    with pytest.raises(ValueError, match=r"background has 2 columns, but the model has 3 features"):
+        StarExplainer(model, np.zeros((3, 2)))
+
+
+def test_interaction_batches_bound_the_solver_temporaries(monkeypatch):
+    from kexplain.star import explainer as star_explainer
+
+    seen = []
+    real = star_explainer.exact_shapley
+
+    def spy(game, k, *, interactions=False, batch_size=4096):
+        seen.append((k, interactions, batch_size))
+        return real(game, k, interactions=interactions, batch_size=batch_size)
+
+    monkeypatch.setattr(star_explainer, "exact_shapley", spy)
+    k = 12
+    explainer = StarExplainer([(tuple(range(k)), lambda A: A.sum(axis=1) + A[:, 0] * A[:, 1])], np.zeros((1, k)))
+    ex = explainer.explain(np.ones((1, k)), interactions=True)
+    np.testing.assert_allclose(ex.interactions[0, 0, 1], 0.5, atol=1e-12)
+    np.testing.assert_allclose(ex.values[0, :3], [1.5, 1.5, 1.0], atol=1e-12)
+    for kk, inter, batch in seen:
+        assert inter
+        # exact_shapley's interaction temporaries are a handful of (batch, k, k) arrays
+        assert batch * kk * kk * 8 <= star_explainer.INTERACTION_BLOCK_BYTES // 4
+    explainer.explain(np.ones((1, k)))
+    assert seen[-1][2] == min(2**k, explainer.max_rows)  # values only: the batch is not reduced

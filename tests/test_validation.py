@@ -293,3 +293,48 @@ def test_exact_shapley_bad_value_function():
         kx.exact_shapley(lambda C: np.full(len(C), np.nan), 2)
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         kx.exact_shapley(lambda C: C.sum(1), 2, batch_size=0)
+
+
+# --- issue 11: weights whose sum overflows, complex weights (defects 5 and 6) -------------------
+
+
+def test_weights_whose_sum_overflows_are_normalised_exactly():
+    from kexplain._validation import check_weights
+
+    w = check_weights([1e308, 1e308, 1e308 / 2], 3)
+    np.testing.assert_allclose(w, [0.4, 0.4, 0.2], rtol=1e-15)
+    np.testing.assert_allclose(check_weights([5e-324, 5e-324], 2), [0.5, 0.5])
+
+
+def test_complex_weights_are_refused_by_name():
+    from kexplain._validation import check_weights
+
+    with pytest.raises(ValueError, match="background_weights .*complex"):
+        check_weights(np.array([1.0 + 1j, 2.0]), 2)
+    with pytest.raises(ValueError, match="background_weights .*complex"):
+        check_weights([1.0 + 0j, 2.0], 2)
+
+
+def test_explainers_with_overflowing_weights_equal_normalised_weights():
+    import warnings
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(4, 2))
+    X = rng.normal(size=(2, 2))
+    big = np.array([1e308, 1e308, 5e307, 5e307])
+    small = big / 1e308
+    terms = [((0, 1), lambda A: A[:, 0] * A[:, 1] + A[:, 0])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = kx.star.StarExplainer(terms, Z, background_weights=big).explain(X)
+    b = kx.star.StarExplainer(terms, Z, background_weights=small).explain(X)
+    np.testing.assert_allclose(a.values, b.values, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(a.base_values, b.base_values, rtol=1e-13, atol=1e-15)
+    em = kx.KernelExpansion(Z, np.array([1.0, -2.0, 0.5, 1.0]), RBF(1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = kx.ProductKernelExplainer(em, Z, background_weights=big).explain(X)
+    e = kx.ProductKernelExplainer(em, Z, background_weights=small).explain(X)
+    np.testing.assert_allclose(c.values, e.values, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(c.base_values, e.base_values, rtol=1e-13, atol=1e-15)
+    assert np.all(np.abs(c.base_values) > 0)

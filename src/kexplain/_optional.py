@@ -13,6 +13,10 @@ _EXTRAS = {
     "interpret": "star",
     "pyHSICLasso": "examples",
     "numba": "fast",
+    "torch": "torch",
+    "array_api_compat": "torch",
+    "dask": "dask",
+    "distributed": "dask",
 }
 
 

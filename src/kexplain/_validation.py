@@ -58,13 +58,43 @@ def _is_missing(v: Any) -> bool:
     return type(v).__name__ in ("NAType", "NaTType")
 
 
-def _to_array(X: Any) -> np.ndarray:
-    """A numpy array from a sparse matrix, a DataFrame or anything array-like."""
+def to_array(X: Any, name: str = "X") -> np.ndarray:
+    """A numpy array from a scipy sparse matrix (densified), a DataFrame or anything array-like.
+
+    Ragged nested lists (rows of different lengths) give a ValueError naming ``name`` instead of
+    numpy's "setting an array element with a sequence".
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or scipy sparse matrix
+    name : str
+        What ``X`` is called in messages.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from kexplain._validation import to_array
+    >>> to_array([[1, 2], [3, 4]]).shape
+    (2, 2)
+    >>> try:
+    ...     to_array([[1, 2], [3]], name="background")
+    ... except ValueError as exc:
+    ...     print(exc)
+    background must be a 2-D array (n_samples, n_features) of numbers or labels; got rows of different lengths.
+    """
     if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy sparse matrix or array
         return X.toarray()
     if hasattr(X, "to_numpy"):
         return X.to_numpy()
-    return np.asarray(X)
+    try:
+        return np.asarray(X)
+    except ValueError:  # numpy: "setting an array element with a sequence" (ragged rows)
+        raise ValueError(
+            f"{name} must be a 2-D array (n_samples, n_features) of numbers or labels; got rows of different lengths."
+        ) from None
 
 
 def check_data(
@@ -118,7 +148,7 @@ def check_data(
     background contains NaN or infinite values at (row 0, column 1).
     """
     names = feature_names_of(X)
-    arr = _to_array(X)
+    arr = to_array(X, name)
     if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features and n_features > 1:
         raise ValueError(
             f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of length "
@@ -193,6 +223,9 @@ def check_data(
 def check_weights(weights: Any, n: int, name: str = "background_weights") -> np.ndarray:
     """Non-negative finite weights, one per row, normalised to sum to one.
 
+    The weights are divided by the largest one before they are summed, so weights whose sum
+    overflows (or whose values are subnormal) are normalised exactly; complex weights are refused.
+
     Parameters
     ----------
     weights : array-like of shape (n,)
@@ -210,17 +243,24 @@ def check_weights(weights: Any, n: int, name: str = "background_weights") -> np.
     >>> from kexplain._validation import check_weights
     >>> check_weights([1, 3], 2)
     array([0.25, 0.75])
+    >>> check_weights([1e308, 1e308], 2)        # the sum would overflow: scaled first
+    array([0.5, 0.5])
     """
+    raw = to_array(weights, name)
+    if raw.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values; weights must be real non-negative numbers.")
     try:
-        w = np.asarray(weights, dtype=np.float64)
+        w = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(
             f"{name} must be a 1-D array of {n} non-negative numbers (one per background row), got {weights!r}."
         ) from None
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(f"{name} must be a 1-D array with one weight per row ({n}), got shape {w.shape}.")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise ValueError(f"{name} must be non-negative, finite and not all zero.")
+    # scaled by the largest weight first, so the sum cannot overflow (nor tiny weights underflow)
+    w = w / w.max()
     return w / w.sum()
 
 
@@ -326,3 +366,43 @@ def check_random_state(random_state: Any, name: str = "random_state") -> np.rand
         f"{name} must be None, a non-negative integer, a numpy SeedSequence, Generator or RandomState, "
         f"got {random_state!r}."
     )
+
+
+def check_legacy_random_state(random_state: Any, name: str = "random_state") -> np.random.RandomState:
+    """A numpy RandomState, for estimators whose draws are defined through scikit-learn's convention.
+
+    Accepts what :func:`check_random_state` accepts; an int seeds a RandomState exactly as
+    scikit-learn's ``check_random_state`` does (so fitted results do not change), a Generator or a
+    SeedSequence seeds one from its stream.  Anything else raises a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    random_state : None, int, SeedSequence, Generator or RandomState
+    name : str
+        The argument's name, used in the message.
+
+    Returns
+    -------
+    numpy.random.RandomState
+
+    Examples
+    --------
+    >>> from kexplain._validation import check_legacy_random_state
+    >>> int(check_legacy_random_state(0).randint(100))
+    44
+    >>> try:
+    ...     check_legacy_random_state(-1)
+    ... except ValueError as exc:
+    ...     print(str(exc)[:44])
+    random_state must be None, a non-negative in
+    """
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    gen = check_random_state(random_state, name)  # validates, naming the argument
+    if isinstance(random_state, (int, np.integer)):
+        if random_state >= 2**32:
+            raise ValueError(f"{name} must be below 2**32 for this estimator, got {random_state!r}.")
+        return np.random.RandomState(int(random_state))
+    return np.random.RandomState(int(gen.integers(2**32 - 1)))

@@ -21,6 +21,31 @@ from ._optional import require
 BASE_COLUMN = "base_value"
 
 
+def _real(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """``x`` as a float64 array of real numbers, or a ValueError naming ``name``.
+
+    Complex numbers are refused rather than truncated, and so are NaN and infinite values (a
+    result holding them would look certain while being undefined).
+    """
+    try:
+        arr = np.asarray(x)
+    except ValueError:  # ragged nested sequences
+        raise ValueError(f"{name} must be a rectangular array of real numbers, got a ragged sequence.") from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must hold real numbers, got complex values.")
+    if arr.dtype.kind == "O" and any(v is None for v in arr.ravel()):
+        raise ValueError(f"{name} must hold real numbers, got None.")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must hold real numbers, got values of type {arr.dtype}.") from None
+    arr = arr.astype(np.float64, copy=False)
+    if not allow_nan and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return arr
+
+
 class Explanation:
     """Shapley values of a batch of explained points.
 
@@ -88,11 +113,11 @@ class Explanation:
         index: Sequence[Any] | None = None,
         covariance: Any = None,
     ) -> None:
-        self.values = np.asarray(values, dtype=np.float64)
+        self.values = _real(values, "values")
         if self.values.ndim not in (2, 3):
             raise ValueError(f"values must have shape (N, d) or (N, d, n_outputs), got {self.values.shape}.")
         N, d = self.values.shape[:2]
-        base = np.asarray(base_values, dtype=np.float64)
+        base = _real(base_values, "base_values")
         self.data = data
         self.feature_names = (
             [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(d)]
@@ -115,17 +140,19 @@ class Explanation:
         )
         if len(self.output_names) != n_out:
             raise ValueError(f"output_names has {len(self.output_names)} names for {n_out} outputs.")
-        self.interactions = None if interactions is None else np.asarray(interactions, dtype=np.float64)
+        self.interactions = None if interactions is None else _real(interactions, "interactions")
         if self.interactions is not None:
             expected = (N, d, d) + self.values.shape[2:]
             if self.interactions.shape != expected:
                 raise ValueError(f"interactions must have shape {expected}, got {self.interactions.shape}.")
-        self.standard_errors = None if standard_errors is None else np.asarray(standard_errors, dtype=np.float64)
+        self.standard_errors = (
+            None if standard_errors is None else _real(standard_errors, "standard_errors", allow_nan=True)
+        )
         if self.standard_errors is not None and self.standard_errors.shape != self.values.shape:
             raise ValueError(
                 f"standard_errors must have the shape of values {self.values.shape}, got {self.standard_errors.shape}."
             )
-        self.covariance = None if covariance is None else np.asarray(covariance, dtype=np.float64)
+        self.covariance = None if covariance is None else _real(covariance, "covariance")
         if self.covariance is not None and self.covariance.shape[:3] != (N, d, d):
             raise ValueError(f"covariance must have shape ({N}, {d}, {d}[, ...]), got {self.covariance.shape}.")
         self.index = None if index is None else list(index)
@@ -468,11 +495,14 @@ class GlobalAttribution:
         columns: Mapping[str, Any] | None = None,
         info: Mapping[str, Any] | None = None,
     ) -> None:
-        self.values = np.asarray(values, dtype=np.float64)
+        self.values = _real(values, "values")
         if self.values.ndim != 1:
             raise ValueError(f"values must have shape (d,), got {self.values.shape}.")
         d = self.values.shape[0]
-        self.total = float(total)
+        total_arr = _real(total, "total")
+        if total_arr.ndim != 0:
+            raise ValueError(f"total must be one number, got shape {total_arr.shape}.")
+        self.total = float(total_arr)
         self.feature_names = (
             [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(d)]
         )
@@ -495,7 +525,7 @@ class GlobalAttribution:
     def _per_feature(self, arr: Any, name: str) -> np.ndarray | None:
         if arr is None:
             return None
-        out = np.asarray(arr, dtype=np.float64)
+        out = _real(arr, name, allow_nan=True)
         if out.shape != self.values.shape:
             raise ValueError(f"{name} must have shape {self.values.shape}, got {out.shape}.")
         return out

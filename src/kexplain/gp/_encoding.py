@@ -15,6 +15,11 @@ import numpy as np
 
 #: a declared categorical feature with non-integer numbers may have at most this many levels
 MAX_FLOAT_LEVELS = 50
+#: continuous columns whose largest magnitude lies outside [2^-64, 2^64] are divided by an exact
+#: power of two first, so that squares, variances and the power transform stay in float range
+_SAFE_EXPONENT = 64
+#: transformed inputs are kept within about +-this (see ``InputEncoder._clip_to_transform_range``)
+_TRANSFORM_LIMIT = 1e250
 
 
 def categorical_mask(X: Any, categorical_features: Any, names: list[str] | None, d: int) -> np.ndarray:
@@ -92,6 +97,10 @@ def _codes(col: Any, levels: np.ndarray, name: str) -> np.ndarray:
 class InputEncoder:
     """Categorical codes and the per-feature power transform of an OAK model's inputs.
 
+    A continuous column whose largest magnitude lies outside [2^-64, 2^64] (data scaled by 1e300
+    or 1e-300) is first divided by an exact power of two (``prescale``), so that its variance and
+    power transform stay in float range; other columns are left as they are.
+
     Parameters
     ----------
     mask : ndarray of bool, shape (d,)
@@ -108,6 +117,8 @@ class InputEncoder:
         self.normalize = bool(normalize)
         self.categories: list[np.ndarray | None] = [None] * self.mask.shape[0]
         self.transformer: Any = None
+        #: exact power-of-two divisor of each feature (1 unless its values are extreme)
+        self.prescale = np.ones(self.mask.shape[0])
 
     def fit_transform(self, Xv: np.ndarray) -> np.ndarray:
         """Learn the levels and the transform from validated rows; returns the encoded rows."""
@@ -119,7 +130,12 @@ class InputEncoder:
             else:
                 Z[:, j] = np.asarray(Xv[:, j], dtype=np.float64)
         cont = ~self.mask
+        self.prescale = np.ones(d)
         for jc in np.nonzero(cont)[0]:
+            big = float(np.max(np.abs(Z[:, jc])))
+            if big > 0 and not (2.0**-_SAFE_EXPONENT <= big <= 2.0**_SAFE_EXPONENT):
+                self.prescale[jc] = 2.0 ** np.frexp(big)[1]  # brings the column into [0.5, 1): exact
+                Z[:, jc] = Z[:, jc] / self.prescale[jc]
             if np.ptp(Z[:, jc]) == 0:
                 raise ValueError(f"X column {self.names[jc]!r} is constant; drop it (it cannot explain anything).")
         self.transformer = None
@@ -138,11 +154,24 @@ class InputEncoder:
             if levels is not None:
                 Z[:, j] = _codes(Xv[:, j], levels, self.names[j])
             else:
-                Z[:, j] = np.asarray(Xv[:, j], dtype=np.float64)
+                Z[:, j] = np.asarray(Xv[:, j], dtype=np.float64) / self.prescale[j]
         cont = ~self.mask
         if self.transformer is not None and cont.any():
-            Z[:, cont] = self.transformer.transform(Z[:, cont])
+            Z[:, cont] = self.transformer.transform(self._clip_to_transform_range(Z[:, cont]))
         return Z
+
+    def _clip_to_transform_range(self, Zc: np.ndarray) -> np.ndarray:
+        """Rows far outside the fitted data clipped to where the power transform stays finite.
+
+        Yeo-Johnson with lambda > 1 (or < 1 on the negative side) overflows for finite inputs near
+        the float range (rows scaled by 1e300).  The clipped value still maps to about
+        +-_TRANSFORM_LIMIT, so far from every training row that each kernel factor is 0 in float64,
+        as it is for the unclipped value: the model's output is the same.
+        """
+        lam = np.asarray(self.transformer.lambdas_, dtype=np.float64)
+        upper = _TRANSFORM_LIMIT ** (1.0 / np.maximum(lam, 1.0))
+        lower = -(_TRANSFORM_LIMIT ** (1.0 / np.maximum(2.0 - lam, 1.0)))
+        return np.clip(Zc, lower, upper)
 
 
 def feature_index(f: Any, names: list[str]) -> int:

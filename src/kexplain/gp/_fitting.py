@@ -40,19 +40,26 @@ _LOG_NOISE = (np.log(1e-6), np.log(10.0))
 _FAILED = 1e25
 
 
+def _check_count(value: Any, name: str, min_val: int) -> None:
+    """scikit-learn's ``check_scalar`` for an integer, refusing booleans (True is not a count)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer >= {min_val}, got {value!r}.")
+    check_scalar(value, name, (int, np.integer), min_val=min_val)
+
+
 def check_params(est: Any, d: int) -> int:
     """Validate an OAKRegressor's parameters for d features; returns the interaction order Q."""
     if est.input_measure not in MEASURES:
         raise ValueError(f"input_measure must be one of {MEASURES}, got {est.input_measure!r}.")
     check_bool(est.normalize_inputs, "normalize_inputs")
-    check_scalar(est.max_iter, "max_iter", (int, np.integer), min_val=0)
-    check_scalar(est.n_restarts, "n_restarts", (int, np.integer), min_val=0)
+    _check_count(est.max_iter, "max_iter", 0)
+    _check_count(est.n_restarts, "n_restarts", 0)
     if est.n_inducing is not None:
-        check_scalar(est.n_inducing, "n_inducing", (int, np.integer), min_val=1)
+        _check_count(est.n_inducing, "n_inducing", 1)
     Q = est.max_interaction_order
     if Q is None:
         return d
-    check_scalar(Q, "max_interaction_order", (int, np.integer), min_val=1)
+    _check_count(Q, "max_interaction_order", 1)
     if Q > d:
         raise ValueError(f"max_interaction_order={Q} is above the number of features ({d}); it accepts 1..{d} or None.")
     return int(Q)

@@ -13,6 +13,7 @@ from ..base import Explainer, check_explain_options, explain_in_blocks, row_inde
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..shapley.additive import solve_additive_game
+from ._checks import check_dense_2d
 from ._games import AnovaGame, BackgroundTables, InterventionalGame
 
 _FITTED = ("alpha_", "bases_", "support_", "order_variances_", "lengthscales_", "y_std_", "y_mean_")
@@ -150,6 +151,7 @@ class OAKExplainer(Explainer):
                 "kx.ProductKernelExplainer gives exact interactions for product-kernel models."
             )
         model = self.model
+        check_dense_2d(X, "X")  # shapes named before scikit-learn's checks (which name no argument)
         Xv = model._validated(X)
         Z = model._encoder.transform(Xv)
         names = list(self.feature_names) if self.feature_names is not None else model.feature_names_

@@ -1,8 +1,6 @@
-"""The scikit-learn estimator of orthogonal additive GPs (OAK), after "Exact Shapley Value for Local
-and Global Explanation of Additive Gaussian Processes".  It ties together the constrained base kernels
-(``kernels.py``, section 2.2), the input encoding (``_encoding.py``), the marginal likelihood and
-posterior (``_fitting.py``) and the games (``_games.py``, ``explainer.py``: Lemma 1 and Theorem 1).
-"""
+"""The estimator of orthogonal additive GPs (OAK), after "Exact Shapley Value for Local and Global
+Explanation of Additive Gaussian Processes": it ties together the constrained base kernels (section
+2.2), the input checks and encoding, the marginal likelihood and posterior, and the games."""
 
 from __future__ import annotations
 
@@ -10,14 +8,14 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_data, feature_names_of
+from .._validation import check_data, check_legacy_random_state, feature_names_of
 from ..explanation import Explanation, GlobalAttribution
 from . import _fitting as fitting
+from ._checks import check_dense_2d, check_fit_inputs, numeric_target, refuse_sparse, standardize_target
 from ._encoding import InputEncoder, categorical_mask, feature_index
-from ._games import component_values, variance_decomposition
+from ._games import component_values, variance_attribution
 
 #: above this many training rows ``n_inducing=None`` switches to the sparse mode, with this many inducing points
 SPARSE_THRESHOLD, DEFAULT_INDUCING = 5000, 500
@@ -118,6 +116,15 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         >>> OAKRegressor(max_iter=0).fit(X, X[:, 0]).order_variances_.shape
         (3,)
         """
+        check_fit_inputs(X, y)
+        refuse_sparse(X, "X")
+        shape = getattr(X, "shape", None)
+        if isinstance(shape, tuple) and len(shape) == 2 and shape[1] == 0:  # a DataFrame without columns
+            raise ValueError(
+                f"X has 0 feature(s) (shape={shape}) while a minimum of 1 is required: OAKRegressor needs "
+                "at least one column."
+            )
+        y = numeric_target(y)
         names = feature_names_of(X)
         _, y = validate_data(self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2, y_numeric=True)
         n, d = len(y), int(self.n_features_in_)
@@ -130,10 +137,8 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         self.transformer_ = self._encoder.transformer
         bases = fitting.base_kernels(Z, mask, self.categories_, self.input_measure)
         self.bases_, self.max_order_ = bases, Q
-        self.y_mean_ = float(np.mean(y))
-        self.y_std_ = float(np.std(y)) if np.std(y) > 0 else 1.0
-        ys = (np.asarray(y, dtype=np.float64) - self.y_mean_) / self.y_std_
-        rng = check_random_state(self.random_state)
+        self.y_mean_, self.y_std_, ys = standardize_target(np.asarray(y, dtype=np.float64))
+        rng = check_legacy_random_state(self.random_state)
         m = DEFAULT_INDUCING if self.n_inducing is None and n > SPARSE_THRESHOLD else self.n_inducing
         self.sparse_ = m is not None and m < n
         # the marginal likelihood's gradient holds (rows^2 x d) arrays: above MAX_FIT_ROWS the
@@ -153,6 +158,8 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def _validated(self, X: Any, name: str = "X") -> np.ndarray:
         """Rows checked against the fitted model (shape, feature names, NaN with rows and columns named)."""
         check_is_fitted(self)
+        refuse_sparse(X, name)
+        check_dense_2d(X, name)
         if name == "X":  # scikit-learn's checks of shape and feature names; other inputs get their own name
             validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
         d, names = self.n_features_in_, getattr(self, "feature_names_in_", None)
@@ -243,14 +250,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         (['x0', 'x1'], True)
         """
         check_is_fitted(self)
-        coef = self.alpha_ * self.y_std_
-        dec = variance_decomposition(self.bases_, self.support_, self._ls, self.order_variances_, coef)
-        # Var f = sum_j phi_j: the route with the least rounding (per-order sums agree to rounding)
-        variance = float(dec["shapley"].sum())
-        scale = 1.0 / variance if variance > 0 else 0.0
-        sobol = {"first_order_sobol": dec["first_order"] * scale, "total_sobol": dec["total"] * scale}
-        info = {"component_variance": dec["component_variance"], "max_interaction_order": self.max_order_}
-        return GlobalAttribution(dec["shapley"], variance, self.feature_names_, "variance", columns=sobol, info=info)
+        return variance_attribution(self)
 
     def component(self, features: Any, X: Any) -> np.ndarray:
         """The fitted ANOVA component f_T(x) for the feature subset T = ``features`` (int, name or list).
@@ -268,7 +268,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         True
         """
         check_is_fitted(self)
-        if isinstance(features, (str, int, np.integer)):
+        if isinstance(features, (str, bytes)) or np.ndim(features) == 0:
             features = [features]
         idx = sorted({feature_index(f, self._names) for f in features})
         if len(idx) != len(list(features)):
@@ -295,5 +295,5 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         (5, 2)
         """
         check_is_fitted(self)
-        rng = check_random_state(random_state)
+        rng = check_legacy_random_state(random_state)
         return np.column_stack([b.sample(n, rng) for b in self.bases_])

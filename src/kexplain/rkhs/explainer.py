@@ -57,6 +57,9 @@ _VALUES = ("observational", "interventional")
 #: rows instead
 _SINGLE_THREAD_BLAS_SIZE = 1000
 _SVM = ("SVR", "NuSVR", "SVC", "NuSVC")
+#: default bound, in bytes, on the rows the interventional game of a non-product model builds in
+#: one block (hybrid rows x_S, z_Sc with the model's outputs on them)
+DEFAULT_MAX_BLOCK_BYTES = 64 * 2**20
 Game = Callable[[np.ndarray], np.ndarray]
 
 
@@ -148,6 +151,14 @@ class RKHSExplainer(Explainer):
         Landmarks for the Nystroem approximation.
     max_exact_features : int
         Enumerate all coalitions up to this many features; sample beyond.
+    max_block_bytes : int
+        Bound, in bytes, on the hybrid rows (x_S, z_Sc) that the interventional game of a model
+        that is not a product-kernel expansion builds at once, with the model's outputs on them
+        (default 64 MiB): the model is called on blocks of at most
+        ``max_block_bytes // (8 * (d + n_outputs + n_support))`` rows, where ``n_support`` is the
+        number of training rows a scikit-learn kernel model compares each row with (0 for a
+        callable), so its kernel rows stay within the bound too.  Each ``n_jobs`` thread holds one
+        block.  The values do not depend on it (to rounding).
     random_state : None, int or numpy Generator/RandomState
         Picks the Nystroem landmarks (as in scikit-learn's ``Nystroem``); the sampled solver is
         seeded by ``explain(random_state=...)``.
@@ -199,9 +210,11 @@ class RKHSExplainer(Explainer):
         approximation: str | None = None,
         n_landmarks: int = 300,
         max_exact_features: int = 12,
+        max_block_bytes: int = DEFAULT_MAX_BLOCK_BYTES,
         random_state: Any = 0,
     ) -> None:
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        self.max_block_bytes = max_block_bytes
         self.value = value
         self.cme_regularization = cme_regularization
         self.approximation = approximation
@@ -236,6 +249,7 @@ class RKHSExplainer(Explainer):
             names = getattr(model, "feature_names_in_", None)
             if self.feature_names is None and names is not None:
                 self.feature_names = [str(n) for n in names]
+        self._n_outputs: int | None = None
         if background is None:
             if default_ref is None:
                 raise ValueError(
@@ -254,6 +268,8 @@ class RKHSExplainer(Explainer):
         self.background = R
         self.n_features = int(R.shape[1] if n_features is None else n_features)
         self.background_weights = None if background_weights is None else check_weights(background_weights, R.shape[0])
+        if self._predict is not None:
+            self._n_outputs = int(self._outputs(R[:1]).shape[1])  # sizes the blocks of the interventional game
         self._landmarks = self._choose_landmarks()
         self._lock = threading.Lock()
         self._cme: ProductCME | GenericCME | None = None
@@ -278,7 +294,7 @@ class RKHSExplainer(Explainer):
         _check_eta(self.cme_regularization)
         if self.approximation not in (None, "nystroem"):
             raise ValueError(f"approximation must be None or 'nystroem', got {self.approximation!r}.")
-        for name in ("n_landmarks", "max_exact_features"):
+        for name in ("n_landmarks", "max_exact_features", "max_block_bytes"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
@@ -369,7 +385,23 @@ class RKHSExplainer(Explainer):
         if self.kind == "product":
             return self._interventional_embedding().game(Xv)
         assert self._predict is not None
-        return _CallableInterventional(self._outputs, Xv, self.background, self.background_weights)
+        return _CallableInterventional(
+            self._outputs, Xv, self.background, self.background_weights, self._rows_per_call()
+        )
+
+    def _rows_per_call(self) -> int:
+        """Hybrid rows per model call: ``max_block_bytes`` over the bytes one row takes (its d
+        features, the outputs and, for a kernel model, its kernel row against the training rows)."""
+        est = _final_estimator(self.model)
+        support = 0
+        if self.kind == "kernel":
+            for attr in ("X_fit_", "X_train_", "support_vectors_"):
+                ref = getattr(est, attr, None)
+                if ref is not None and hasattr(ref, "shape"):
+                    support = int(ref.shape[0])
+                    break
+        n_out = self._n_outputs if self._n_outputs is not None else 1
+        return max(1, int(self.max_block_bytes) // (8 * (self.n_features + n_out + support)))
 
     def _restricted(self) -> Callable[[np.ndarray], Any]:
         if self._kernel_on is not None:
@@ -567,10 +599,10 @@ class RKHSExplainer(Explainer):
         n_folds : int
             Folds of the cross-validation (at least 2).
         n_coalitions : int
-            Random coalitions the loss is summed over.
+            Random coalitions the loss is summed over (at least 1).
         max_rows : int
-            Background rows used at most (a random subsample).
-        random_state : None or int
+            Background rows used at most (a random subsample; at least 1).
+        random_state : None, int or numpy Generator
             Seeds the subsample, the coalitions and the folds.
 
         Returns
@@ -592,7 +624,10 @@ class RKHSExplainer(Explainer):
             raise ValueError(f"grid must be a non-empty list of positive numbers, got {grid!r}.")
         if isinstance(n_folds, bool) or not isinstance(n_folds, Integral) or n_folds < 2:
             raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
-        rng = np.random.default_rng(random_state)
+        for name, v in (("n_coalitions", n_coalitions), ("max_rows", max_rows)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, Integral) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        rng = check_random_state(random_state, "random_state")
         R = self.background
         if R.shape[0] > max_rows:
             R = R[rng.choice(R.shape[0], max_rows, replace=False)]
@@ -608,7 +643,7 @@ class RKHSExplainer(Explainer):
         cond, target = self._cv_kernels()
         with _blas_threads(R.shape[0]):
             scores = {
-                g: cme_cv_loss(cond, target, R, g, coals, n_folds, np.random.default_rng(random_state)) for g in grid
+                g: cme_cv_loss(cond, target, R, g, coals, n_folds, check_random_state(random_state)) for g in grid
             }
         best = min(scores, key=lambda g: scores[g])
         self.cme_cv_scores_ = scores
@@ -706,13 +741,22 @@ class _ProductMeanEmbedding:
 
 
 class _CallableInterventional:
+    """v(S)(x) = (weighted) mean over the background rows z of f(x_S, z_Sc), for a block of points,
+    with the model called on at most ``rows_per_call`` hybrid rows at a time."""
+
     def __init__(
-        self, outputs: Callable[[np.ndarray], np.ndarray], X: np.ndarray, Z: np.ndarray, w: np.ndarray | None
+        self,
+        outputs: Callable[[np.ndarray], np.ndarray],
+        X: np.ndarray,
+        Z: np.ndarray,
+        w: np.ndarray | None,
+        rows_per_call: int,
     ) -> None:
         self.outputs, self.X, self.Z, self.w = outputs, X, Z, w
+        self.rows_per_call = rows_per_call
 
     def __call__(self, coalitions: np.ndarray) -> np.ndarray:
-        return _hybrid_mean(self.outputs, self.X, self.Z, coalitions, self.w)
+        return _hybrid_mean(self.outputs, self.X, self.Z, coalitions, self.w, self.rows_per_call)
 
 
 def _hybrid_mean(
@@ -723,17 +767,35 @@ def _hybrid_mean(
     w: np.ndarray | None = None,
     max_rows: int = 200_000,
 ) -> np.ndarray:
-    """v(S)(x) = (weighted) mean_z f(x_S, z_Sc) for every coalition and point, in bounded batches."""
+    """v(S)(x) = (weighted) mean_z f(x_S, z_Sc) for every coalition and point, shape (B, N, o).
+
+    The hybrid rows are built and evaluated in blocks of at most ``max_rows`` rows: whole points
+    (all their background rows) when a point's rows fit, else blocks of background rows of one
+    point, whose weighted sums are added up.  Memory is O(max_rows * (d + o)), whatever N and
+    the number of background rows.
+    """
     N, nb = X.shape[0], Z.shape[0]
-    res = []
-    for S in np.asarray(coalitions, dtype=bool):
-        H = np.repeat(Z[None, :, :], N, axis=0)  # (N, nb, d)
-        H[:, :, S] = X[:, None, S]
-        H = H.reshape(N * nb, -1)
-        out = np.concatenate([outputs(H[lo : lo + max_rows]) for lo in range(0, N * nb, max_rows)])
-        out = out.reshape(N, nb, -1)
-        res.append(out.mean(axis=1) if w is None else np.einsum("nbo,b->no", out, w))
-    return np.stack(res)
+    wz = np.full(nb, 1.0 / nb) if w is None else np.asarray(w, dtype=np.float64)
+    p_step = max(1, min(N, max_rows // nb))  # points per block
+    z_step = max(1, min(nb, max_rows))  # background rows per block (all of them when p_step > 1)
+    coalitions = np.asarray(coalitions, dtype=bool)
+    res: np.ndarray | None = None
+    for c, S in enumerate(coalitions):
+        for p0 in range(0, N, p_step):
+            ps = slice(p0, min(N, p0 + p_step))
+            Xp = X[ps]
+            for z0 in range(0, nb, z_step):
+                zs = slice(z0, min(nb, z0 + z_step))
+                H = np.repeat(Z[None, zs, :], Xp.shape[0], axis=0)  # (p, z, d)
+                H[:, :, S] = Xp[:, None, S]
+                out = outputs(H.reshape(-1, H.shape[2]))
+                out = out.reshape(Xp.shape[0], H.shape[1], -1)
+                part = np.einsum("pzo,z->po", out, wz[zs])
+                if res is None:
+                    res = np.zeros((coalitions.shape[0], N, out.shape[2]))
+                res[c, ps] += part
+    assert res is not None
+    return res
 
 
 def _n_features(est: Any) -> int | None:

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_data
+from .._validation import check_data, check_random_state
 from ..kernels.base import RBF, Kernel, SumKernel
 from ..models.expansion import KernelExpansion
 from ..shapley.product import solve_product_game
@@ -163,6 +163,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         check_scalar(self.n_coalitions, "n_coalitions", Integral, min_val=1)
         if self.n_background is not None:
             check_scalar(self.n_background, "n_background", Integral, min_val=1)
+        check_random_state(self.random_state)  # a bad seed is named before any work
         f = self.feature
         if isinstance(f, str):
             if columns is None or f not in columns:
@@ -238,7 +239,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         return self
 
     def _zeta(self, X: np.ndarray) -> np.ndarray:
-        rng = np.random.default_rng(self.random_state)
+        rng = check_random_state(self.random_state)
         A = self.feature_index_
         n, d = X.shape
         if self.value == "interventional":

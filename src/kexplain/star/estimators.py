@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import LabelBinarizer
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import check_legacy_random_state
 from .instantiations import INSTANTIATIONS, _GaussianInstantiation
 from .model import StarModel
 from .subsets import SUBSET_DISTRIBUTIONS, SubsetDistribution, make_subset_distribution
@@ -108,7 +108,7 @@ class _RKHSWeightingBase(BaseEstimator):
             self.x_mean_ = np.zeros(n_features)
             self.x_scale_ = np.ones(n_features)
             Xs = X
-        rng = check_random_state(self.random_state)
+        rng = check_legacy_random_state(self.random_state)
         # numpy Generator seeded from sklearn's RandomState, so random_state fixes the draw
         gen = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         w = RKHSWeighting(inst, n_features, dist).sample(int(self.n_parameters), gen)
@@ -249,6 +249,7 @@ class RKHSWeightingRegressor(RegressorMixin, _RKHSWeightingBase):
             Its ``predict`` equals this estimator's; its ``output`` is
             ``"predict of RKHSWeightingRegressor"``.
         """
+        check_is_fitted(self, "weighting_")
         return self._star(self.y_scale_, self.y_mean_, None, f"predict of {type(self).__name__}")
 
 

@@ -37,6 +37,10 @@ from .model import StarModel, StarTerm, evaluate_term
 
 #: default bound on the number of rows one term evaluation sees (coalitions x points x background)
 DEFAULT_MAX_ROWS = 2**18
+#: with ``interactions=True`` the enumeration solver holds a handful of (batch, k, k) arrays per
+#: batch of coalitions; the batch is cut so that one such array takes at most a quarter of this
+#: many bytes (about 4.6 GB for one 20-feature term with the values-only batch of 2^18)
+INTERACTION_BLOCK_BYTES = 64 * 2**20
 
 #: (term, position in the model, column permutation or None) of the terms sharing a sub-game
 _Member = tuple[StarTerm, int, "list[int] | None"]
@@ -88,7 +92,9 @@ class StarExplainer(Explainer):
         Labels of the features; by default the model's, else the background's columns.
     max_rows : int
         Bound on the rows passed to a term function in one call (memory); values do not depend
-        on it.
+        on it.  With ``interactions=True`` the coalitions per solver call are further bounded so
+        that the solver's (coalitions, k, k) temporaries stay within ``INTERACTION_BLOCK_BYTES``
+        (64 MiB; one point and one background row of a 20-feature term peak well under 500 MB).
 
     Attributes
     ----------
@@ -141,7 +147,7 @@ class StarExplainer(Explainer):
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
         Z = check_data(background, name="background", min_rows=1)
         m, d = Z.shape
-        self.star_model: StarModel = as_star_model(model, n_features=d)
+        self.star_model: StarModel = _star_model_for(model, d)
         self.background = Z
         self.background_weights = (
             np.full(m, 1.0 / m) if background_weights is None else check_weights(background_weights, m)
@@ -274,13 +280,14 @@ class StarExplainer(Explainer):
             feats = g.feats
             k = len(feats)
             XI, ZI = Xv[:, feats], Z[:, feats]
+            batch = _interaction_batch(g.batch, k) if interactions else g.batch
             m_chunk = g.chunks[0].stop - g.chunks[0].start
             p_chunk = min(N, max(1, g.per_coalition // m_chunk))
             for p0 in range(0, N, p_chunk):
                 ps = np.arange(p0, min(N, p0 + p_chunk))
                 for zs, empty in zip(g.chunks, g.empty):
                     game = _SubsetGame(g.members, XI[ps], ZI[zs], w[zs], empty)
-                    res = exact_shapley(game, k, interactions=interactions, batch_size=g.batch)
+                    res = exact_shapley(game, k, interactions=interactions, batch_size=batch)
                     # a one-output term in a several-output model adds to every output, as in predict
                     values[np.ix_(ps, feats)] += res.values  # (p, k, o)
                     if inter is not None:
@@ -346,6 +353,31 @@ def explain_star(
         model, background, background_weights=background_weights, feature_names=feature_names, max_rows=max_rows
     )
     return explainer.explain(X, interactions=interactions, progress=progress, n_jobs=n_jobs, random_state=random_state)
+
+
+def _star_model_for(model: Any, d: int) -> StarModel:
+    """The STAR view of ``model`` for a background of ``d`` columns; a mismatch names the background."""
+    if isinstance(model, (list, tuple)) and not isinstance(model, StarTerm):
+        star = as_star_model(model if model and not _is_bare_term(model) else [model])
+        for i, t in enumerate(star.terms):
+            bad = [j for j in t.features if j >= d]
+            if bad:
+                raise ValueError(
+                    f"background has {d} columns, but term {i} ({t.name}) reads column(s) {bad}: "
+                    f"the background needs a column for every feature the terms read (0..{max(bad)})."
+                )
+        return as_star_model(model, n_features=d)
+    star = as_star_model(model)
+    if star.n_features != d:
+        raise ValueError(
+            f"background has {d} columns, but the model has {star.n_features} features: pass background "
+            f"rows with the model's {star.n_features} columns."
+        )
+    return star
+
+
+def _is_bare_term(model: Any) -> bool:
+    return isinstance(model, tuple) and len(model) == 2 and callable(model[1])
 
 
 def _group_by_subset(terms: Sequence[StarTerm]) -> list[tuple[list[int], list[_Member]]]:
@@ -415,6 +447,12 @@ class _SubsetGame:
         if "mixed" in parts:
             out[mixed] = parts["mixed"]
         return out
+
+
+def _interaction_batch(batch: int, k: int) -> int:
+    """Coalitions per solver call with interactions: one (batch, k, k) float array in a quarter of
+    ``INTERACTION_BLOCK_BYTES`` (the solver holds a handful of them), at most ``batch``."""
+    return max(1, min(batch, INTERACTION_BLOCK_BYTES // (4 * 8 * k * k)))
 
 
 def _add_outputs(total: np.ndarray, add: np.ndarray) -> np.ndarray:

@@ -203,6 +203,12 @@ def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray
     ndarray of shape (n_rows, n_outputs)
         Checked for shape and finiteness.
 
+    Raises
+    ------
+    ValueError
+        Naming the term, when it returns complex or non-numeric values, the wrong shape, or
+        NaN or infinite values.
+
     Examples
     --------
     >>> import numpy as np
@@ -212,7 +218,18 @@ def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray
     array([[2.],
            [6.]])
     """
-    vals = np.asarray(term.function(X_I), dtype=np.float64)
+    raw = np.asarray(term.function(X_I))
+    if raw.dtype.kind == "c":
+        raise ValueError(
+            f"term {index} ({term.name}) returned complex values; a term must return real numbers "
+            "(take the real part or the modulus in the function if that is what is meant)."
+        )
+    try:
+        vals = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"term {index} ({term.name}) must return numbers, but returned an array of dtype {raw.dtype}."
+        ) from None
     n = X_I.shape[0]
     if vals.ndim == 1 and vals.shape[0] == n:
         vals = vals[:, None]

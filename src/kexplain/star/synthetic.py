@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_random_state
 
+from .._validation import check_legacy_random_state
 from .model import StarModel, StarTerm
 
 
@@ -58,7 +58,7 @@ def unanimity_model(n_features: int, order: int, n_terms: int, random_state: Any
     """
     if order > n_features:
         raise ValueError(f"order={order} exceeds n_features={n_features}.")
-    rng = check_random_state(random_state)
+    rng = check_legacy_random_state(random_state)
     terms = []
     for _ in range(n_terms):
         I = tuple(sorted(rng.choice(n_features, order, replace=False).tolist()))
@@ -87,7 +87,7 @@ def unanimity_data(n_samples: int, n_features: int, random_state: Any = None) ->
     array([[-1.,  1.,  1.],
            [-1.,  1.,  1.]])
     """
-    rng = check_random_state(random_state)
+    rng = check_legacy_random_state(random_state)
     return rng.choice([-1.0, 1.0], size=(n_samples, n_features))
 
 
