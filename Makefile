@@ -16,7 +16,7 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs]"
+	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs,torch,dask]"
 	touch $(STAMP)
 
 install: $(STAMP)
