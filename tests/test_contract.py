@@ -244,6 +244,8 @@ PUBLIC_MODULES = [
     "kexplain.gp",
     "kexplain.star",
     "kexplain.rkhs",
+    "kexplain.dask",
+    "kexplain.cli",
 ]
 
 
