@@ -138,3 +138,76 @@ def test_data_scaled_by_1e300_gives_the_same_attribution(XZ):
     assert big.info["data_scale"] > 1e299
     with pytest.raises(ValueError, match="X and Z hold values up to .*overflow"):
         mmd_shapley(X * 1e300, Z * 1e300, kernel=kx.kernels.RBF(1.0))
+
+
+# ---- issue 15: the compiled b = 1 pass over a tile matches the product-game engine -----------
+
+
+def _engine_contributions(a):
+    from kexplain.shapley.product import _numba_kernel, _weighted_loo_integrals
+    from kexplain.shapley.quadrature import gauss_legendre_01, nodes_for_degree
+
+    t, w = gauss_legendre_01(nodes_for_degree(a.shape[1] - 1))
+    return _weighted_loo_integrals(np.ascontiguousarray(a), np.ones((1, a.shape[1])), t, w, _numba_kernel())
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 5, 20, 23, 50, 400])
+@pytest.mark.parametrize("case", ["narrow", "wide", "zeros_and_ones"])
+def test_tile_contributions_match_the_engine(d, case):
+    from kexplain.stats import _pairs
+
+    rng = np.random.default_rng(d)
+    r = 301  # not a multiple of the compiled pass's block of pairs
+    scale = {"narrow": 0.3, "wide": 3.0, "zeros_and_ones": 40.0}[case]
+    a = np.exp(-0.5 * (rng.normal(size=(r, d)) * scale) ** 2)
+    if case == "zeros_and_ones":  # factors that underflowed to exactly 0, and exact 1s
+        a[rng.random((r, d)) < 0.3] = 0.0
+        a[rng.random((r, d)) < 0.1] = 1.0
+    psi, kval = _pairs.contributions(a)
+    ref_psi, ref_kval = _engine_contributions(a)
+    np.testing.assert_allclose(psi, ref_psi, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(kval, ref_kval, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(psi.sum(axis=1), kval - 1.0, rtol=1e-9, atol=1e-12)
+
+
+def test_tile_contributions_outside_the_fast_path():
+    from kexplain.stats import _pairs
+
+    a = np.full((70, 3), 0.5)
+    a[5, 1] = 1.5  # a factor above 1 (e.g. a Categorical mismatch > 1): the engine's path
+    psi, kval = _pairs.contributions(a)
+    ref_psi, ref_kval = _engine_contributions(a)
+    np.testing.assert_array_equal(psi, ref_psi)
+    np.testing.assert_array_equal(kval, ref_kval)
+    a[5, 1] = np.nan
+    with pytest.raises(FloatingPointError, match="NaN or infinite"):
+        _pairs.contributions(a)
+    psi, kval = _pairs.contributions(np.zeros((0, 4)))
+    assert psi.shape == (0, 4) and kval.shape == (0,)
+
+
+def test_compiled_within_pairs_matches_numpy(monkeypatch):
+    from kexplain.stats import _pairs
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 50, 100_003, 3_000_000):
+        T = n * (n - 1) // 2
+        k = np.unique(np.r_[0, rng.integers(0, T, 5000), T - 1])
+        got = _pairs.within_pairs(n, k)
+        monkeypatch.setitem(_pairs._COMPILED, "triangle_pairs", None)
+        ref = _pairs.within_pairs(n, k)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
+        assert np.all(got[0] < got[1])
+
+
+def test_numpy_fallback_without_the_compiled_pass(XZ, monkeypatch):
+    from kexplain.stats import _pairs
+
+    X, Z = XZ
+    fast = mmd_shapley(X, Z)
+    for name in ("loo_b1", "triangle_pairs"):
+        monkeypatch.setitem(_pairs._COMPILED, name, None)
+    slow = mmd_shapley(X, Z)
+    np.testing.assert_allclose(fast.values, slow.values, rtol=1e-12, atol=1e-15)

@@ -16,9 +16,11 @@ order, so the result is the same, bit for bit, for every ``n_jobs``, block size 
 
 Speed.  For RBF, Laplacian, Cauchy and Categorical factors (and ProductKernels of them) a compiled
 kernel (numba, when installed) computes the factors of a tile of pairs straight from the data, and
-the engine's compiled leave-one-out pass turns them into psi: no (pairs, d) gathers of the data, no
-(pairs, nodes, d) temporaries.  Other kernels, or no numba, take the numpy path (same numbers up to
-rounding).
+a compiled leave-one-out pass specialised for b = 1 (``_pairs_numba.loo_b1``: the engine's
+prefix/suffix arithmetic, bit for bit, with four independent product chains at a time) turns them
+into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Tiles it declines
+(a factor outside [0, 1], a product near underflow) go to the engine, log space included.  Other
+kernels, or no numba, take the numpy path (same numbers up to rounding).
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ def n_within_pairs(n: int) -> int:
 def within_pairs(n: int, k: Any) -> tuple[np.ndarray, np.ndarray]:
     """(i, j) with i < j for linear pair indices ``k`` in row-major order over the upper triangle."""
     k = np.asarray(k, dtype=np.int64)
+    fast = _compiled("triangle_pairs")
+    if fast is not None and k.ndim == 1:
+        i = np.empty(k.shape[0], np.int64)
+        j = np.empty(k.shape[0], np.int64)
+        fast(n, np.ascontiguousarray(k), i, j)
+        return i, j
     # pairs before row i: i*n - i*(i+1)/2; invert the quadratic, then fix float rounding
     b = 2 * n - 1
     i = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * k, 0.0))) / 2).astype(np.int64)
@@ -144,21 +152,26 @@ def factor_data(kernel: Kernel, data: np.ndarray) -> FactorData | None:
     return FactorData(np.ascontiguousarray(U), kinds, inv, mism)
 
 
-_FACTOR_KERNEL: list[Any] = []
+_COMPILED: dict[str, Any] = {}
+
+
+def _compiled(name: str) -> Any:
+    """The compiled function ``name`` of ``_pairs_numba``, or None without (usable) numba."""
+    if name not in _COMPILED:
+        fn = None
+        if _numba_kernel() is not None:
+            try:
+                from . import _pairs_numba
+            except Exception:  # pragma: no cover - numba unusable here
+                pass
+            else:
+                fn = getattr(_pairs_numba, name)
+        _COMPILED[name] = fn
+    return _COMPILED[name]
 
 
 def _factor_kernel() -> Any:
-    if not _FACTOR_KERNEL:
-        if _numba_kernel() is None:
-            _FACTOR_KERNEL.append(None)
-        else:
-            try:
-                from ._pairs_numba import tile_factors
-            except Exception:  # pragma: no cover - numba unusable here
-                _FACTOR_KERNEL.append(None)
-            else:
-                _FACTOR_KERNEL.append(tile_factors)
-    return _FACTOR_KERNEL[0]
+    return _compiled("tile_factors")
 
 
 def factors(
@@ -179,9 +192,17 @@ def factors(
 
 def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pair Shapley contributions psi (r, d) and kernel values prod_j a_j (r,) from factors a."""
+    r, d = a.shape
+    fast = _compiled("loo_b1") if r > 0 else None
+    if fast is not None:
+        # compiled b = 1 pass; it declines tiles with a factor outside [0, 1] (NaN included) or a
+        # product that could underflow, which the engine's path below handles (or rejects)
+        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        psi, kval = np.empty((r, d)), np.empty(r)
+        if fast(np.ascontiguousarray(a, dtype=np.float64), np.array(t), np.array(w), psi, kval):
+            return psi, kval
     if not np.all(np.isfinite(a)):
         raise FloatingPointError("the kernel returned NaN or infinite values for some sample pairs.")
-    r, d = a.shape
     if r == 0:
         return np.zeros((0, d)), np.zeros(0)
     t, w = gauss_legendre_01(nodes_for_degree(d - 1))

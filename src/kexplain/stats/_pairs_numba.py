@@ -3,6 +3,10 @@
 ``tile_factors(U, V, i, j, kinds, inv, mismatch, out)`` writes out[r, f] = k_f(U[i_r, f], V[j_r, f])
 for RBF (kind 0: exp(-u^2 / 2)), Laplacian (1: exp(-|u|)), Cauchy (2: 1 / (1 + u^2)) with
 u = (x - y) / l, and the delta kernel on integer label codes (3: 1 if equal else ``mismatch``).
+
+``loo_b1(a, t, w, psi, kval)`` is the product game's leave-one-out quadrature for absent factor
+b = 1 on one tile of factors (False: the caller uses the engine), and ``triangle_pairs`` is
+``_pairs.within_pairs`` compiled.
 """
 
 from __future__ import annotations
@@ -30,3 +34,104 @@ def tile_factors(U, V, i, j, kinds, inv, mismatch, out):  # pragma: no cover - c
                     out[q, f] = np.exp(-abs(u))
                 else:
                     out[q, f] = 1.0 / (1.0 + u * u)
+
+
+#: pairs per block of ``loo_b1`` (a multiple of 4: the node loop runs four pairs at once)
+_BLOCK = 32
+_TINY = np.finfo(np.float64).tiny * 1e16
+
+
+@njit(cache=True, nogil=True)
+def loo_b1(a, t, w, psi, kval):  # pragma: no cover - compiled; tested via _pairs
+    """The product game's leave-one-out integrals for absent factor b = 1, one tile of pairs.
+
+    psi[r, f] = (a_rf - 1) sum_l w_l prod_{g != f} (1 + t_l (a_rg - 1)) and kval[r] = prod_f a_rf,
+    by prefix and suffix products, the same operations per entry, in the same order, as the
+    engine's prefix/suffix scheme (``shapley._product_numba``), over blocks of pairs with four
+    independent product chains at a time.  Returns False, with ``psi`` and ``kval`` unspecified,
+    when some factor is outside [0, 1] (or NaN) or some full product at a node is below ``_TINY``:
+    the caller then takes the engine's path (log space where needed).  For 0 <= a <= 1 every
+    factor 1 + t (a - 1) lies in [1 - t, 1] with 1 - t > 0, so a factor that underflowed to
+    exactly 0 is harmless and every partial product is at least the full one (no underflow).
+    """
+    r, d = a.shape
+    m = t.shape[0]
+    Q = _BLOCK
+    D = np.empty((d, Q))
+    pre = np.empty((d, Q))
+    acc = np.empty((d, Q))
+    for k0 in range(0, r, Q):
+        kq = min(Q, r - k0)
+        for q in range(kq):
+            for f in range(d):
+                x = a[k0 + q, f]
+                if not (x >= 0.0 and x <= 1.0):
+                    return False
+                D[f, q] = x - 1.0
+        for f in range(d):
+            for q in range(kq, Q):  # padding: harmless factors
+                D[f, q] = 0.0
+            for q in range(Q):
+                acc[f, q] = 0.0
+        for l in range(m):
+            tl = t[l]
+            wl = w[l]
+            for q0 in range(0, Q, 4):
+                p0 = 1.0
+                p1 = 1.0
+                p2 = 1.0
+                p3 = 1.0
+                for f in range(d):
+                    Df = D[f]
+                    pf = pre[f]
+                    pf[q0] = p0
+                    pf[q0 + 1] = p1
+                    pf[q0 + 2] = p2
+                    pf[q0 + 3] = p3
+                    p0 *= 1.0 + tl * Df[q0]
+                    p1 *= 1.0 + tl * Df[q0 + 1]
+                    p2 *= 1.0 + tl * Df[q0 + 2]
+                    p3 *= 1.0 + tl * Df[q0 + 3]
+                if p0 <= _TINY or p1 <= _TINY or p2 <= _TINY or p3 <= _TINY:
+                    return False
+                s0 = wl
+                s1 = wl
+                s2 = wl
+                s3 = wl
+                for f in range(d - 1, -1, -1):
+                    Df = D[f]
+                    pf = pre[f]
+                    af = acc[f]
+                    af[q0] += pf[q0] * s0
+                    af[q0 + 1] += pf[q0 + 1] * s1
+                    af[q0 + 2] += pf[q0 + 2] * s2
+                    af[q0 + 3] += pf[q0 + 3] * s3
+                    s0 *= 1.0 + tl * Df[q0]
+                    s1 *= 1.0 + tl * Df[q0 + 1]
+                    s2 *= 1.0 + tl * Df[q0 + 2]
+                    s3 *= 1.0 + tl * Df[q0 + 3]
+        for q in range(kq):
+            prod_a = 1.0
+            for f in range(d):
+                psi[k0 + q, f] = D[f, q] * acc[f, q]
+                prod_a *= a[k0 + q, f]
+            kval[k0 + q] = prod_a
+    return True
+
+
+@njit(cache=True, nogil=True)
+def triangle_pairs(n, k, i_out, j_out):  # pragma: no cover - compiled; tested via _pairs
+    """(i, j), i < j, for linear indices k in row-major order over the upper triangle (``within_pairs``)."""
+    b = 2 * n - 1
+    for q in range(k.shape[0]):
+        kk = k[q]
+        i = np.int64(np.floor((b - np.sqrt(max(b * b - 8.0 * kk, 0.0))) / 2))
+        start = i * n - i * (i + 1) // 2
+        if start > kk:
+            i -= 1
+        nxt = (i + 1) * n - (i + 1) * (i + 2) // 2
+        if nxt <= kk:
+            i += 1
+        start = i * n - i * (i + 1) // 2
+        i_out[q] = i
+        j_out[q] = kk - start + i + 1
