@@ -16,7 +16,7 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs,torch,dask]"
+	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs,torch,dask,report,skops,preference]"
 	touch $(STAMP)
 
 install: $(STAMP)
