@@ -71,21 +71,34 @@ def test_binary_svc_decision_function(est, data):
     assert em.n_outputs == 1
 
 
-@pytest.mark.parametrize("est", [SVC(C=2.0), NuSVC(nu=0.2), SVC(decision_function_shape="ovr")])
+@pytest.mark.parametrize(
+    "est", [SVC(C=2.0, decision_function_shape="ovo"), NuSVC(nu=0.2, decision_function_shape="ovo")]
+)
 @pytest.mark.parametrize("target", ["y3", "y4"])
 def test_multiclass_svc_one_output_per_pair(est, target, data):
     m = _scaled(est).fit(data["X"], data[target])
     classes = list(m.classes_)
-    est_fitted = m[-1]
-    shape = est_fitted.decision_function_shape
-    est_fitted.decision_function_shape = "ovo"
-    expected = m.decision_function(data["Xt"])
-    est_fitted.decision_function_shape = shape
-    em = _check(m, data["Xt"], expected)
+    em = _check(m, data["Xt"], m.decision_function(data["Xt"]))
     pairs = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1 :]]
     assert em.output_names == [f"{a} vs {b}" for a, b in pairs]
     assert_rel_close(em.predict(data["Xt"]), model_output(m, data["Xt"]))
-    assert est_fitted.decision_function_shape == shape  # model_output leaves the model as it was
+
+
+@pytest.mark.parametrize("est", [SVC(C=2.0), NuSVC(nu=0.2), SVC(decision_function_shape="ovr")])
+def test_multiclass_svc_with_ovr_shape_is_refused_with_both_routes(est, data):
+    m = _scaled(est).fit(data["X"], data["y3"])
+    for call in (lambda: as_kernel_expansion(m), lambda: kx.ProductKernelExplainer(m)):
+        with pytest.raises(kx.UnsupportedModelError) as info:
+            call()
+        msg = str(info.value)
+        assert "decision_function_shape='ovr'" in msg and "not a kernel expansion" in msg
+        # the pipeline's parameter name, ready to paste
+        step = m.steps[-1][0]
+        assert f"model.set_params({step}__decision_function_shape='ovo')" in msg
+        assert "kx.RKHSExplainer(model.decision_function, background=B, value='interventional')" in msg
+    # the first advised call works and needs no refit
+    m.set_params(**{f"{m.steps[-1][0]}__decision_function_shape": "ovo"})
+    _check(m, data["Xt"], m.decision_function(data["Xt"]))
 
 
 def test_svm_on_sparse_input(data):
@@ -320,20 +333,24 @@ def test_pipeline_with_unfitted_scaler_but_fitted_estimator(data):
 def test_multiclass_gpc_one_vs_rest_latent_means(data):
     m = GaussianProcessClassifier(sk.RBF(1.0), optimizer=None).fit(data["z"], data["y3"])
     em = as_kernel_expansion(m)
-    assert em.output_names == [f"latent f: {c}" for c in m.classes_]
+    assert em.output_names == [f"class {c}" for c in m.classes_]
+    assert not em.per_output_kernels  # one kernel shared by the classes
     Xt = data["z"][:8]
     for k, base in enumerate(m.base_estimator_.estimators_):
         expected = base.kernel_(base.X_train_, Xt).T @ (base.y_train_ - base.pi_)
         assert_rel_close(em.predict(Xt)[:, k], expected)
+    assert_rel_close(em.predict(Xt), model_output(m, Xt))
 
 
-def test_multiclass_gpc_with_differing_kernels_is_refused(data):
+def test_multiclass_gpc_with_learned_kernels_has_one_kernel_per_class(data):
     m = GaussianProcessClassifier(sk.RBF(1.0), random_state=0).fit(data["z"], data["y3"])
     kernels = {repr(b.kernel_) for b in m.base_estimator_.estimators_}
-    if len(kernels) == 1:
-        pytest.skip("the binary models happened to learn the same kernel")
-    with pytest.raises(kx.UnsupportedModelError, match="explain each binary model"):
-        as_kernel_expansion(m)
+    assert len(kernels) == 3  # learned hyperparameters differ between the classes
+    em = as_kernel_expansion(m)
+    assert em.per_output_kernels and em.output_names == [f"class {c}" for c in m.classes_]
+    Xt = data["z"][:8]
+    assert_rel_close(em.predict(Xt), model_output(m, Xt))
+    assert "each with its own kernel" in describe_output(m)
 
 
 def test_nested_pipelines_are_flattened(data):
@@ -398,12 +415,18 @@ def test_describe_output_names_the_method_and_the_model(data):
     assert describe_output(_scaled(KernelRidge(kernel="rbf")).fit(X, y)) == (
         "predict of Pipeline(StandardScaler, KernelRidge)"
     )
-    assert describe_output(SVC().fit(X, yc)) == "decision_function of SVC"
-    assert describe_output(SVC().fit(z, y3)) == "decision_function of SVC (one-vs-one: one output per class pair)"
+    assert describe_output(SVC().fit(X, yc)) == "decision_function of SVC (> 0 favours class 1)"
+    assert describe_output(SVC(decision_function_shape="ovo").fit(z, y3)) == (
+        "decision_function of SVC (one-vs-one: one output per class pair; 'a vs b' > 0 favours class a)"
+    )
+    assert "not a kernel expansion" in describe_output(SVC().fit(z, y3))
     gpc = GaussianProcessClassifier(sk.RBF(1.0), optimizer=None)
-    assert describe_output(clone(gpc).fit(z, (y3 > 0).astype(int))) == "latent mean of GaussianProcessClassifier"
+    assert describe_output(clone(gpc).fit(z, (y3 > 0).astype(int))) == (
+        "latent mean of GaussianProcessClassifier (> 0 favours class 1)"
+    )
     assert describe_output(clone(gpc).fit(z, y3)) == (
-        "latent mean of GaussianProcessClassifier (one-vs-rest: one output per class)"
+        "latent mean of GaussianProcessClassifier (one-vs-rest: one output per class; "
+        "'class k' > 0 favours class k over the rest)"
     )
     em = kx.KernelExpansion(X[:3], np.ones(3), kx.kernels.RBF(1.0))
     assert describe_output(em) == "KernelExpansion.predict"
@@ -424,7 +447,58 @@ def test_describe_output_says_svc_with_probability_is_explained_through_decision
     assert ex.output == text
     assert_rel_close(ex.values.sum(axis=1) + ex.base_values, m.decision_function(X[:3]))
     assert not np.allclose(ex.values.sum(axis=1) + ex.base_values, m.predict_proba(X[:3])[:, 1])
-    multi = describe_output(make_pipeline(StandardScaler(), NuSVC(probability=True, random_state=0)).fit(z, y3))
+    nu = NuSVC(probability=True, random_state=0, decision_function_shape="ovo")
+    multi = describe_output(make_pipeline(StandardScaler(), nu).fit(z, y3))
     assert "one-vs-one" in multi and "not predict_proba" in multi
     # without probability=True there is no predict_proba to confuse it with
     assert "predict_proba" not in describe_output(SVC().fit(X, yc))
+
+
+# -- refusals whose advice works ------------------------------------------------------------------
+
+
+def test_matern_gp_regressor_advice_runs(data):
+    z, y = data["z"][:25], data["y"][:25]
+    m = GaussianProcessRegressor(sk.Matern(nu=1.5)).fit(z, y)
+    with pytest.raises(kx.UnsupportedModelError) as info:
+        kx.ProductKernelExplainer(m)
+    msg = str(info.value)
+    assert "Matern" in msg and "kx.RKHSExplainer(model, value='interventional')" in msg
+    assert "exact_shapley" not in msg  # it takes value functions, not models
+    ex = kx.RKHSExplainer(m, value="interventional").explain(z[:2])
+    assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.predict(z[:2]))
+
+
+def test_matern_gp_classifier_advice_runs(data):
+    z, yc = data["z"][:25], data["yc"][:25]
+    m = GaussianProcessClassifier(sk.Matern(nu=2.5), random_state=0).fit(z, yc)
+    with pytest.raises(kx.UnsupportedModelError) as info:
+        kx.ProductKernelExplainer(m)
+    msg = str(info.value)
+    assert "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional')" in msg
+    model = m  # the advice, as printed
+
+    ex = kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=z[:6], value="interventional").explain(
+        z[:2]
+    )
+    assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.predict_proba(z[:2])[:, 1])
+
+
+def test_svc_with_another_kernel_advice_runs(data):
+    m = SVC(kernel="poly", degree=2).fit(data["z"], data["yc"])
+    with pytest.raises(kx.UnsupportedModelError, match=r"kx.RKHSExplainer\(model.decision_function, background=B"):
+        kx.ProductKernelExplainer(m)
+    model, B = m, data["z"][:6]
+    ex = kx.RKHSExplainer(model.decision_function, background=B, value="interventional").explain(data["z"][:2])
+    assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.decision_function(data["z"][:2]))
+
+
+def test_ovr_refusal_in_a_nested_pipeline_names_the_full_parameter(data):
+    from sklearn.pipeline import Pipeline
+
+    m = Pipeline([("pre", StandardScaler()), ("clf", make_pipeline(MinMaxScaler(), SVC()))]).fit(data["X"], data["y3"])
+    with pytest.raises(kx.UnsupportedModelError) as info:
+        as_kernel_expansion(m)
+    assert "model.set_params(clf__svc__decision_function_shape='ovo')" in str(info.value)
+    m.set_params(clf__svc__decision_function_shape="ovo")  # the advice, as printed
+    _check(m, data["Xt"], m.decision_function(data["Xt"]))

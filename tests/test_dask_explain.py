@@ -85,6 +85,22 @@ def test_interventional_game_array_with_interactions(client, svr_data):
     assert res.interactions.shape == (37, 5, 5)
     # efficiency holds for the gathered values as well
     np.testing.assert_allclose(base + values.sum(axis=1), model.predict(X), atol=1e-8)
+    assert res.interaction_index == "sii" and "(sii)" in repr(res)
+
+
+def test_stii_interactions_and_their_index(client, svr_data):
+    model, B, X = svr_data
+    explainer = kx.ProductKernelExplainer(model, background=B[:6])
+    res = explain_dask(explainer, da.from_array(X[:12], chunks=5), interactions="stii")
+    assert res.interaction_index == "stii"
+    ex = res.compute(scheduler="sync")
+    ref = explainer.explain(X[:12], interactions="stii")
+    assert ex.info["interaction_index"] == ref.info["interaction_index"] == "stii"
+    assert_rel(ex.interactions, ref.interactions)
+    # shap's layout: each row of the matrix sums to the feature's Shapley value
+    np.testing.assert_allclose(ex.interactions.sum(axis=2), ex.values, atol=1e-10)
+    plain = explain_dask(explainer, da.from_array(X[:4], chunks=2))
+    assert plain.interactions is None and plain.interaction_index is None
 
 
 def test_quadrature_route_is_bit_identical(client, svr_data):

@@ -106,3 +106,27 @@ def test_without_a_client_the_message_says_how_to_get_one(XZ, monkeypatch):
     monkeypatch.setattr(distributed, "get_client", none)
     with pytest.raises(ValueError, match="need a dask.distributed Client"):
         dstats.mmd(*XZ)
+
+
+def test_standardize_is_passed_through(client1):
+    # features on very different scales, so standardize=False changes the bandwidth and the numbers
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 3)) * [1.0, 50.0, 0.1]
+    Z = rng.normal(size=(25, 3)) * [1.0, 50.0, 0.1] + [0.7, 0.0, 0.05]
+    y = np.sin(X[:, 0]) + X[:, 2]
+    Xd = da.from_array(X, chunks=8)
+    for standardize in (False, True):
+        opts = dict(standardize=standardize)
+        _close(dstats.mmd(Xd, Z, client=client1, **opts), kx.stats.mmd(X, Z, **opts))
+        _close(dstats.mmd_shapley(Xd, Z, client=client1, **opts).values, kx.stats.mmd_shapley(X, Z, **opts).values)
+        got = dstats.mmd_test(Xd, Z, n_permutations=19, random_state=2, client=client1, **opts)
+        ref = kx.stats.mmd_test(X, Z, n_permutations=19, random_state=2, **opts)
+        _close(got.null_attributions, ref.null_attributions)
+        _close(dstats.hsic(Xd, y, client=client1, **opts), kx.stats.hsic(X, y, **opts))
+        _close(dstats.hsic_shapley(Xd, y, client=client1, **opts).values, kx.stats.hsic_shapley(X, y, **opts).values)
+        got = dstats.hsic_test(Xd, y, n_permutations=19, random_state=2, client=client1, **opts)
+        ref = kx.stats.hsic_test(X, y, n_permutations=19, random_state=2, **opts)
+        _close(got.null_attributions, ref.null_attributions)
+    # the option matters on these data: the raw-scale bandwidth gives other values
+    raw = dstats.mmd_shapley(Xd, Z, standardize=False, client=client1).values
+    assert not np.allclose(raw, dstats.mmd_shapley(Xd, Z, client=client1).values)

@@ -23,6 +23,7 @@ from kexplain.shapley import product as engine
 from kexplain.shapley import subsets
 from kexplain.shapley.product import (
     block_shape,
+    interaction_layout,
     interaction_values,
     product_game_block,
     solve_product_game,
@@ -114,14 +115,16 @@ def test_block_matches_enumeration(backend, d, b_kind):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("d", [2, 3, 5, 9])
 @pytest.mark.parametrize("b_kind", ["one", "general"])
-def test_interactions_match_enumeration(backend, d, b_kind):
+@pytest.mark.parametrize("index", ["sii", "stii"])
+def test_interactions_match_enumeration(backend, d, b_kind, index):
     rng = np.random.default_rng(10 + d)
     a, b, c = random_game(rng, 2, 4, d, 3, b_kind=b_kind, low=0.0, high=1.0)
     a[0, 1, 0] = 0.0
-    phi, _, _, inter = product_game_block(a, b, c, interactions=True, backend=backend)
-    ref = enumerate_game(a, b, c, interactions=True)
+    phi, _, _, inter = product_game_block(a, b, c, interactions=index, backend=backend)
+    ref = enumerate_game(a, b, c, interactions=index)
     assert inter.shape == (2, d, d, 3)
-    np.testing.assert_allclose(inter, ref.interactions, rtol=1e-10, atol=1e-13)
+    # the block gives the raw index; enumeration (as the explainers) gives shap's layout
+    np.testing.assert_allclose(interaction_layout(phi, inter), ref.interactions, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(inter, np.swapaxes(inter, 1, 2), rtol=0, atol=0)
     assert np.all(inter[:, np.arange(d), np.arange(d)] == 0.0)
     # shap's convention: each row of the matrix sums to the feature's Shapley value
@@ -349,7 +352,9 @@ def test_progress_bar_runs(capsys):
 # ----------------------------------------------------------------------------- interventional subset route
 
 
-@pytest.mark.parametrize("d, n_outputs, interactions", [(1, 1, False), (3, 2, True), (5, 1, True), (8, 3, False)])
+@pytest.mark.parametrize(
+    "d, n_outputs, interactions", [(1, 1, False), (3, 2, True), (5, 1, True), (8, 3, False), (4, 2, "stii")]
+)
 def test_interventional_subset_route_matches_quadrature_and_enumeration(d, n_outputs, interactions):
     """Few features, many background rows: the explainer's cost model picks the factorised subset
     route; it must give the quadrature's numbers (and enumeration's through the model's predict)."""
@@ -400,10 +405,9 @@ def test_interventional_subset_route_matches_quadrature_and_enumeration(d, n_out
     np.testing.assert_allclose(auto.values.reshape(N, d, -1), quad.values, rtol=1e-11, atol=1e-13)
     np.testing.assert_allclose(auto.base_values.reshape(N, -1), quad.v_empty + em.intercept, rtol=1e-12, atol=1e-13)
     if interactions:
-        full = interaction_values(np.moveaxis(quad.values, 2, 1), np.moveaxis(quad.interactions, 3, 1))
-        np.testing.assert_allclose(
-            auto.interactions.reshape(N, d, d, -1), np.moveaxis(full, 1, 3), rtol=1e-10, atol=1e-13
-        )
+        # every solver returns shap's layout: each row sums to the feature's Shapley value
+        np.testing.assert_allclose(quad.interactions.sum(axis=2), quad.values, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(auto.interactions.reshape(N, d, d, -1), quad.interactions, rtol=1e-10, atol=1e-13)
 
     def vf(S):
         H = np.where(S[:, None, None, :], X[None, :, None, :], Z[None, None, :, :])  # (C, N, nb, d)

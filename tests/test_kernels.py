@@ -267,8 +267,41 @@ def test_from_sklearn_structure():
 def test_from_sklearn_rejects_kernels_without_product_form(kernel):
     with pytest.raises(kx.UnsupportedModelError, match="Supported scikit-learn kernels: sums and products of RBF"):
         from_sklearn(kernel, 2)
-    if not isinstance(kernel, sk.Exponentiation):
-        assert "model-agnostic explainer" in str(pytest.raises(kx.UnsupportedModelError, from_sklearn, kernel, 2).value)
+    msg = str(pytest.raises(kx.UnsupportedModelError, from_sklearn, kernel, 2).value)
+    assert "kx.RKHSExplainer(model, value='interventional')" in msg and "exact up to 12 features" in msg
+    assert "exact_shapley" not in msg
+
+
+def test_from_sklearn_advice_for_other_kernels_works():
+    # the route the refusal names explains a fitted Matern GP exactly: values + base = prediction
+    from sklearn.gaussian_process import GaussianProcessRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    model = GaussianProcessRegressor(sk.Matern(1.0, nu=1.5), optimizer=None).fit(X, X[:, 0] + X[:, 1] ** 2)
+    with pytest.raises(kx.UnsupportedModelError):
+        from_sklearn(model.kernel_, 3)
+    ex = kx.RKHSExplainer(model, X[:8], value="interventional").explain(X[:3])
+    assert ex.game == "interventional"
+    np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, model.predict(X[:3]), atol=1e-10)
+
+    # interventional values by enumeration: v(S) = mean over background rows of f(x_S, b_notS)
+    def value(S, x=X[0], B=X[:8]):
+        Z = B.copy()
+        Z[:, S] = x[S]
+        return model.predict(Z).mean()
+
+    from itertools import combinations
+    from math import factorial
+
+    phi = np.zeros(3)
+    for j in range(3):
+        rest = [i for i in range(3) if i != j]
+        for size in range(3):
+            for S in combinations(rest, size):
+                w = factorial(size) * factorial(3 - size - 1) / factorial(3)
+                phi[j] += w * (value(list(S) + [j]) - value(list(S)))
+    np.testing.assert_allclose(ex.values[0], phi, atol=1e-10)
 
 
 def test_from_sklearn_lengthscale_count_mismatch():
@@ -282,6 +315,36 @@ def test_kernel_terms_rejects_foreign_kernels():
 
 
 # -- bad inputs (issue 11, defects 6, 8 and 12) ---------------------------------------------------
+
+
+def test_kernel_messages_name_columns_by_feature_name():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"age": [1.0, 2.0, 3.0], "bmi": [0.5, np.nan, 1.0]})
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 'bmi'\)"):
+        RBF(1.0)(X)
+    with pytest.raises(ValueError, match=r"Y contains NaN or infinite values at \(row 1, column 'bmi'\)"):
+        RBF(1.0).gram(X.fillna(0.0), X)
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 'b'\)"):
+        RBF(1.0).gram(X.to_numpy(), feature_names=["a", "b"])
+    mixed = pd.DataFrame({"age": [1.0, 2.0], "city": ["Paris", None]})
+    k = ProductKernel([RBF(1.0), Categorical(0.5)])
+    with pytest.raises(ValueError, match=r"X contains missing labels at \(row 1, column 'city'\)"):
+        k(mixed)
+    with pytest.raises(ValueError, match=r"X has non-numeric values in column\(s\) \['city'\].*Categorical"):
+        RBF(1.0)(mixed)
+    with pytest.raises(ValueError, match=r"X has non-numeric values in column\(s\) \['city'\].*Categorical"):
+        k(mixed[["city", "age"]])
+    # names of the wrong length are ignored rather than misattributing the column
+    with pytest.raises(ValueError, match=r"\(row 1, column 1\)"):
+        RBF(1.0).gram(X.to_numpy(), feature_names=["only_one"])
+    with pytest.raises(ValueError, match=r"arrays\[0\].*NaN or infinite.*column 'bmi'"):
+        kx.kernels.median_heuristic(X)
+    with pytest.raises(ValueError, match=r"arrays\[0\].*NaN or infinite.*column 'b'"):
+        kx.kernels.median_heuristic(X.to_numpy(), feature_names=["a", "b"])
+    with pytest.raises(ValueError, match=r"arrays\[0\] has non-numeric values in column 'city'.*Categorical"):
+        kx.kernels.median_heuristic(mixed.fillna("x"))
+    with pytest.raises(ValueError, match=r"arrays\[0\] has non-numeric values in column 1 .*Categorical"):
+        kx.kernels.median_heuristic(mixed.fillna("x").to_numpy())
 
 
 def test_median_heuristic_refuses_nan_and_names_argument_and_column():

@@ -27,3 +27,17 @@ def test_readme_block_runs(code):
     if "ex" in namespace and "model" in namespace and "X" in namespace:
         ex, model, X = namespace["ex"], namespace["model"], namespace["X"]
         assert abs(ex.predictions - model.predict(X[: len(ex)])).max() < 1e-8
+
+
+@pytest.mark.slow
+def test_readme_which_game_output_is_what_the_block_prints():
+    """The "which game" block's printed lines are written under it as comments: they must match."""
+    import contextlib
+    import io
+
+    (code,) = [b for b in BLOCKS if "age ranks" in b]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(README), "exec"), {})
+    claimed = [line[2:] for line in code.splitlines() if line.startswith("# ") and "age ranks" in line]
+    assert out.getvalue().splitlines() == claimed

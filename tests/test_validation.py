@@ -91,8 +91,49 @@ def test_dataframe_columns_must_match_the_model(named):
     df = named["df"].iloc[:2]
     with pytest.raises(ValueError, match="different order"):
         named["explainer"].explain(df[["b", "a", "c"]])
-    with pytest.raises(ValueError, match=r"columns of X \(\['a', 'b', 'z'\]\) differ from the model's features"):
+    with pytest.raises(
+        ValueError,
+        match=r"the columns of X do not match the model's: column\(s\) the model was not fitted on: 'z'; "
+        r"the model's feature\(s\) 'c' are missing",
+    ):
         named["explainer"].explain(df.rename(columns={"c": "z"}))
+
+
+def test_an_extra_column_is_named_with_the_fix(named):
+    df = named["df"].iloc[:2].assign(patient_id=[101, 102])
+    with pytest.raises(ValueError) as info:
+        named["explainer"].explain(df)
+    msg = str(info.value)
+    assert "not fitted on: 'patient_id'" in msg and "X.drop(columns=['patient_id'])" in msg
+    # the advised call works
+    named["explainer"].explain(df.drop(columns=["patient_id"]))
+    with pytest.raises(ValueError, match=r"the model's feature\(s\) 'b' are missing.*X\[\['a', 'b', 'c'\]\]"):
+        named["explainer"].explain(df[["a", "c"]])
+
+
+def test_an_array_is_labelled_with_the_models_feature_names(named):
+    X = named["df"].to_numpy()[:3].copy()
+    X[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 1, column 'c'\)"):
+        named["explainer"].explain(X)
+
+
+def test_wrong_number_of_dataframe_columns_lists_them(setup):
+    df = pd.DataFrame(setup["X"][:2], columns=["p", "q", "r"]).assign(s=1.0)
+    with pytest.raises(ValueError, match=r"X has 4 features, but the model expects 3: its columns are 'p', 'q'"):
+        setup["explainer"].explain(df)
+
+
+def test_text_column_advice_for_a_fitted_svr_can_be_followed(named):
+    df = named["df"].iloc[:2].copy()
+    df["b"] = ["low", "high"]
+    with pytest.raises(ValueError) as info:
+        named["explainer"].explain(df)
+    msg = str(info.value)
+    assert "encode these columns exactly as its training data was encoded" in msg
+    # following it: the encoded rows are explained
+    df["b"] = df["b"].map({"low": -1.0, "high": 1.0})
+    assert named["explainer"].explain(df).values.shape == (2, 3)
 
 
 def test_sparse_input_is_accepted(setup):
@@ -136,7 +177,7 @@ def test_background_one_dimensional(setup):
 
 def test_background_with_other_columns_than_the_model(named):
     df = named["df"]
-    with pytest.raises(ValueError, match=r"columns of background .* differ"):
+    with pytest.raises(ValueError, match=r"the columns of background do not match the model's: .*not fitted on: 'A'"):
         kx.ProductKernelExplainer(named["explainer"].model, df.iloc[:5].rename(columns={"a": "A"})).explain(df.iloc[:2])
 
 
@@ -144,7 +185,8 @@ def test_background_with_other_columns_than_x_for_a_model_without_names(setup):
     X = pd.DataFrame(setup["X"][:2], columns=["u", "v", "w"])
     B = pd.DataFrame(setup["X"][:5], columns=["p", "q", "r"])
     # the background, given first, fixes the column names; X is then checked against them
-    with pytest.raises(ValueError, match=r"columns of X \(\['u', 'v', 'w'\]\) differ from .*\['p', 'q', 'r'\]"):
+    msg = r"columns of X do not match .* not fitted on: 'u', 'v', 'w'.*X\[\['p', 'q', 'r'\]\]"
+    with pytest.raises(ValueError, match=msg):
         kx.ProductKernelExplainer(setup["svr"], B).explain(X)
     ex = kx.ProductKernelExplainer(setup["svr"], B.set_axis(["u", "v", "w"], axis=1)).explain(X)
     assert ex.feature_names == ["u", "v", "w"]
@@ -188,10 +230,15 @@ def test_bad_baseline(setup):
 # -- flags and options ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("flag", ["yes", 1, None, [True]])
+@pytest.mark.parametrize("flag", ["yes", 1, "shap", "sti", [True]])
 def test_bad_interactions_flag(setup, flag):
-    with pytest.raises(TypeError, match="interactions must be True or False"):
+    with pytest.raises(TypeError, match="interactions must be True or False, or the name of an index"):
         setup["explainer"].explain(setup["X"][:2], interactions=flag)
+
+
+def test_interactions_none_means_no_interactions(setup):
+    # None is what check_explain_options returns for "no interactions"; passing it is the same as False
+    assert setup["explainer"].explain(setup["X"][:2], interactions=None).interactions is None
 
 
 @pytest.mark.parametrize("flag", ["yes", 2, None])
@@ -266,7 +313,7 @@ def test_categorical_features_with_missing_labels():
     with pytest.raises(ValueError, match=r"X contains NaN or infinite values at \(row 0, column 0\)"):
         kx.ProductKernelExplainer(em).explain(X)
     X = np.array([["zero", "a"]], dtype=object)
-    with pytest.raises(ValueError, match="column 0 is not numeric but its kernel is"):
+    with pytest.raises(ValueError, match="column 0 holds text or labels, but the model's kernel takes numbers"):
         kx.ProductKernelExplainer(em).explain(X)
 
 

@@ -97,6 +97,48 @@ def to_array(X: Any, name: str = "X") -> np.ndarray:
         ) from None
 
 
+#: what to do with a text column given to a model whose kernel takes numbers there
+_TEXT_ADVICE = (
+    "A fitted scikit-learn model (SVR, SVC, KernelRidge, a GP) was trained on numbers: encode these "
+    "columns exactly as its training data was encoded (the same encoder, e.g. the OrdinalEncoder or "
+    "the 0/1 coding used before fitting) and explain the encoded rows. To treat a column as labels "
+    "instead, build the model on a kernel with kx.kernels.Categorical for it (a kx.KernelExpansion with "
+    "a kx.kernels.ProductKernel, or kx.gp.OAKRegressor, which encodes label columns itself)."
+)
+
+
+def _shown(names: Sequence[str], limit: int = 8) -> str:
+    """The first ``limit`` names, quoted, then a count."""
+    head = ", ".join(repr(str(n)) for n in names[:limit])
+    return head + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _check_columns(names: list[str], expected: list[str], name: str) -> None:
+    """A ValueError naming the extra and missing columns of ``name`` against the model's features."""
+    if set(names) == set(expected) and len(names) == len(expected):
+        raise ValueError(
+            f"{name} has the model's columns in a different order: {names} instead of {expected}; "
+            f"reorder them: {name}[{expected!r}]."
+        )
+    extra = [n for n in names if n not in expected]
+    missing = [n for n in expected if n not in names]
+    parts = []
+    if extra:
+        parts.append(f"column(s) the model was not fitted on: {_shown(extra)}")
+    if missing:
+        parts.append(f"the model's feature(s) {_shown(missing)} are missing")
+    if not parts:  # the same names with repeats
+        parts.append(f"its columns {_shown(names)} repeat some of the model's features {_shown(expected)}")
+    advice = f" Drop the extra columns ({name}.drop(columns={extra!r})) or select " if extra else " Select "
+    raise ValueError(
+        f"the columns of {name} do not match the model's: "
+        + "; ".join(parts)
+        + "."
+        + advice
+        + f"the model's features in order: {name}[{expected!r}]."
+    )
+
+
 def check_data(
     X: Any,
     *,
@@ -161,14 +203,14 @@ def check_data(
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} has complex values; kernels here take real numbers or labels.")
     d = arr.shape[1]
-    if n_features is not None and d != n_features:
-        raise ValueError(f"{name} has {d} features, but the model expects {n_features}.")
     if names is not None and feature_names is not None and list(feature_names) != names:
-        if set(names) == set(feature_names):
-            raise ValueError(
-                f"{name} has the model's columns in a different order: {names} instead of {list(feature_names)}."
-            )
-        raise ValueError(f"the columns of {name} ({names}) differ from the model's features ({list(feature_names)}).")
+        _check_columns(names, [str(f) for f in feature_names], name)
+    if n_features is not None and d != n_features:
+        shown = "" if names is None else f": its columns are {_shown(names)}; select the model's, in order"
+        raise ValueError(f"{name} has {d} features, but the model expects {n_features}{shown}.")
+    # labels for messages: the DataFrame's header, else the model's feature names
+    if names is None and feature_names is not None and len(feature_names) == d:
+        names = [str(f) for f in feature_names]
     if numeric_mask is None:
         numeric_mask = np.ones(d, dtype=bool)
     numeric_mask = np.asarray(numeric_mask, dtype=bool)
@@ -183,9 +225,8 @@ def check_data(
                 except (TypeError, ValueError):
                     bad_cols.append(names[j] if names else j)
             raise ValueError(
-                f"{name} has non-numeric values in column(s) {bad_cols}. Numeric kernels (RBF, "
-                "Laplacian, Cauchy) need numbers; give text or label columns a Categorical kernel "
-                "(kx.kernels.ProductKernel with kx.kernels.Categorical for those features)."
+                f"{name} has non-numeric values in column(s) {bad_cols} (text or labels), but the model's "
+                f"kernel takes numbers there. {_TEXT_ADVICE}"
             ) from None
         bad = ~np.isfinite(out)
         if bad.any():
@@ -199,8 +240,8 @@ def check_data(
                 colf = col.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{name} {_column_label(j, names)} is not numeric but its kernel is; "
-                    "use a Categorical kernel for label columns."
+                    f"{name} {_column_label(j, names)} holds text or labels, but the model's kernel takes "
+                    f"numbers there. {_TEXT_ADVICE}"
                 ) from None
             if not np.all(np.isfinite(colf)):
                 bad = np.zeros(arr.shape, dtype=bool)
@@ -292,6 +333,45 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}.")
     return bool(value)
+
+
+#: the pairwise interaction indices the solvers and explainers compute
+INTERACTION_INDICES = ("sii", "stii")
+
+
+def check_interactions(value: Any, name: str = "interactions") -> str | None:
+    """The interaction index asked for: None (no interactions), ``"sii"`` or ``"stii"``.
+
+    ``False`` (or None) means none, ``True`` the default ``"sii"`` (the Shapley interaction index of
+    Grabisch & Roubens, 1999, in the layout of shap's ``TreeExplainer``); ``"stii"`` is the
+    Shapley-Taylor interaction index of order 2 (Sundararajan, Dhamdhere & Agarwal, 2020), the
+    one shap's ``ExactExplainer`` reports.  Case is ignored.
+
+    Parameters
+    ----------
+    value : bool, None or {"sii", "stii"}
+    name : str
+        The argument's name, used in the message.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from kexplain._validation import check_interactions
+    >>> check_interactions(True), check_interactions("STII"), check_interactions(False)
+    ('sii', 'stii', None)
+    """
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return "sii" if value else None
+    if isinstance(value, str) and value.lower() in INTERACTION_INDICES:
+        return value.lower()
+    raise TypeError(
+        f"{name} must be True or False, or the name of an index: 'sii' (the Shapley interaction "
+        f"index, what True means) or 'stii' (the Shapley-Taylor index of order 2, as shap's "
+        f"ExactExplainer); got {value!r}."
+    )
 
 
 def check_n_jobs(n_jobs: int | None) -> int:

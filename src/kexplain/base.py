@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_n_jobs, feature_names_of
+from ._validation import check_bool, check_interactions, check_n_jobs, feature_names_of
 from .explanation import Explanation
 
 #: rows per block below which parallel explanation is not worth the threads
@@ -78,12 +78,16 @@ class Explainer:
         self,
         X: Any,
         *,
-        interactions: bool = False,
+        interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
     ) -> Explanation:
-        """Shapley values of each row of ``X``; see the subclass for its game."""
+        """Shapley values of each row of ``X``; see the subclass for its game.
+
+        ``interactions``: False, True (same as ``"sii"``) or ``"stii"``; see
+        :func:`check_explain_options` for the layout.
+        """
         raise NotImplementedError
 
     def __call__(self, X: Any, **options: Any) -> Explanation:
@@ -109,18 +113,26 @@ def _check_names(feature_names: Any) -> list[str]:
     return [str(n) for n in feature_names]
 
 
-def check_explain_options(interactions: Any, progress: Any, n_jobs: Any) -> tuple[bool, bool, int]:
-    """Validate the shared options of ``explain``; returns (interactions, progress, n_jobs).
+def check_explain_options(interactions: Any, progress: Any, n_jobs: Any) -> tuple[str | None, bool, int]:
+    """Validate the shared options of ``explain``; returns (interaction index, progress, n_jobs).
 
-    ``n_jobs`` None means 1 and -1 all cores; flags must be True or False.
+    ``interactions`` is normalised to the index asked for: None when False, ``"sii"`` (the
+    Shapley interaction index, the default) when True or ``"sii"``, ``"stii"`` (the
+    Shapley-Taylor index of order 2, as shap's ``ExactExplainer``) when ``"stii"``.  Both come
+    in one layout, shap's: off the diagonal half the pair's index, on the diagonal phi_j minus
+    the row's off-diagonal entries, so each row sums to the feature's Shapley value (for
+    ``"stii"`` the diagonal is then v({j}) - v(empty set)).  ``n_jobs`` None means 1 and -1
+    all cores; ``progress`` must be True or False.
 
     Examples
     --------
     >>> from kexplain.base import check_explain_options
     >>> check_explain_options(False, True, None)
-    (False, True, 1)
+    (None, True, 1)
+    >>> check_explain_options(True, False, 2)
+    ('sii', False, 2)
     """
-    return check_bool(interactions, "interactions"), check_bool(progress, "progress"), check_n_jobs(n_jobs)
+    return check_interactions(interactions), check_bool(progress, "progress"), check_n_jobs(n_jobs)
 
 
 def row_index(X: Any) -> list[Any] | None:

@@ -44,12 +44,16 @@ class DaskExplanation:
         a DataFrame input a Series named ``"base_value"`` (a DataFrame with one column per output).
     interactions : dask.array.Array or None
         Pairwise interaction values of shape (N, d, d[, n_outputs]) when asked for (also an array
-        for a DataFrame input, with the partitions' rows as chunks).
+        for a DataFrame input, with the partitions' rows as chunks), in the layout described in
+        :func:`explain_dask`.
     blocks : list of dask.delayed.Delayed
         One delayed :class:`~kexplain.Explanation` per row block.
     feature_names, output_names : list of str
     game, output : str
         As in :class:`~kexplain.Explanation`.
+    interaction_index : {"sii", "stii"} or None
+        Which interaction index ``interactions`` holds (None without interactions); the computed
+        Explanation records it in ``info["interaction_index"]``.
 
     Examples
     --------
@@ -79,6 +83,7 @@ class DaskExplanation:
         output_names: Sequence[str],
         game: str,
         output: str,
+        interaction_index: str | None = None,
     ) -> None:
         self.values = values
         self.base_values = base_values
@@ -88,6 +93,7 @@ class DaskExplanation:
         self.output_names = list(output_names)
         self.game = game
         self.output = output
+        self.interaction_index = interaction_index
 
     @property
     def npartitions(self) -> int:
@@ -162,13 +168,14 @@ class DaskExplanation:
             output_names=self.output_names,
             game=self.game,
             output=self.output,
+            interaction_index=self.interaction_index,
         )
 
     def __repr__(self) -> str:
         shape = tuple(getattr(self.values, "shape", ()))
         if hasattr(self.values, "columns"):  # dask DataFrame: rows unknown until computed
             shape = ("?", len(self.feature_names))
-        extra = ", with interactions" if self.interactions is not None else ""
+        extra = f", with interactions ({self.interaction_index})" if self.interactions is not None else ""
         return (
             f"kexplain.dask.DaskExplanation(game={self.game!r}, values shape="
             f"{tuple(int(s) if isinstance(s, (int, np.integer)) else s for s in shape)}, "
@@ -221,7 +228,7 @@ def explain_dask(
     explainer: Any,
     X: Any,
     *,
-    interactions: bool = False,
+    interactions: bool | str = False,
     client: Any = None,
     rows_per_block: int | None = None,
     random_state: Any = None,
@@ -257,8 +264,15 @@ def explain_dask(
     X : dask.array.Array or dask.dataframe.DataFrame of shape (N, d)
         The rows to explain.  An array is explained by blocks of its row chunks (its columns are
         merged into one chunk; its row chunk sizes must be known); a DataFrame by partitions.
-    interactions : bool
-        Also compute pairwise interaction values (returned as a dask array).
+    interactions : bool or {"sii", "stii"}
+        Also compute pairwise interaction values (returned as a dask array), where the explainer's
+        game supports them.  True (same as ``"sii"``): the Shapley interaction index (Grabisch &
+        Roubens, 1999) in the layout of shap's ``TreeExplainer``: off the diagonal half the pair's
+        index, on the diagonal the rest of the feature's value, so each row sums to the feature's
+        Shapley value.  ``"stii"``: the Shapley-Taylor index of order 2 (Sundararajan, Dhamdhere &
+        Agarwal, 2020) in the layout of shap's ``ExactExplainer`` (the same halving, with the
+        diagonal v({j}) - v(empty set)).  The index is recorded in the result's
+        ``interaction_index`` and in the computed Explanation's ``info["interaction_index"]``.
     client : distributed.Client, optional
         Scatter the explainer to every worker of this client (broadcast) instead of putting it in
         the graph.  The collections must then be computed on this client.
@@ -397,6 +411,7 @@ def explain_dask(
         output_names=probe.output_names,
         game=probe.game,
         output=probe.output,
+        interaction_index=probe.info.get("interaction_index") if has_inter else None,
     )
 
 

@@ -109,6 +109,7 @@ def mmd(
     kernel: Kernel | None = None,
     estimator: str = "unbiased",
     bandwidth: str = "median",
+    standardize: bool = True,
     n_jobs: int | None = None,
     client: Any = None,
 ) -> float:
@@ -117,7 +118,7 @@ def mmd(
     Parameters
     ----------
     X, Z : dask array or DataFrame, or anything :func:`kexplain.stats.mmd` accepts
-    kernel, estimator, bandwidth, n_jobs
+    kernel, estimator, bandwidth, standardize, n_jobs
         As in :func:`kexplain.stats.mmd` (``n_jobs`` has no effect: the workers' threads run the tasks).
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
@@ -135,10 +136,20 @@ def mmd(
     >>> rng = np.random.default_rng(0)
     >>> X, Z = rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + 1.0
     >>> with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
-    ...     print(f"{mmd(X, Z, client=c):.3f}")
-    0.229
+    ...     print(f"{mmd(X, Z, client=c):.3f}", f"{mmd(X, Z, standardize=False, client=c):.3f}")
+    0.225 0.229
     """
-    return _run(_stats.mmd, client, X, Z, kernel=kernel, estimator=estimator, bandwidth=bandwidth, n_jobs=n_jobs)
+    return _run(
+        _stats.mmd,
+        client,
+        X,
+        Z,
+        kernel=kernel,
+        estimator=estimator,
+        bandwidth=bandwidth,
+        standardize=standardize,
+        n_jobs=n_jobs,
+    )
 
 
 def mmd_shapley(
@@ -148,6 +159,7 @@ def mmd_shapley(
     kernel: Kernel | None = None,
     estimator: str = "unbiased",
     bandwidth: str = "median",
+    standardize: bool = True,
     n_pairs: int | None = None,
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -160,7 +172,7 @@ def mmd_shapley(
     Parameters
     ----------
     X, Z : dask array or DataFrame, or anything :func:`kexplain.stats.mmd_shapley` accepts
-    kernel, estimator, bandwidth, n_pairs, random_state, max_block_bytes, progress, n_jobs
+    kernel, estimator, bandwidth, standardize, n_pairs, random_state, max_block_bytes, progress, n_jobs
         As in :func:`kexplain.stats.mmd_shapley` (``n_jobs`` has no effect here).
     client : distributed.Client, optional
         Default: the current client.
@@ -190,6 +202,7 @@ def mmd_shapley(
         kernel=kernel,
         estimator=estimator,
         bandwidth=bandwidth,
+        standardize=standardize,
         n_pairs=n_pairs,
         random_state=random_state,
         max_block_bytes=max_block_bytes,
@@ -206,6 +219,7 @@ def mmd_test(
     n_permutations: int = 1000,
     estimator: str = "unbiased",
     bandwidth: str = "median",
+    standardize: bool = True,
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
@@ -217,7 +231,7 @@ def mmd_test(
     Parameters
     ----------
     X, Z : dask array or DataFrame, or anything :func:`kexplain.stats.mmd_test` accepts
-    kernel, n_permutations, estimator, bandwidth, random_state, max_block_bytes, progress, n_jobs
+    kernel, n_permutations, estimator, bandwidth, standardize, random_state, max_block_bytes, progress, n_jobs
         As in :func:`kexplain.stats.mmd_test` (``n_jobs`` has no effect here).
     client : distributed.Client, optional
         Default: the current client.
@@ -247,6 +261,7 @@ def mmd_test(
         n_permutations=n_permutations,
         estimator=estimator,
         bandwidth=bandwidth,
+        standardize=standardize,
         random_state=random_state,
         max_block_bytes=max_block_bytes,
         progress=progress,
@@ -262,6 +277,7 @@ def hsic(
     kernel_y: Kernel | None = None,
     estimator: str = "biased",
     bandwidth: str = "median",
+    standardize: bool = True,
     n_jobs: int | None = None,
     client: Any = None,
 ) -> float:
@@ -270,7 +286,7 @@ def hsic(
     Parameters
     ----------
     X, Y : dask array or DataFrame, or anything :func:`kexplain.stats.hsic` accepts
-    kernel_x, kernel_y, estimator, bandwidth, n_jobs
+    kernel_x, kernel_y, estimator, bandwidth, standardize, n_jobs
         As in :func:`kexplain.stats.hsic` (``n_jobs`` has no effect here).
     client : distributed.Client, optional
         Default: the current client.
@@ -289,8 +305,8 @@ def hsic(
     >>> X = rng.normal(size=(40, 2))
     >>> y = np.sin(2 * X[:, 0])
     >>> with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
-    ...     print(f"{hsic(X, y, client=c):.3f}")
-    0.023
+    ...     print(f"{hsic(X, y, client=c):.3f}", f"{hsic(X, y, standardize=False, client=c):.3f}")
+    0.022 0.023
     """
     return _run(
         _stats.hsic,
@@ -301,6 +317,7 @@ def hsic(
         kernel_y=kernel_y,
         estimator=estimator,
         bandwidth=bandwidth,
+        standardize=standardize,
         n_jobs=n_jobs,
     )
 
@@ -314,6 +331,7 @@ def hsic_shapley(
     attribute: str = "x",
     estimator: str = "biased",
     bandwidth: str = "median",
+    standardize: bool = True,
     n_pairs: int | None = None,
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -326,7 +344,8 @@ def hsic_shapley(
     Parameters
     ----------
     X, Y : dask array or DataFrame, or anything :func:`kexplain.stats.hsic_shapley` accepts
-    kernel_x, kernel_y, attribute, estimator, bandwidth, n_pairs, random_state, max_block_bytes, progress, n_jobs
+    kernel_x, kernel_y, attribute, estimator, bandwidth, standardize, n_pairs, random_state, max_block_bytes,
+    progress, n_jobs
         As in :func:`kexplain.stats.hsic_shapley` (``n_jobs`` has no effect here).
     client : distributed.Client, optional
         Default: the current client.
@@ -358,6 +377,7 @@ def hsic_shapley(
         attribute=attribute,
         estimator=estimator,
         bandwidth=bandwidth,
+        standardize=standardize,
         n_pairs=n_pairs,
         random_state=random_state,
         max_block_bytes=max_block_bytes,
@@ -376,6 +396,7 @@ def hsic_test(
     n_permutations: int = 1000,
     estimator: str = "biased",
     bandwidth: str = "median",
+    standardize: bool = True,
     random_state: Any = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
@@ -387,7 +408,8 @@ def hsic_test(
     Parameters
     ----------
     X, Y : dask array or DataFrame, or anything :func:`kexplain.stats.hsic_test` accepts
-    kernel_x, kernel_y, attribute, n_permutations, estimator, bandwidth, random_state, max_block_bytes
+    kernel_x, kernel_y, attribute, n_permutations, estimator, bandwidth, standardize, random_state,
+    max_block_bytes
         As in :func:`kexplain.stats.hsic_test`.
     progress, n_jobs
         As in :func:`kexplain.stats.hsic_test` (``n_jobs`` has no effect here).
@@ -422,6 +444,7 @@ def hsic_test(
         n_permutations=n_permutations,
         estimator=estimator,
         bandwidth=bandwidth,
+        standardize=standardize,
         random_state=random_state,
         max_block_bytes=max_block_bytes,
         progress=progress,

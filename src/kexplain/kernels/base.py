@@ -19,13 +19,14 @@ differing labels)``.  Temporaries are bounded by :data:`GRAM_BLOCK_ELEMS` elemen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import to_array
+from .._validation import _column_label, feature_names_of, to_array
 
 #: elements (rows x columns) of one block of a Gram computation: bounds every temporary
 GRAM_BLOCK_ELEMS = 2**20
@@ -41,18 +42,35 @@ _RBF_TOL = 1e-13
 _RBF_HUGE = 1e150
 
 
-def _first_bad(mask: np.ndarray) -> str:
-    """``(row r, column c)`` of the first True entry of a 2-D mask, plus how many more there are."""
+def _first_bad(mask: np.ndarray, names: list[str] | None = None) -> str:
+    """``(row r, column c)`` of the first True entry of a 2-D mask (the column by name when
+    ``names`` are known), plus how many more there are."""
     rows, cols = np.nonzero(mask)
     more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
-    return f"(row {int(rows[0])}, column {int(cols[0])}){more}"
+    return f"(row {int(rows[0])}, {_column_label(int(cols[0]), names)}){more}"
 
 
-def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
+def _columns_text(cols: list[int], names: list[str] | None) -> str:
+    """``column(s) ['a', 'b']`` by name when known, else ``column(s) [0, 3]`` (0-based positions)."""
+    return f"column(s) {[names[j] for j in cols] if names is not None else cols}"
+
+
+def _names_for(data: Any, names: Any, d: int) -> list[str] | None:
+    """Feature names for messages: ``names`` when given, else the columns of a DataFrame, else None.
+
+    Names whose count differs from the ``d`` columns of the data are ignored (the messages then give
+    positions); wrong names must never turn a message about the data into one about the names.
+    """
+    out = [str(n) for n in names] if names is not None else feature_names_of(data)
+    return out if out is not None and len(out) == d else None
+
+
+def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel, feature_names: Any = None) -> np.ndarray:
     """One validated input of a Gram matrix: 2-D, finite numbers where the kernel needs numbers.
 
     Returns a float64 array when every feature is numeric, else an object array whose numeric
-    columns hold floats.
+    columns hold floats.  Messages name columns by ``feature_names`` (or a DataFrame's columns)
+    when known, else by 0-based position.
     """
     arr = to_array(data, name)
     if arr.ndim == 1:
@@ -63,6 +81,7 @@ def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
         raise ValueError(f"{name} has complex values; kernels take real numbers or labels.")
     d = arr.shape[1]
     kernel.check_n_features(d, name)
+    names = _names_for(data, feature_names, d)
     mask = kernel.numeric_mask(d)
     if mask.all():
         try:
@@ -75,12 +94,12 @@ def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
                 except (TypeError, ValueError):
                     bad_cols.append(j)
             raise ValueError(
-                f"{name} has non-numeric values in column(s) {bad_cols}; the kernel {kernel!r} needs numbers "
-                "there (use a Categorical kernel for label columns)."
+                f"{name} has non-numeric values in {_columns_text(bad_cols, names)}; the kernel {kernel!r} needs "
+                "numbers there (use a Categorical kernel for label columns)."
             ) from None
         finite = np.isfinite(out)
         if not finite.all():
-            raise ValueError(f"{name} contains NaN or infinite values at {_first_bad(~finite)}.")
+            raise ValueError(f"{name} contains NaN or infinite values at {_first_bad(~finite, names)}.")
         return out
     from .._validation import _is_missing
 
@@ -92,8 +111,8 @@ def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
                 colf = col.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{name} has non-numeric values in column(s) [{j}]; the kernel {kernel!r} needs numbers "
-                    "there (use a Categorical kernel for label columns)."
+                    f"{name} has non-numeric values in {_columns_text([j], names)}; the kernel {kernel!r} needs "
+                    "numbers there (use a Categorical kernel for label columns)."
                 ) from None
             bad = ~np.isfinite(colf)
             out[:, j] = colf
@@ -107,16 +126,25 @@ def _gram_array(data: Any, name: str, kernel: Kernel | SumKernel) -> np.ndarray:
             full = np.zeros(arr.shape, dtype=bool)
             full[:, j] = bad
             what = "NaN or infinite values" if mask[j] else "missing labels"
-            raise ValueError(f"{name} contains {what} at {_first_bad(full)}.")
+            raise ValueError(f"{name} contains {what} at {_first_bad(full, names)}.")
     return out
 
 
-def _gram_inputs(kernel: Kernel | SumKernel, X: ArrayLike, Y: ArrayLike | None) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validated 2-D arrays X and Y with the same number of features, and whether Y is X."""
-    Xa = _gram_array(X, "X", kernel)
+def _gram_inputs(
+    kernel: Kernel | SumKernel, X: ArrayLike, Y: ArrayLike | None, feature_names: Any = None
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Validated 2-D arrays X and Y with the same number of features, and whether Y is X.
+
+    Columns are named in messages by ``feature_names``, else by the columns of X (when a DataFrame)
+    for both inputs, else by those of Y, else by 0-based position.
+    """
+    names = feature_names if feature_names is not None else feature_names_of(X)
+    if names is None and Y is not None:
+        names = feature_names_of(Y)
+    Xa = _gram_array(X, "X", kernel, names)
     if Y is None:
         return Xa, Xa, True
-    Ya = _gram_array(Y, "Y", kernel)
+    Ya = _gram_array(Y, "Y", kernel, names)
     if Xa.shape[1] != Ya.shape[1]:
         raise ValueError(f"X and Y must have the same number of features, got {Xa.shape[1]} and {Ya.shape[1]}.")
     return Xa, Ya, False
@@ -327,7 +355,14 @@ class Kernel:
         """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)); see :meth:`gram`."""
         return self.gram(X, Y)
 
-    def gram(self, X: ArrayLike, Y: ArrayLike | None = None, *, check_input: bool = True) -> np.ndarray:
+    def gram(
+        self,
+        X: ArrayLike,
+        Y: ArrayLike | None = None,
+        *,
+        check_input: bool = True,
+        feature_names: Sequence[str] | None = None,
+    ) -> np.ndarray:
         """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)).
 
         Computed without the (len(X), len(Y), d) tensor of per-feature factors (see the module
@@ -342,6 +377,9 @@ class Kernel:
         check_input : bool
             Validate X and Y (2-D, same number of features, finite numbers for numeric features,
             no missing labels); False skips this for arrays already validated.
+        feature_names : sequence of str, optional
+            Names of the d features, used in error messages; by default the columns of X (or of
+            Y) when it is a DataFrame, else messages give 0-based column positions.
 
         Returns
         -------
@@ -350,8 +388,9 @@ class Kernel:
         Raises
         ------
         ValueError
-            Naming X or Y (and the row and column) for NaN, infinite or non-numeric values,
-            missing labels, ragged or complex input, or a wrong number of features.
+            Naming X or Y (and the row, and the column by name when known) for NaN, infinite or
+            non-numeric values, missing labels, ragged or complex input, or a wrong number of
+            features.
 
         Examples
         --------
@@ -363,7 +402,7 @@ class Kernel:
                [0.368]])
         """
         if check_input:
-            Xa, Ya, same = _gram_inputs(self, X, Y)
+            Xa, Ya, same = _gram_inputs(self, X, Y, feature_names)
         else:
             Xa = np.asarray(X)
             Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
@@ -843,7 +882,14 @@ class SumKernel:
         """The Gram matrix: the sum of the terms' Gram matrices; see :meth:`gram`."""
         return self.gram(X, Y)
 
-    def gram(self, X: ArrayLike, Y: ArrayLike | None = None, *, check_input: bool = True) -> np.ndarray:
+    def gram(
+        self,
+        X: ArrayLike,
+        Y: ArrayLike | None = None,
+        *,
+        check_input: bool = True,
+        feature_names: Sequence[str] | None = None,
+    ) -> np.ndarray:
         """Sum of the terms' Gram matrices (each computed as in :meth:`Kernel.gram`).
 
         Parameters
@@ -853,6 +899,8 @@ class SumKernel:
             None means X.
         check_input : bool
             Validate X and Y once for all terms (see :meth:`Kernel.gram`).
+        feature_names : sequence of str, optional
+            Names of the features for error messages (see :meth:`Kernel.gram`).
 
         Returns
         -------
@@ -867,7 +915,7 @@ class SumKernel:
                [1.107, 2.   ]])
         """
         if check_input:
-            Xa, Ya, same = _gram_inputs(self, X, Y)
+            Xa, Ya, same = _gram_inputs(self, X, Y, feature_names)
         else:
             Xa = np.asarray(X)
             Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)

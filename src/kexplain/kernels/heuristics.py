@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
+
+from .._validation import feature_names_of
 
 #: rows used to compute the median heuristic; more only refine a median that is already stable
 MEDIAN_MAX_ROWS = 1000
@@ -32,9 +36,23 @@ def _safe_median(dist: np.ndarray) -> float:
     return float(np.median(nz)) if nz.size else 1.0
 
 
-def _check_arrays(arrays: tuple[ArrayLike, ...]) -> list[np.ndarray]:
+def _non_numeric_columns(arr: np.ndarray) -> list[int]:
+    """0-based columns of a 2-D array that do not convert to float (all of them for complex data)."""
+    if arr.dtype.kind == "c":
+        return list(range(arr.shape[1]))
+    bad = []
+    for j in range(arr.shape[1]):
+        try:
+            arr[:, j].astype(np.float64)
+        except (TypeError, ValueError):
+            bad.append(j)
+    return bad
+
+
+def _check_arrays(arrays: tuple[ArrayLike, ...], feature_names: Sequence[str] | None = None) -> list[np.ndarray]:
     """The arrays as 2-D float arrays with finite values and one number of features, or a ValueError
-    naming ``arrays[i]`` and the column."""
+    naming ``arrays[i]`` and the column (by name when ``feature_names`` are given or the array is a
+    DataFrame, else by 0-based position)."""
     if not arrays:
         raise ValueError("median_heuristic needs at least one array of rows.")
     out: list[np.ndarray] = []
@@ -50,6 +68,15 @@ def _check_arrays(arrays: tuple[ArrayLike, ...]) -> list[np.ndarray]:
             arr = arr[:, None]
         if arr.ndim != 2:
             raise ValueError(f"median_heuristic: {name} must be 2-D (n_samples, n_features), got shape {arr.shape}.")
+        given = [str(n) for n in feature_names] if feature_names is not None else feature_names_of(a)
+        names = given if given is not None and len(given) == arr.shape[1] else None
+
+        def label(cols: list[int], names: list[str] | None = names) -> str:
+            shown = [names[j] for j in cols] if names is not None else cols
+            if len(cols) == 1:
+                return f"column {shown[0]!r}" if names is not None else f"column {shown[0]}"
+            return f"columns {shown}"
+
         if arr.dtype.kind not in "iuf":
             try:
                 if arr.dtype.kind == "c":
@@ -57,16 +84,17 @@ def _check_arrays(arrays: tuple[ArrayLike, ...]) -> list[np.ndarray]:
                 arr = arr.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"median_heuristic: {name} must hold real numbers (a lengthscale for label columns is "
-                    f"not needed: give them a Categorical kernel), got dtype {arr.dtype}."
+                    f"median_heuristic: {name} has non-numeric values in {label(_non_numeric_columns(arr))} "
+                    f"(dtype {arr.dtype}); a lengthscale needs real numbers (label columns need none: give them "
+                    "a Categorical kernel)."
                 ) from None
         arr = arr.astype(np.float64, copy=False)
         bad = ~np.isfinite(arr)
         if bad.any():
             cols = sorted(set(np.nonzero(bad)[1].tolist()))
             raise ValueError(
-                f"median_heuristic: {name} contains NaN or infinite values in column {cols[0]}"
-                + (f" (columns {cols})" if len(cols) > 1 else "")
+                f"median_heuristic: {name} contains NaN or infinite values in {label(cols[:1])}"
+                + (f" ({label(cols)})" if len(cols) > 1 else "")
                 + "; a lengthscale needs finite numbers."
             )
         if out and arr.shape[1] != out[0].shape[1]:
@@ -78,11 +106,15 @@ def _check_arrays(arrays: tuple[ArrayLike, ...]) -> list[np.ndarray]:
 
 
 def median_heuristic(
-    *arrays: ArrayLike, per_feature: bool = False, max_rows: int = MEDIAN_MAX_ROWS
+    *arrays: ArrayLike,
+    per_feature: bool = False,
+    max_rows: int = MEDIAN_MAX_ROWS,
+    feature_names: Sequence[str] | None = None,
 ) -> float | np.ndarray:
     """Median heuristic lengthscale from the pooled rows of ``arrays``.
 
-    ``per_feature=False`` (the default in kexplain.stats, and the PKeX paper's choice):
+    ``per_feature=False`` (the default in kexplain.stats, and the choice of Mohammadi, Chau &
+    Muandet, 2025, sections 5.2 and 5.3, for MMD and HSIC):
     one lengthscale, the median Euclidean distance between pooled rows, so the RBF is the
     isotropic exp(-||x - x'||^2 / (2 l^2)).  ``per_feature=True``: one lengthscale per feature, the
     median absolute difference in that feature (each factor is then informative on its own, but
@@ -99,6 +131,9 @@ def median_heuristic(
         One lengthscale per feature instead of one for all.
     max_rows : int
         At most this many evenly spaced pooled rows are used (deterministic).
+    feature_names : sequence of str, optional
+        Names of the d features, used in error messages; by default the columns of a DataFrame,
+        else messages give 0-based column positions.
 
     Returns
     -------
@@ -107,7 +142,8 @@ def median_heuristic(
     Raises
     ------
     ValueError
-        When an array has NaN, infinite or non-numeric values (naming ``arrays[i]`` and the column),
+        When an array has NaN, infinite or non-numeric values (naming ``arrays[i]`` and the column,
+        by name when known),
         or when the arrays disagree on the number of features.
 
     Examples
@@ -122,7 +158,7 @@ def median_heuristic(
     """
     from scipy.spatial.distance import pdist
 
-    pooled = np.concatenate(_check_arrays(arrays), axis=0)
+    pooled = np.concatenate(_check_arrays(arrays, feature_names), axis=0)
     rows = _median_rows(pooled, max_rows)
     if per_feature:
         return np.array([_safe_median(pdist(rows[:, j : j + 1], "cityblock")) for j in range(rows.shape[1])])

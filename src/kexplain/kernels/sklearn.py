@@ -20,6 +20,13 @@ SUPPORTED_SKLEARN_KERNELS = (
     "sums and products of RBF (isotropic or ARD length scales), ConstantKernel and WhiteKernel, and powers of them"
 )
 
+#: what a user can do with a fitted model whose kernel has no product form
+OTHER_KERNELS_ADVICE = (
+    "Explain such a fitted model with kx.RKHSExplainer(model, value='interventional') (it evaluates the model "
+    "on coalitions of its training rows, or of background=B: exact up to 12 features, sampled beyond), "
+    "or kx.RKHSExplainer(model) for the observational game."
+)
+
 
 def _expand(k: Any) -> list[tuple[float, list[Any]]]:
     """List of (amplitude, [inverse squared length scales]) terms."""
@@ -44,7 +51,7 @@ def _expand(k: Any) -> list[tuple[float, list[Any]]]:
             return out
         raise UnsupportedModelError(
             f"kernel {k!r}: a sum raised to a non-integer power has no product form. Supported "
-            f"scikit-learn kernels: {SUPPORTED_SKLEARN_KERNELS}."
+            f"scikit-learn kernels: {SUPPORTED_SKLEARN_KERNELS}. {OTHER_KERNELS_ADVICE}"
         )
     if isinstance(k, sk.ConstantKernel):
         return [(float(k.constant_value), [])]
@@ -55,8 +62,7 @@ def _expand(k: Any) -> list[tuple[float, list[Any]]]:
         return [(1.0, [1.0 / ls**2])]
     raise UnsupportedModelError(
         f"kernel {k!r} has no exact product form. Supported scikit-learn kernels: "
-        f"{SUPPORTED_SKLEARN_KERNELS}. For other kernels (Matern, RationalQuadratic, DotProduct, "
-        "...) use a model-agnostic explainer (kx.exact_shapley / kx.sampled_shapley)."
+        f"{SUPPORTED_SKLEARN_KERNELS} (not Matern, RationalQuadratic, DotProduct, ...). {OTHER_KERNELS_ADVICE}"
     )
 
 
@@ -81,7 +87,9 @@ def from_sklearn(kernel: Any, n_features: int) -> tuple[Kernel | SumKernel | Non
     Raises
     ------
     UnsupportedModelError
-        For kernels without an exact product form (Matern, RationalQuadratic, DotProduct, ...).
+        For kernels without an exact product form (Matern, RationalQuadratic, DotProduct, ...); the
+        message points to ``kx.RKHSExplainer(model, value="interventional")``, which explains
+        such fitted models exactly up to 12 features.
 
     Examples
     --------

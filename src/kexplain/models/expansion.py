@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_data, to_array
+from ..exceptions import UnsupportedModelError
 from ..kernels.base import Kernel, SumKernel, kernel_terms, term_amplitude
 
 
@@ -40,7 +41,9 @@ class KernelExpansion:
     """A kernel model written as an expansion over reference points.
 
     f(x) = sum_i coef_i k(x, X_ref_i) + intercept, with ``k`` a product kernel (or a sum of
-    product kernels) from ``kexplain.kernels``.
+    product kernels) from ``kexplain.kernels``.  Several outputs share the kernel; outputs with a
+    kernel each (a one-vs-rest classifier whose classes learned their own kernels) are built with
+    :meth:`stack`.
 
     Parameters
     ----------
@@ -105,7 +108,10 @@ class KernelExpansion:
             raise ValueError("intercept contains NaN or infinite values.")
         self.intercept = np.broadcast_to(icpt, (self.coef.shape[1],)).astype(np.float64)
         self.terms = kernel_terms(kernel)
-        self.amplitudes = np.array([term_amplitude(t) for t in self.terms])
+        amps = np.array([term_amplitude(t) for t in self.terms])
+        #: (n_terms, n_outputs): which outputs each kernel term feeds (all of them unless stacked)
+        self.term_outputs = np.ones((len(self.terms), self.coef.shape[1]), dtype=bool)
+        self._amplitudes = amps
         self.feature_names = list(feature_names) if feature_names is not None else None
         if self.feature_names is not None and len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
@@ -114,6 +120,110 @@ class KernelExpansion:
         if len(output_names) != self.n_outputs:
             raise ValueError(f"output_names has {len(output_names)} names for {self.n_outputs} outputs.")
         self.output_names = [str(o) for o in output_names]
+
+    @classmethod
+    def stack(cls, expansions: Sequence[KernelExpansion], output_names: Sequence[str] | None = None) -> KernelExpansion:
+        """One expansion whose output k is ``expansions[k]``, each output with its own kernel.
+
+        f_k(x) = sum_i coef_ik k_k(x, X_ref_i) + intercept_k.  It is still one product game with
+        a row per (kernel term, reference point); a term feeds only its own output (the other
+        outputs' weights in that row are zero).  Reference points are shared when every
+        expansion has the same ones, else concatenated.
+
+        Parameters
+        ----------
+        expansions : sequence of KernelExpansion
+            Single-output expansions over the same features.
+        output_names : sequence of str, optional
+            Default: each expansion's output name.
+
+        Returns
+        -------
+        KernelExpansion
+            With ``per_output_kernels`` True when the kernels differ.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+        >>> a = kx.KernelExpansion(X, [1.0, -1.0], kx.kernels.RBF(1.0), intercept=0.5)
+        >>> b = kx.KernelExpansion(X, [2.0, 0.5], kx.kernels.Laplacian(2.0))
+        >>> em = kx.KernelExpansion.stack([a, b], output_names=["class a", "class b"])
+        >>> x = np.array([[0.5, 0.0]])
+        >>> np.round(em.predict(x), 3), np.round([a.predict(x)[0], b.predict(x)[0]], 3)
+        (array([[0.847, 1.794]]), array([0.847, 1.794]))
+        """
+        parts = list(expansions)
+        if not parts or not all(isinstance(e, KernelExpansion) for e in parts):
+            raise TypeError("expansions must be a non-empty sequence of KernelExpansion.")
+        if not all(e.single_output for e in parts):
+            raise ValueError("every stacked expansion must have a single output.")
+        d = parts[0].n_features
+        if any(e.n_features != d for e in parts):
+            raise ValueError(f"stacked expansions must share their features; got {[e.n_features for e in parts]}.")
+        shared = all(e.X_ref.shape == parts[0].X_ref.shape and np.array_equal(e.X_ref, parts[0].X_ref) for e in parts)
+        K = len(parts)
+        if shared:
+            X_ref = parts[0].X_ref
+            coef = np.stack([e.coef[:, 0] for e in parts], axis=1)
+        else:
+            X_ref = np.concatenate([e.X_ref for e in parts], axis=0)
+            coef = np.zeros((X_ref.shape[0], K))
+            start = 0
+            for k, e in enumerate(parts):
+                coef[start : start + e.X_ref.shape[0], k] = e.coef[:, 0]
+                start += e.X_ref.shape[0]
+        terms = [t for e in parts for t in e.terms]
+        names = list(output_names) if output_names is not None else [e.output_names[0] for e in parts]
+        out = cls(
+            X_ref,
+            coef,
+            SumKernel(terms) if len(terms) > 1 else terms[0],
+            np.array([e.intercept[0] for e in parts]),
+            feature_names=parts[0].feature_names,
+            output_names=names,
+        )
+        mask = np.zeros((len(terms), K), dtype=bool)
+        row = 0
+        for k, e in enumerate(parts):
+            mask[row : row + len(e.terms), k] = True
+            row += len(e.terms)
+        if not all(repr(e.kernel) == repr(parts[0].kernel) for e in parts) or not shared:
+            out.term_outputs = mask
+        else:  # one kernel for every output: an ordinary multi-output expansion
+            out.terms, out._amplitudes = list(parts[0].terms), np.asarray(parts[0]._amplitudes)
+            out.kernel = parts[0].kernel
+            out.term_outputs = np.ones((len(out.terms), K), dtype=bool)
+        return out
+
+    @property
+    def per_output_kernels(self) -> bool:
+        """Whether some kernel term feeds only some outputs (outputs with their own kernels)."""
+        return not bool(self.term_outputs.all())
+
+    @property
+    def term_weights(self) -> np.ndarray:
+        """(n_terms, n_outputs): the amplitude of each kernel term in each output (0 where the
+        term does not feed the output)."""
+        return self._amplitudes[:, None] * self.term_outputs
+
+    @property
+    def amplitudes(self) -> np.ndarray:
+        """(n_terms,): the amplitude of each kernel term, shared by every output.
+
+        Raises UnsupportedModelError for an expansion whose outputs have their own kernels (see
+        :meth:`stack`; use :attr:`term_weights`): a computation that needs one kernel for every
+        output (the conditional mean embeddings of the observational game) cannot use it.
+        """
+        if self.per_output_kernels:
+            raise UnsupportedModelError(
+                "this model's outputs have a kernel each (e.g. a one-vs-rest GaussianProcessClassifier whose "
+                "classes learned different kernels), and this computation needs one kernel shared by every "
+                "output. kx.ProductKernelExplainer(model) and kx.ProductKernelExplainer(model, background=B) "
+                "explain such models exactly (one output per class)."
+            )
+        return self._amplitudes
 
     @property
     def n_features(self) -> int:
@@ -156,7 +266,7 @@ class KernelExpansion:
                 continue
             ref = self.X_ref[lo - t * n : hi - t * n]
             a_parts.append(term.feature_values(X, ref))
-            c_parts.append(self.amplitudes[t] * self.coef[lo - t * n : hi - t * n])
+            c_parts.append(self.term_weights[t] * self.coef[lo - t * n : hi - t * n])
         if not a_parts:  # an empty block (or a model without reference points)
             return np.ones((len(X), 0, self.n_features)), np.zeros((0, self.n_outputs))
         a = a_parts[0] if len(a_parts) == 1 else np.concatenate(a_parts, axis=1)
@@ -201,12 +311,14 @@ class KernelExpansion:
         per_pair = 8 * 4
         ref_chunk = int(max(1, min(n, max_block_bytes // (per_pair * 64))))
         pt_chunk = int(max(1, max_block_bytes // (per_pair * ref_chunk)))
-        for term in self.terms:
+        for t, term in enumerate(self.terms):
+            mask = self.term_outputs[t]
+            coef = self.coef if mask.all() else self.coef * mask
             for p0 in range(0, X.shape[0], pt_chunk):
                 xs = X[p0 : p0 + pt_chunk]
                 for lo in range(0, n, ref_chunk):
                     K = term.gram(xs, self.X_ref[lo : lo + ref_chunk], check_input=False)
-                    out[p0 : p0 + pt_chunk] += K @ self.coef[lo : lo + ref_chunk]
+                    out[p0 : p0 + pt_chunk] += K @ coef[lo : lo + ref_chunk]
         return out[:, 0] if self.single_output else out
 
     def __repr__(self) -> str:

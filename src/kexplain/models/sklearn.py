@@ -1,12 +1,16 @@
 """Adapters: fitted scikit-learn estimators -> KernelExpansion.
 
 Supported (each gives an exact expansion of the output that is explained):
-- SVR, NuSVR (predict); SVC, NuSVC (decision_function: binary, or one output per one-vs-one pair
-  of classes) with kernel "rbf";
+- SVR, NuSVR (predict); SVC, NuSVC (decision_function: binary, or, with
+  ``decision_function_shape='ovo'``, one output per one-vs-one pair of classes) with kernel "rbf".
+  A multiclass SVC with scikit-learn's default ``decision_function_shape='ovr'`` is refused: its
+  decision_function counts the one-vs-one votes and adds a non-linear transform of the summed
+  confidences (``sklearn.utils.multiclass._ovr_decision_function``), which is not a kernel
+  expansion; the message names the two routes that work;
 - KernelRidge with kernel "rbf" or "laplacian", or a supported scikit-learn GP kernel object;
 - GaussianProcessRegressor (predictive mean, normalize_y respected) and GaussianProcessClassifier
-  (latent mean; one-vs-rest outputs for several classes) with sums and products of RBF,
-  ConstantKernel and WhiteKernel;
+  (latent mean; for several classes one one-vs-rest output per class, each with the kernel its
+  binary classifier learned) with sums and products of RBF, ConstantKernel and WhiteKernel;
 - a Pipeline whose steps before the estimator are per-feature affine scalers (StandardScaler,
   MinMaxScaler, MaxAbsScaler, RobustScaler, "passthrough"), folded into the kernel so values belong
   to the original features.
@@ -26,7 +30,8 @@ from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
-    "SVR, NuSVR, SVC, NuSVC (kernel='rbf'); KernelRidge (kernel 'rbf', 'laplacian' or a supported "
+    "SVR, NuSVR, SVC, NuSVC (kernel='rbf'; a multiclass SVC with decision_function_shape='ovo'); "
+    "KernelRidge (kernel 'rbf', 'laplacian' or a supported "
     "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier ("
     + SUPPORTED_SKLEARN_KERNELS
     + "); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
@@ -43,12 +48,30 @@ def _unsupported(msg: str) -> UnsupportedModelError:
     return UnsupportedModelError(f"{msg} Supported: {SUPPORTED_MODELS}.")
 
 
+#: the route that works for a kernel model whose kernel has no product form, by estimator
+_OTHER_KERNEL_ROUTE = {
+    "GaussianProcessClassifier": (
+        "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional') "
+        "explains its class-1 probability exactly by evaluating the model on coalitions (up to 12 features)"
+    ),
+}
+
+
 def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel | None, float]:
-    """:func:`from_sklearn` with the error message prefixed by the estimator's name."""
+    """:func:`from_sklearn`; a kernel without a product form is refused naming the route that works."""
     try:
         return from_sklearn(kernel, d)
-    except UnsupportedModelError as exc:
-        raise _unsupported(f"{owner}: {exc}") from None
+    except UnsupportedModelError:
+        route = _OTHER_KERNEL_ROUTE.get(
+            owner,
+            "kx.RKHSExplainer(model, value='interventional') explains it exactly by evaluating the model on "
+            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled beyond), "
+            "and kx.RKHSExplainer(model) gives the observational game",
+        )
+        raise _unsupported(
+            f"{owner} with kernel {kernel!r}: this kernel is not a product over features (supported kernels: "
+            f"{SUPPORTED_SKLEARN_KERNELS}), so the product-kernel engine cannot explain it. {route}."
+        ) from None
 
 
 def _check_fitted(est: Any, attrs: list[str]) -> None:
@@ -58,11 +81,32 @@ def _check_fitted(est: Any, attrs: list[str]) -> None:
     check_is_fitted(est, attrs)
 
 
+def _ovr_refusal(est: Any, step: str | None) -> UnsupportedModelError:
+    """The refusal of a multiclass SVC whose decision_function is one-vs-rest, with both routes."""
+    name = type(est).__name__
+    param = "decision_function_shape" if step is None else f"{step}__decision_function_shape"
+    return UnsupportedModelError(
+        f"{name} with decision_function_shape='ovr' (scikit-learn's default) and {len(est.classes_)} classes: "
+        "its decision_function counts the votes of the one-vs-one classifiers and adds a non-linear transform "
+        "of their summed confidences, which is not a kernel expansion, so it has no exact product-kernel form. "
+        f"Either explain the one-vs-one decision functions exactly (one output per pair of classes): "
+        f"model.set_params({param}='ovo') (no refit needed; it only changes how decision_function combines "
+        "the pairs), or explain the one-vs-rest decision_function itself by evaluating the model on "
+        "coalitions: kx.RKHSExplainer(model.decision_function, background=B, value='interventional') (exact "
+        "up to 12 features, sampled beyond)."
+    )
+
+
 def _svm(est: Any) -> _Parts:
     """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF kernel."""
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
     if est.kernel != "rbf":
-        raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.")
+        fn = "model.decision_function" if type(est).__name__ in ("SVC", "NuSVC") else "model"
+        advice = (
+            f" kx.RKHSExplainer({fn}, background=B, value='interventional') explains any kernel exactly by "
+            "evaluating the model on coalitions (up to 12 features)."
+        )
+        raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.{advice}")
     gamma = float(est._gamma)
     kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
     sv = est.support_vectors_
@@ -79,6 +123,8 @@ def _svm(est: Any) -> _Parts:
     if len(classes) == 2:
         # scikit-learn exposes the binary decision function as dual_coef_ @ K + intercept_
         return sv, dual[0], kernel, float(intercept[0]), None
+    if getattr(est, "decision_function_shape", "ovr") != "ovo":
+        raise _ovr_refusal(est, None)
     # one-vs-one: pair (i, j) uses support vectors of classes i and j
     n_sv = np.asarray(est.n_support_)
     starts = np.concatenate([[0], np.cumsum(n_sv)])
@@ -148,36 +194,37 @@ def _binary_gpc_parts(base: Any) -> tuple[np.ndarray, Any, np.ndarray, float]:
     return X, kernel, coef, const * coef.sum()
 
 
-def _gpc(est: Any) -> _Parts:
-    """Expansion parts of the latent mean of a fitted GaussianProcessClassifier."""
+def _gpc(est: Any) -> _Parts | list[_Parts]:
+    """Expansion parts of the latent mean of a fitted GaussianProcessClassifier (one part per
+    class, each with its own kernel, when the one-vs-rest classes learned different kernels)."""
     _check_fitted(est, ["base_estimator_"])
     base = est.base_estimator_
     classes = list(est.classes_)
     if hasattr(base, "estimators_"):
         if getattr(est, "multi_class", "one_vs_rest") != "one_vs_rest":
-            raise _unsupported("GaussianProcessClassifier with multi_class='one_vs_one' is not supported.")
-        parts = [_binary_gpc_parts(b) for b in base.estimators_]
-        X = parts[0][0]
-        if not all(np.array_equal(p[0], X) for p in parts):
-            raise _unsupported("one-vs-rest GaussianProcessClassifier with differing training inputs.")
-        # each output has its own kernel: stack outputs through a per-output sum of terms is not
-        # a single expansion, so only a shared kernel is accepted here
-        kernels = [repr(p[1]) for p in parts]
-        if len(set(kernels)) != 1:
             raise _unsupported(
-                "one-vs-rest GaussianProcessClassifier whose binary models learned different kernels; "
-                "explain each binary model (est.base_estimator_.estimators_[k]) separately."
+                "GaussianProcessClassifier with multi_class='one_vs_one' has no latent mean per class (its "
+                "predict_proba averages pairwise probabilities); refit with multi_class='one_vs_rest' (the default)."
             )
-        coef = np.stack([p[2] for p in parts], axis=1)
-        intercept = np.array([p[3] for p in parts])
-        return X, coef, parts[0][1], intercept, [f"latent f: {c}" for c in classes]
+        parts = [_binary_gpc_parts(b) for b in base.estimators_]
+        names = [f"class {c}" for c in classes]
+        for (_, kern, _, _), name in zip(parts, names):
+            if kern is None:
+                raise _unsupported(f"GaussianProcessClassifier: the kernel of {name} is constant; nothing to explain.")
+        X = parts[0][0]
+        if len({repr(p[1]) for p in parts}) == 1:
+            coef = np.stack([p[2] for p in parts], axis=1)
+            intercept = np.array([p[3] for p in parts])
+            return X, coef, parts[0][1], intercept, names
+        # each class learned its own kernel: one expansion per class, stacked (a kernel per output)
+        return [(p[0], p[2], p[1], p[3], [name]) for p, name in zip(parts, names)]
     X, kernel, coef, const = _binary_gpc_parts(base)
     if kernel is None:
         raise _unsupported("GaussianProcessClassifier whose kernel is constant has nothing to explain.")
     return X, coef, kernel, const, None
 
 
-_ESTIMATORS: dict[str, Callable[[Any], _Parts]] = {
+_ESTIMATORS: dict[str, Callable[[Any], _Parts | list[_Parts]]] = {
     "SVR": _svm,
     "NuSVR": _svm,
     "SVC": _svm,
@@ -213,6 +260,16 @@ def _scaler_affine(step: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
         f"preprocessing step {name} is not a per-feature affine scaler, so the kernel cannot be "
         "written on the original features."
     )
+
+
+def _final_step_path(model: Any) -> str:
+    """The set_params prefix of a (nested) Pipeline's final estimator: ``"outer__svc"``."""
+    names = []
+    while _is_pipeline(model):
+        steps = [(n, st) for n, st in model.steps if st is not None and not isinstance(st, str)]
+        name, model = steps[-1]
+        names.append(str(name))
+    return "__".join(names)
 
 
 def _is_pipeline(obj: Any) -> bool:
@@ -280,7 +337,26 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     handler = _ESTIMATORS.get(type(est).__name__)
     if handler is None:
         raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
-    X_ref, coef, kernel, intercept, output_names = handler(est)
+    if type(est).__name__ in ("SVC", "NuSVC") and _is_pipeline(model):
+        classes = getattr(est, "classes_", ())
+        if len(classes) > 2 and getattr(est, "decision_function_shape", "ovr") != "ovo":
+            raise _ovr_refusal(est, _final_step_path(model))
+    parts = handler(est)
+    if feature_names is None:
+        names = getattr(model, "feature_names_in_", None)
+        feature_names = None if names is None else [str(n) for n in names]
+    if isinstance(parts, list):  # outputs with a kernel each
+        pieces = [KernelExpansion(*_unfold(steps, *part[:4], model), feature_names=feature_names) for part in parts]
+        return KernelExpansion.stack(pieces, output_names=[str(part[4][0]) for part in parts if part[4]])
+    X_ref, coef, kernel, intercept, output_names = parts
+    X_ref, coef, kernel, intercept = _unfold(steps, X_ref, coef, kernel, intercept, model)
+    return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
+
+
+def _unfold(
+    steps: list[Any], X_ref: np.ndarray, coef: Any, kernel: Any, intercept: Any, model: Any
+) -> tuple[np.ndarray, Any, Any, Any]:
+    """Fold a Pipeline's per-feature affine scalers into the kernel and the reference points."""
     d = X_ref.shape[1]
     if steps:
         scale, shift = np.ones(d), np.zeros(d)
@@ -291,15 +367,10 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
             raise _unsupported("a scaler maps a feature to a constant; the kernel cannot be unfolded.")
         kernel = kernel.rescaled(scale)
         X_ref = (X_ref - shift) / scale
-    if feature_names is None:
-        names = getattr(model, "feature_names_in_", None)
-        feature_names = None if names is None else [str(n) for n in names]
     n_in = getattr(model, "n_features_in_", d)
     if n_in != d:
         raise _unsupported(f"the model takes {n_in} features but its kernel sees {d}.")
-    if isinstance(kernel, SumKernel) and kernel.n_features is None:
-        pass
-    return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
+    return X_ref, coef, kernel, intercept
 
 
 def _output_method(est: Any) -> str:
@@ -324,10 +395,13 @@ def describe_output(model: Any) -> str:
     -------
     str
         For example ``"predict of SVR"``, ``"predict of Pipeline(StandardScaler, KernelRidge)"``,
-        ``"decision_function of SVC (one-vs-one: one output per class pair)"``,
-        ``"decision_function of SVC (not predict_proba: probabilities are a Platt-scaled, non-additive
-        transform)"`` for ``SVC(probability=True)`` (the values add up to ``decision_function``),
-        ``"latent mean of GaussianProcessClassifier"`` or ``"KernelExpansion.predict"``.
+        ``"decision_function of SVC (> 0 favours class 1)"``, ``"decision_function of SVC
+        (one-vs-one: one output per class pair; 'a vs b' > 0 favours class a)"``, ``"latent mean
+        of GaussianProcessClassifier (one-vs-rest: one output per class, each with its own
+        kernel; 'class k' > 0 favours class k over the rest)"``, a note ``"not predict_proba:
+        ..."`` for ``SVC(probability=True)`` (the values add up to ``decision_function``), or
+        ``"KernelExpansion.predict"``.  The per-output labels are the Explanation's
+        ``output_names`` (``"0 vs 1"``, ``"class 2"``).
 
     Examples
     --------
@@ -339,10 +413,10 @@ def describe_output(model: Any) -> str:
     >>> X = np.arange(12.0).reshape(6, 2)
     >>> describe_output(make_pipeline(StandardScaler(), KernelRidge(kernel="rbf")))
     'predict of Pipeline(StandardScaler, KernelRidge)'
-    >>> describe_output(SVC().fit(X, [0, 0, 1, 1, 2, 2]))
-    'decision_function of SVC (one-vs-one: one output per class pair)'
-    >>> describe_output(SVC(probability=True).fit(X, [0, 0, 0, 1, 1, 1]))
-    'decision_function of SVC (not predict_proba: probabilities are a Platt-scaled, non-additive transform)'
+    >>> describe_output(SVC(decision_function_shape="ovo").fit(X, [0, 0, 1, 1, 2, 2]))
+    "decision_function of SVC (one-vs-one: one output per class pair; 'a vs b' > 0 favours class a)"
+    >>> describe_output(SVC(probability=True).fit(X, [0, 0, 0, 1, 1, 1]))[:64]
+    'decision_function of SVC (> 0 favours class 1; not predict_proba'
     """
     if isinstance(model, KernelExpansion):
         return "KernelExpansion.predict"
@@ -353,13 +427,21 @@ def describe_output(model: Any) -> str:
         subject = "Pipeline(" + ", ".join(type(s).__name__ for s in steps) + ")"
     text = f"{_output_method(est)} of {subject}"
     notes = []
+    name = type(est).__name__
     classes = getattr(est, "classes_", None)
     if classes is not None and len(classes) > 2:
-        if type(est).__name__ in ("SVC", "NuSVC"):
-            notes.append("one-vs-one: one output per class pair")
-        elif type(est).__name__ == "GaussianProcessClassifier":
-            notes.append("one-vs-rest: one output per class")
-    if type(est).__name__ in ("SVC", "NuSVC") and getattr(est, "probability", False) is True:
+        if name in ("SVC", "NuSVC"):
+            if getattr(est, "decision_function_shape", "ovr") == "ovo":
+                notes.append("one-vs-one: one output per class pair; 'a vs b' > 0 favours class a")
+            else:
+                notes.append("one-vs-rest, from one-vs-one votes: not a kernel expansion")
+        elif name == "GaussianProcessClassifier":
+            kernels = {repr(e.kernel_) for e in getattr(est.base_estimator_, "estimators_", [])}
+            own = ", each with its own kernel" if len(kernels) > 1 else ""
+            notes.append(f"one-vs-rest: one output per class{own}; 'class k' > 0 favours class k over the rest")
+    elif classes is not None and len(classes) == 2 and name in ("SVC", "NuSVC", "GaussianProcessClassifier"):
+        notes.append(f"> 0 favours class {classes[1]}")
+    if name in ("SVC", "NuSVC") and getattr(est, "probability", False) is True:
         notes.append("not predict_proba: probabilities are a Platt-scaled, non-additive transform")
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
@@ -367,8 +449,10 @@ def describe_output(model: Any) -> str:
 def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     """The output the adapter explains, computed by the model itself (for checks and tests).
 
-    ``predict`` for regressors, ``decision_function`` for SVC and NuSVC (one-vs-one, one column
-    per pair of classes, whatever ``decision_function_shape`` says).
+    ``predict`` for regressors, ``decision_function`` for SVC and NuSVC, and for a
+    GaussianProcessClassifier the latent mean of its Laplace approximation, f(x) = k(x, X_train)
+    (y_train - pi) with the kernel scikit-learn learned (Rasmussen & Williams, 2006, section
+    3.4.2), one column per class for several classes.
 
     Parameters
     ----------
@@ -379,18 +463,13 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     -------
     ndarray of shape (N,) or (N, n_outputs)
 
-    Raises
-    ------
-    NotImplementedError
-        For a GaussianProcessClassifier, whose latent mean scikit-learn does not expose.
-
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.svm import SVC
     >>> from kexplain.models import model_output
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
-    >>> model = SVC().fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))
+    >>> model = SVC(decision_function_shape="ovo").fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))
     >>> model_output(model, X[:4]).shape
     (4, 3)
     """
@@ -398,14 +477,11 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     est = steps[-1] if steps else model
     name = type(est).__name__
     if name in ("SVC", "NuSVC"):
-        if len(est.classes_) > 2:
-            shape = est.decision_function_shape
-            try:
-                est.decision_function_shape = "ovo"
-                return np.asarray(model.decision_function(X))
-            finally:
-                est.decision_function_shape = shape
         return np.asarray(model.decision_function(X))
     if name == "GaussianProcessClassifier":
-        raise NotImplementedError("scikit-learn does not expose the GPC latent mean directly")
+        Xt = np.asarray(model[:-1].transform(X) if _is_pipeline(model) else X, dtype=np.float64)
+        base = est.base_estimator_
+        binary = getattr(base, "estimators_", [base])
+        cols = [b.kernel_(Xt, b.X_train_) @ (b.y_train_ - b.pi_) for b in binary]
+        return np.stack(cols, axis=1) if hasattr(base, "estimators_") else cols[0]
     return np.asarray(model.predict(X))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_bool
+from .._validation import check_interactions
 from .result import ShapleyValues
 
 #: beyond this many players enumeration is refused (2^20 coalitions is already ~1e6 evaluations)
@@ -47,15 +47,23 @@ def shapley_weights(d: int) -> np.ndarray:
     return np.array([factorial(s) * factorial(d - s - 1) / factorial(d) for s in range(d)])
 
 
-def interaction_weights(d: int) -> np.ndarray:
-    """Weights w[t] = t! (d - t - 2)! / (d - 1)! for t = 0..d-2 of the pairwise Shapley interaction index.
+def interaction_weights(d: int, index: str = "sii") -> np.ndarray:
+    """Weights w[t] of Delta_jk(S), |S| = t = 0..d-2, in a pairwise interaction index.
+
+    ``"sii"``, the Shapley interaction index (Grabisch & Roubens, 1999): t! (d - t - 2)! / (d - 1)!;
+    ``"stii"``, the Shapley-Taylor index of order 2 (Sundararajan, Dhamdhere & Agarwal, 2020,
+    section 3): (2 / d) / C(d - 1, t) = 2 t! (d - t - 1)! / d!.
 
     Examples
     --------
     >>> from kexplain.shapley.enumeration import interaction_weights
-    >>> interaction_weights(3)
-    array([0.5, 0.5])
+    >>> interaction_weights(3), interaction_weights(3, "stii").round(4)
+    (array([0.5, 0.5]), array([0.6667, 0.3333]))
     """
+    if index == "stii":
+        return np.array([2.0 * factorial(t) * factorial(d - t - 1) / factorial(d) for t in range(d - 1)])
+    if index != "sii":
+        raise ValueError(f"index must be 'sii' or 'stii', got {index!r}.")
     return np.array([factorial(t) * factorial(d - t - 2) / factorial(d - 1) for t in range(d - 1)])
 
 
@@ -120,7 +128,7 @@ def exact_shapley(
     value_function: Callable[[np.ndarray], np.ndarray],
     d: int,
     *,
-    interactions: bool = False,
+    interactions: bool | str | None = False,
     batch_size: int = 4096,
 ) -> ShapleyValues:
     """Exact Shapley values of the game ``value_function`` over ``d`` players.
@@ -132,9 +140,13 @@ def exact_shapley(
         shape (n_coalitions,) or (n_coalitions, n_points) or (n_coalitions, n_points, n_outputs).
     d : int
         Number of players, at most ``MAX_ENUMERATION_FEATURES``.
-    interactions : bool
-        Also return pairwise Shapley interaction indices I_jk (True or False; anything else is a
-        TypeError).
+    interactions : bool or {"sii", "stii"}
+        Also return pairwise interaction values: True or ``"sii"`` the Shapley interaction index
+        (Grabisch & Roubens, 1999), ``"stii"`` the Shapley-Taylor index of order 2 (Sundararajan,
+        Dhamdhere & Agarwal, 2020); anything else is a TypeError.  They come in the layout of
+        every kexplain explainer (shap's): I_jk / 2 off the diagonal, phi_j minus the row's
+        off-diagonal entries on it, so each row sums to phi_j (for STII the diagonal is then
+        v({j}) - v(empty set), as in shap's ``ExactExplainer``).
     batch_size : int
         Coalitions evaluated per call of ``value_function``.
 
@@ -142,26 +154,35 @@ def exact_shapley(
     -------
     ShapleyValues with ``values`` of shape (d,), (N, d) or (N, d, o), ``v_empty`` and ``v_full``
     (the values of the empty and full coalitions) and, when asked, ``interactions`` of shape
-    (d, d), (N, d, d) or (N, d, d, o) with I_jk off the diagonal and zeros on it, and
+    (d, d), (N, d, d) or (N, d, d, o) in the layout above with ``interaction_index``, and
     ``n_evaluations`` = 2^d.
 
     Examples
     --------
-    Unanimity game of players 0 and 2 (worth 1 when both are present): they share the value.
+    Unanimity game of players 0 and 2 (worth 1 when both are present): they share the value,
+    and the pair's index, 1, is split between the two off-diagonal entries.
 
+    >>> import numpy as np
     >>> from kexplain.shapley import exact_shapley
     >>> res = exact_shapley(lambda S: (S[:, 0] & S[:, 2]).astype(float), 3, interactions=True)
-    >>> res.values, res.interactions[0, 2]
-    (array([0.5, 0. , 0.5]), np.float64(1.0))
+    >>> res.values, res.interactions
+    (array([0.5, 0. , 0.5]), array([[0. , 0. , 0.5],
+           [0. , 0. , 0. ],
+           [0.5, 0. , 0. ]]))
+    >>> v = lambda S: np.where(S[:, 0], 1.0, 0.0) + 2.0 * (S[:, 0] & S[:, 1] & S[:, 2])
+    >>> np.round(exact_shapley(v, 3, interactions="stii").interactions, 3) + 0.0
+    array([[1.   , 0.333, 0.333],
+           [0.333, 0.   , 0.333],
+           [0.333, 0.333, 0.   ]])
     """
     d = _check_d(d)
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
-    interactions = check_bool(interactions, "interactions")
+    index = check_interactions(interactions)
     if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
     w = shapley_weights(d)
-    w2 = interaction_weights(d) if (interactions and d >= 2) else None
+    w2 = interaction_weights(d, index) if (index is not None and d >= 2) else None
     n_total = 2**d
     acc = None
     acc2 = None
@@ -193,13 +214,14 @@ def exact_shapley(
     trailing = v_empty.shape
     values = _to_points_first(acc.reshape((d,) + trailing))
     result = ShapleyValues(values=values, v_full=np.asarray(v_full), v_empty=np.asarray(v_empty), n_evaluations=n_total)
-    if interactions:
-        if acc2 is None:
-            inter = np.zeros((d, d) + trailing)
-        else:
-            inter = acc2.reshape((d, d) + trailing)
-            idx = np.arange(d)
-            inter[idx, idx] = 0.0
+    if index is not None:
+        # shap's layout: half the index off the diagonal, phi_j minus the row's rest on it
+        half = np.zeros((d, d, acc.shape[1])) if acc2 is None else 0.5 * acc2
+        idx = np.arange(d)
+        half[idx, idx] = 0.0
+        half[idx, idx] = acc - half.sum(axis=1)
+        inter = half.reshape((d, d) + trailing)
+        result.interaction_index = index
         if inter.ndim > 2:
             inter = np.moveaxis(inter, (0, 1), (1, 2))
         result.interactions = inter

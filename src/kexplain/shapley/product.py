@@ -4,16 +4,25 @@ A product game over d players, for one explained point, is
 
     v(S) = sum_r c_r * prod_{j in S} a_rj * prod_{j not in S} b_rj.
 
-Writing g_rj(t) = (1 - t) b_rj + t a_rj, the Shapley value is (design notes, docs/design.md section 1;
-the recursion of Mohammadi, Chau & Muandet, 2025, section 3.2, written as an integral)
+Writing g_rj(t) = (1 - t) b_rj + t a_rj, the Shapley value is (the recursion of Mohammadi, Chau &
+Muandet, 2025, section 3.2, written as an integral: the Shapley weight s! (d-s-1)! / d! is the Beta
+integral of t^s (1-t)^(d-1-s) over [0, 1])
 
     phi_j = sum_r c_r (a_rj - b_rj) * int_0^1 prod_{k != j} g_rk(t) dt,
 
-and the pairwise Shapley interaction index is
+and the pairwise Shapley interaction index (SII; Grabisch & Roubens, 1999), whose weight
+s! (d-s-2)! / (d-1)! is the Beta integral of t^s (1-t)^(d-2-s), is
 
     I_jk = sum_r c_r (a_rj - b_rj)(a_rk - b_rk) * int_0^1 prod_{l != j, k} g_rl(t) dt.
 
-Both integrands are polynomials of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
+The Shapley-Taylor index of order 2 (STII; Sundararajan, Dhamdhere & Agarwal, 2020, section 3),
+I_jk = (2/d) sum_{S not containing j, k} Delta_jk(S) / C(d-1, |S|), has the weight
+2 s! (d-1-s)! / d! = int_0^1 2 (1-t) t^s (1-t)^(d-2-s) dt: the same integral with the extra
+weight 2 (1 - t),
+
+    I_jk = sum_r c_r (a_rj - b_rj)(a_rk - b_rk) * int_0^1 2 (1 - t) prod_{l != j, k} g_rl(t) dt.
+
+Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
 kernel for one block of (points, rows); ``solve_product_game`` drives it over a game object in
@@ -41,6 +50,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._validation import check_interactions
 from ._array_api import array_namespace, device_of, from_numpy, is_foreign_array, resolve_dtype, to_numpy
 from .quadrature import gauss_legendre_01, nodes_for_degree
 from .result import ShapleyValues
@@ -366,7 +376,7 @@ def _interactions_xp(xp: Any, bp: Any, diff: Any, c: Any, t: Any, w: Any, limits
 
 
 def _product_game_block_xp(
-    xp: Any, a: Any, b: Any, c: Any, *, interactions: bool, n_nodes: int | None, dtype: Any
+    xp: Any, a: Any, b: Any, c: Any, *, interactions: str | None, n_nodes: int | None, dtype: Any
 ) -> tuple[Any, ...]:
     """``product_game_block`` in namespace ``xp`` and ``dtype`` on the device of ``a``."""
     dt = resolve_dtype(xp, dtype)
@@ -408,11 +418,11 @@ def _product_game_block_xp(
     psi = _weighted_loo_integrals_xp(xp, a2, b2, t, w, limits)
     v_full = xp.matmul(xp.reshape(xp.prod(a2, axis=-1), (p, r)), c)
     phi = xp.matmul(xp.permute_dims(xp.reshape(psi, (p, r, d)), (0, 2, 1)), c)
-    if not interactions:
+    if interactions is None:
         return phi, v_full, v_empty
     if d < 2:
         return phi, v_full, v_empty, xp.zeros((p, d, d, o), dtype=dt, device=device)
-    t2n, w2n = gauss_legendre_01(nodes_for_degree(d - 2))
+    t2n, w2n = interaction_rule(d, interactions)
     t2, w2 = _as_xp(xp, t2n, dt, device), _as_xp(xp, w2n, dt, device)
     off = 1.0 - xp.eye(d, dtype=dt, device=device)
     inter = []
@@ -422,6 +432,85 @@ def _product_game_block_xp(
         acc = 0.5 * (acc + xp.permute_dims(acc, (1, 0, 2)))
         inter.append(acc * off[:, :, None])
     return phi, v_full, v_empty, xp.stack(inter, axis=0)
+
+
+def interaction_rule(d: int, index: str = "sii") -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights on [0, 1] of the pairwise interaction integral of ``d`` players.
+
+    SII integrates a polynomial of degree d - 2 with weight 1; STII the same polynomial with
+    the extra weight 2 (1 - t) (module docstring), degree d - 1.  Both rules are exact.
+
+    Parameters
+    ----------
+    d : int
+        Number of players (at least 2).
+    index : {"sii", "stii"}
+
+    Returns
+    -------
+    t, w : ndarray
+        Nodes and weights: sum_l w_l p(t_l) is the index's integral of the polynomial p.
+
+    Examples
+    --------
+    The weight of the empty set, d = 3: SII 1/2, STII 2 * 0! 2! / 3! = 2/3.
+
+    >>> import numpy as np
+    >>> from kexplain.shapley.product import interaction_rule
+    >>> t, w = interaction_rule(3, "stii")
+    >>> print(f"{np.sum(w * (1 - t)):.4f} {np.sum(interaction_rule(3)[1] * (1 - interaction_rule(3)[0])):.4f}")
+    0.6667 0.5000
+    """
+    if index == "stii":
+        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        return t, w * 2.0 * (1.0 - t)
+    if index != "sii":
+        raise ValueError(f"index must be 'sii' or 'stii', got {index!r}.")
+    return gauss_legendre_01(nodes_for_degree(d - 2))
+
+
+def interaction_layout(values: Any, inter: Any, index: str | None = "sii") -> Any:
+    """Pairwise interaction indices in shap's layout, from Shapley values and the raw indices.
+
+    Off the diagonal half the pair's index, I_jk / 2; on the diagonal phi_j minus the row's
+    off-diagonal entries, so each row sums to phi_j.  This is shap's ``TreeExplainer`` layout
+    for SII and shap's ``ExactExplainer`` layout for STII (whose diagonal, so defined, is
+    v({j}) - v(empty set)).  Works on arrays of any array API namespace.
+
+    Parameters
+    ----------
+    values : array of shape (n, d, o)
+        Shapley values.
+    inter : array of shape (n, d, d, o)
+        The raw index I_jk (the diagonal is ignored).
+    index : str or None
+        Not used in the arithmetic (both indices share the layout); kept for the caller's record.
+
+    Returns
+    -------
+    array of shape (n, d, d, o)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.product import interaction_layout
+    >>> out = interaction_layout(np.array([[[0.5], [1.5]]]), np.array([[[[0.0], [1.0]], [[1.0], [0.0]]]]))
+    >>> out[0, :, :, 0]
+    array([[0. , 0.5],
+           [0.5, 1. ]])
+    """
+    if is_foreign_array(values) or is_foreign_array(inter):
+        xp = array_namespace(values, inter)
+        d = values.shape[1]
+        eye = xp.eye(d, dtype=inter.dtype, device=device_of(inter))
+        half = 0.5 * inter * (1.0 - eye)[None, :, :, None]
+        diag = values - xp.sum(half, axis=2)
+        return half + eye[None, :, :, None] * diag[:, :, None, :]
+    out = 0.5 * np.array(inter, dtype=np.float64, copy=True)
+    idx = np.arange(out.shape[1])
+    out[:, idx, idx, :] = 0.0
+    out[:, idx, idx, :] = np.asarray(values, dtype=np.float64) - out.sum(axis=2)
+    return out
 
 
 def _as_xp(xp: Any, x: Any, dtype: Any, device: Any) -> Any:
@@ -457,7 +546,7 @@ def product_game_block(
     b: Any,
     c: Any,
     *,
-    interactions: bool = False,
+    interactions: bool | str | None = False,
     n_nodes: int | None = None,
     backend: str = "auto",
     dtype: str | None = None,
@@ -480,10 +569,11 @@ def product_game_block(
         Factor when j is absent (1 for the functional-baseline game).
     c : array of shape (r, o) or (r,)
         Row weights for each of o outputs.
-    interactions : bool
-        Also return pairwise Shapley interaction indices.
+    interactions : bool or {"sii", "stii"}
+        Also return pairwise interaction indices: True or "sii" the Shapley interaction index,
+        "stii" the Shapley-Taylor index of order 2 (module docstring).
     n_nodes : int, optional
-        Gauss-Legendre nodes; default ceil(d / 2), the fewest that are exact.
+        Gauss-Legendre nodes of the Shapley values; default ceil(d / 2), the fewest that are exact.
     backend : {"auto", "numba", "numpy"}
         For numpy float64 input: "auto" uses the compiled kernel when numba is installed.  Results
         agree to rounding.  Other namespaces and dtypes accept "auto" only.
@@ -498,7 +588,8 @@ def product_game_block(
     phi : array (p, d, o)
     v_full, v_empty : arrays (p, o)
         v(all features) and v(no feature); sum_j phi_j = v_full - v_empty exactly up to rounding.
-    inter : array (p, d, d, o), only when ``interactions``; I_jk off the diagonal, zeros on it.
+    inter : array (p, d, d, o), only when ``interactions``; the raw index I_jk off the diagonal,
+        zeros on it (additive over blocks of rows; ``solve_product_game`` returns shap's layout).
 
     Raises ValueError when a, b or c hold NaN or infinite values (never silently converted).
 
@@ -512,6 +603,7 @@ def product_game_block(
     >>> phi[0, :, 0], v_full[0, 0], v_empty[0, 0]
     (array([2., 3.]), np.float64(6.0), np.float64(1.0))
     """
+    index = check_interactions(interactions)
     if dtype not in (None, "float64") or is_foreign_array(a) or is_foreign_array(b) or is_foreign_array(c):
         xp = array_namespace(a, b, c)
         if backend not in BACKENDS:
@@ -521,7 +613,7 @@ def product_game_block(
                 f"backend={backend!r} applies to numpy float64 arrays only; use backend='auto' with "
                 "other array namespaces or dtypes."
             )
-        return _product_game_block_xp(xp, a, b, c, interactions=interactions, n_nodes=n_nodes, dtype=dtype)
+        return _product_game_block_xp(xp, a, b, c, interactions=index, n_nodes=n_nodes, dtype=dtype)
     kernel = _resolve_backend(backend)
     a = np.asarray(a, dtype=np.float64)
     if a.ndim != 3:
@@ -556,11 +648,11 @@ def product_game_block(
     v_full = pa.reshape(p, r) @ c  # (p, o)
     # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
-    if not interactions:
+    if index is None:
         return phi, v_full, v_empty
     inter = np.zeros((p, d, d, o))
     if d >= 2:
-        t2, w2 = gauss_legendre_01(nodes_for_degree(d - 2))  # degree d - 2 integrand
+        t2, w2 = interaction_rule(d, index)
         idx = np.arange(d)
         for pi in range(p):
             bp = b2[np.arange(pi * r, (pi + 1) * r) % b2.shape[0]]
@@ -624,7 +716,7 @@ def block_shape(n_points: int, n_rows: int, d: int, max_bytes: int, *, row_align
 def solve_product_game(
     game: ProductGame,
     *,
-    interactions: bool = False,
+    interactions: bool | str | None = False,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     backend: str = "auto",
@@ -644,8 +736,9 @@ def solve_product_game(
     ----------
     game : ProductGame
         Gives dense blocks (a, b, c) of points and rows.
-    interactions : bool
-        Also compute the pairwise Shapley interaction indices.
+    interactions : bool or {"sii", "stii"}
+        Also compute pairwise interaction values: True or "sii" the Shapley interaction index,
+        "stii" the Shapley-Taylor index of order 2 (module docstring).
     max_block_bytes : int
         Bound on the arrays of one block.
     progress : bool
@@ -657,9 +750,10 @@ def solve_product_game(
     Returns
     -------
     ShapleyValues
-        ``values`` (n_points, d, o), ``v_full`` and ``v_empty`` (n_points, o), and
-        ``interactions`` (n_points, d, d, o) with a zero diagonal when asked, as arrays of the
-        game's namespace.
+        ``values`` (n_points, d, o), ``v_full`` and ``v_empty`` (n_points, o), and when asked
+        ``interactions`` (n_points, d, d, o) in shap's layout (:func:`interaction_layout`: I_jk / 2
+        off the diagonal, each row summing to phi_j) with ``interaction_index`` "sii" or "stii",
+        as arrays of the game's namespace.
 
     Examples
     --------
@@ -675,6 +769,8 @@ def solve_product_game(
     """
     _resolve_backend(backend)
     resolve_dtype(np, dtype)
+    index = check_interactions(interactions)
+    interactions = index is not None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = nodes_for_degree(d - 1)
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
@@ -697,7 +793,9 @@ def solve_product_game(
             a, b, c = game.block(ps, rs)
             if xp is None and (dtype not in (None, "float64") or is_foreign_array(a) or is_foreign_array(b)):
                 xp = array_namespace(a, b, c)
-            out = product_game_block(a, b, c, interactions=interactions, n_nodes=n_nodes, backend=backend, dtype=dtype)
+            out = product_game_block(
+                a, b, c, interactions=index or False, n_nodes=n_nodes, backend=backend, dtype=dtype
+            )
             del a, b, c
             if xp is not None:
                 out64 = [xp.astype(x, xp.float64) for x in out]
@@ -724,7 +822,11 @@ def solve_product_game(
                     "kernel values for NaN or overflow."
                 )
         return ShapleyValues(
-            values=cols[0], v_full=cols[1], v_empty=cols[2], interactions=cols[3] if interactions else None
+            values=cols[0],
+            v_full=cols[1],
+            v_empty=cols[2],
+            interactions=interaction_layout(cols[0], cols[3]) if interactions else None,
+            interaction_index=index,
         )
     for name, arr in (("Shapley values", values), ("game values", v_full)):
         if not np.all(np.isfinite(arr)):
@@ -732,11 +834,16 @@ def solve_product_game(
                 f"non-finite {name} in the product game: check the model coefficients and "
                 "kernel values for NaN or overflow."
             )
-    return ShapleyValues(values=values, v_full=v_full, v_empty=v_empty, interactions=inter)
+    if inter is not None:
+        inter = interaction_layout(values, inter)
+    return ShapleyValues(values=values, v_full=v_full, v_empty=v_empty, interactions=inter, interaction_index=index)
 
 
 def interaction_values(phi: np.ndarray, inter: np.ndarray) -> np.ndarray:
-    """shap's convention: Phi_jk = I_jk / 2 off the diagonal, Phi_jj = phi_j - sum_{k!=j} Phi_jk.
+    """shap's layout: Phi_jk = I_jk / 2 off the diagonal, Phi_jj = phi_j - sum_{k!=j} Phi_jk.
+
+    The layout of every explainer's ``interactions`` for either index (SII or STII); see
+    :func:`interaction_layout` for the same on (n, d, d, o) arrays.
 
     ``phi`` (..., d) and ``inter`` (..., d, d) with the outputs axis, if any, moved before the
     feature axes by the caller.  Each row of the result sums to the feature's Shapley value.

@@ -20,7 +20,11 @@ class ShapleyValues:
     v_empty : ndarray
         Value of the empty coalition per point (and output).
     interactions : ndarray of shape (n_points, d, d, n_outputs), optional
-        Shapley interaction indices I_jk (zero diagonal) when asked for.
+        Pairwise interaction values when asked for, in shap's layout: I_jk / 2 off the diagonal,
+        phi_j minus the row's off-diagonal entries on it (each row sums to phi_j).
+    interaction_index : {"sii", "stii"} or None
+        Which index ``interactions`` holds: the Shapley interaction index or the Shapley-Taylor
+        index of order 2.
     standard_errors : ndarray like ``values``, optional
         For sampled estimates.
     n_evaluations : int, optional
@@ -39,6 +43,7 @@ class ShapleyValues:
     v_full: np.ndarray
     v_empty: np.ndarray
     interactions: np.ndarray | None = None
+    interaction_index: str | None = None
     standard_errors: np.ndarray | None = None
     n_evaluations: int | None = None
 

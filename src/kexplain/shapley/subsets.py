@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._validation import check_interactions
 from .enumeration import MAX_ENUMERATION_FEATURES, exact_shapley
 from .result import ShapleyValues
 
@@ -267,7 +268,7 @@ class SubsetGame:
         present: np.ndarray | Callable[[slice], np.ndarray],
         *,
         n_points: int | None = None,
-        interactions: bool = False,
+        interactions: bool | str | None = False,
         max_block_bytes: int = DEFAULT_BLOCK_BYTES,
         progress: bool = False,
     ) -> ShapleyValues:
@@ -281,8 +282,9 @@ class SubsetGame:
             points are never held at once.
         n_points : int, optional
             Number of points when ``present`` is a callable.
-        interactions : bool
-            Also return the pairwise Shapley interaction indices.
+        interactions : bool or {"sii", "stii"}
+            Also return pairwise interaction values (True means "sii"), in the layout of
+            :func:`~kexplain.shapley.exact_shapley`.
         max_block_bytes : int
             Bound on the work arrays of one block of points.
         progress : bool
@@ -292,7 +294,8 @@ class SubsetGame:
         -------
         ShapleyValues
             ``values`` (points, d, outputs), ``v_full`` and ``v_empty`` (points, outputs) and,
-            when asked, ``interactions`` (points, d, d, outputs) with zeros on the diagonal.
+            when asked, ``interactions`` (points, d, d, outputs) in shap's layout (each row sums
+            to phi_j) and ``interaction_index``.
 
         Examples
         --------
@@ -301,7 +304,7 @@ class SubsetGame:
         >>> game = SubsetGame(np.ones((1, 4)), np.array([1.0]))   # B = 1: v(S) = prod_{j in S} a_j
         >>> res = game.solve(lambda pts: np.array([[[2.0, 3.0]]])[pts], n_points=1, interactions=True)
         >>> res.values[0, :, 0], res.interactions[0, 0, 1, 0]
-        (array([2., 3.]), np.float64(2.0))
+        (array([2., 3.]), np.float64(1.0))
         """
         if callable(present):
             if n_points is None:
@@ -321,7 +324,8 @@ class SubsetGame:
         n_sets = 2**d
         values = np.empty((N, d, o))
         v_full, v_empty = np.empty((N, o)), np.empty((N, o))
-        inter = np.empty((N, d, d, o)) if interactions else None
+        index = check_interactions(interactions)
+        inter = np.empty((N, d, d, o)) if index is not None else None
         bits = 1 << np.arange(d)
         # points per pass: numpy's subset tables (2^d, points, rows) stay in cache; the compiled
         # kernel keeps only the (2^d, points) values
@@ -338,7 +342,7 @@ class SubsetGame:
         for p0 in range(0, N, step):
             pts = slice(p0, min(N, p0 + step))
             v = self.values(get(pts))
-            res = exact_shapley(_TableLookup(v, bits), d, interactions=interactions)
+            res = exact_shapley(_TableLookup(v, bits), d, interactions=index or False)
             values[pts] = np.asarray(res.values).reshape(-1, d, o)
             v_full[pts], v_empty[pts] = v[-1], v[0]
             if inter is not None:
@@ -348,5 +352,10 @@ class SubsetGame:
         if bar is not None:
             bar.close()
         return ShapleyValues(
-            values=values, v_full=v_full, v_empty=v_empty, interactions=inter, n_evaluations=n_sets * N
+            values=values,
+            v_full=v_full,
+            v_empty=v_empty,
+            interactions=inter,
+            interaction_index=index,
+            n_evaluations=n_sets * N,
         )

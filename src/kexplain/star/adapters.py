@@ -66,7 +66,8 @@ def as_star_model(model: Any, n_features: int | None = None) -> StarModel:
             "list of (features, function) pairs, a fitted kx.star.RKHSWeightingRegressor or "
             "RKHSWeightingClassifier, or a fitted interpret ExplainableBoostingRegressor / "
             "ExplainableBoostingClassifier. For other models use kx.ProductKernelExplainer "
-            "(product-kernel models) or kx.exact_shapley / kx.sampled_shapley (any model)."
+            "(product-kernel models) or kx.RKHSExplainer(model.predict, background=B, value='interventional') "
+            "(any prediction function; exact up to 12 features, sampled beyond)."
         )
     if n_features is not None and star.n_features != n_features:
         raise ValueError(f"the model has {star.n_features} features but the data have {n_features} columns.")

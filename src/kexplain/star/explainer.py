@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import check_data, check_weights, feature_names_of
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
-from ..shapley import exact_shapley, interaction_values
+from ..shapley import exact_shapley
 from ..shapley.enumeration import MAX_ENUMERATION_FEATURES
 from .adapters import as_star_model
 from .model import StarModel, StarTerm, evaluate_term
@@ -186,7 +186,7 @@ class StarExplainer(Explainer):
         self,
         X: Any,
         *,
-        interactions: bool = False,
+        interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -197,15 +197,20 @@ class StarExplainer(Explainer):
         background rows z given at construction (there is no default game: a background is
         required).  These are the values of shap's ``ExactExplainer`` with an independent masker
         on the same rows: ``shap.explainers.ExactExplainer(predict, shap.maskers.Independent(
-        background, max_samples=len(background)))``, with ``predict`` the explained output.
+        background, max_samples=len(background)))``, with ``predict`` the explained output;
+        shap's sampling explainers (``KernelExplainer``, ``PermutationExplainer``) estimate the
+        same values.  For the observational game use ``kx.RKHSExplainer`` (see the documentation
+        page "Which game should I use?").
 
         Parameters
         ----------
         X : array-like of shape (N, d)
             The rows to explain.
-        interactions : bool
-            Also compute pairwise Shapley interaction values in shap's convention (off-diagonal
-            I_jk / 2, diagonal phi_j - sum_{k != j}; each row sums to phi_j).
+        interactions : bool or {"sii", "stii"}
+            Also compute pairwise interaction values in shap's layout (off-diagonal I_jk / 2,
+            diagonal phi_j - sum_{k != j}; each row sums to phi_j).  True or "sii": the Shapley
+            interaction index (shap's ``TreeExplainer`` convention); "stii": the Shapley-Taylor
+            index of order 2 (shap's ``ExactExplainer``).  ``info["interaction_index"]`` says which.
         progress : bool
             Show a progress bar over the terms' feature sets.
         n_jobs : int, optional
@@ -256,6 +261,7 @@ class StarExplainer(Explainer):
                     "method": "STAR-SHAP",
                     "n_terms": len(self.star_model.terms),
                     "max_order": self.star_model.max_order,
+                    "interaction_index": interactions,
                 },
                 output=self.output,
                 index=None if index is None else index[rows],
@@ -264,7 +270,7 @@ class StarExplainer(Explainer):
         return explain_in_blocks(block, Xv.shape[0], n_jobs)
 
     def _explain_rows(
-        self, Xv: np.ndarray, interactions: bool, progress: bool
+        self, Xv: np.ndarray, interactions: str | None, progress: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         N, d = Xv.shape
         Z, w = self.background, self.background_weights
@@ -287,6 +293,7 @@ class StarExplainer(Explainer):
                 ps = np.arange(p0, min(N, p0 + p_chunk))
                 for zs, empty in zip(g.chunks, g.empty):
                     game = _SubsetGame(g.members, XI[ps], ZI[zs], w[zs], empty)
+                    # shap's layout is linear in the game: the sub-games' layouts add up
                     res = exact_shapley(game, k, interactions=interactions, batch_size=batch)
                     # a one-output term in a several-output model adds to every output, as in predict
                     values[np.ix_(ps, feats)] += res.values  # (p, k, o)
@@ -295,11 +302,7 @@ class StarExplainer(Explainer):
         if not np.all(np.isfinite(values)):
             raise FloatingPointError("non-finite Shapley values: a term returned values that overflow.")
         base = np.broadcast_to(self.expected_value, (N, o)).copy()
-        shap_inter = None
-        if inter is not None:
-            phi_o = np.moveaxis(values, 2, 1)  # (N, o, d)
-            I_o = np.moveaxis(inter, 3, 1)  # (N, o, d, d)
-            shap_inter = np.moveaxis(interaction_values(phi_o, I_o), 1, 3)
+        shap_inter = inter
         if o == 1:
             return values[:, :, 0], base[:, 0], None if shap_inter is None else shap_inter[..., 0]
         return values, base, shap_inter
@@ -313,7 +316,7 @@ def explain_star(
     background_weights: Any = None,
     feature_names: Sequence[str] | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
-    interactions: bool = False,
+    interactions: bool | str | None = False,
     progress: bool = False,
     n_jobs: int | None = None,
     random_state: Any = None,

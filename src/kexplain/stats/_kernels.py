@@ -78,17 +78,37 @@ def validate_sample(
     return arr, names
 
 
-def resolve_kernel(kernel: Any, arrays: Any, name: str, bandwidth: str = "median") -> Kernel:
-    """The kernel to use: the given one, or an RBF with the median heuristic on pooled ``arrays``."""
+def resolve_kernel(kernel: Any, arrays: Any, name: str, bandwidth: str = "median", standardize: bool = True) -> Kernel:
+    """The kernel to use: the given one, or an RBF with the median heuristic on pooled ``arrays``
+    (on standardised features when ``standardize``)."""
     if kernel is not None:
         return check_kernel(kernel, name)
     bandwidth = check_bandwidth(bandwidth)
-    return _default_rbf(arrays, bandwidth == "median_per_feature")
+    return _default_rbf(arrays, bandwidth == "median_per_feature", standardize)
 
 
-def _default_rbf(arrays: Any, per_feature: bool) -> Kernel:
+def standardized_median_heuristic(*arrays: np.ndarray, per_feature: bool = False) -> Any:
+    """The median heuristic on features scaled to unit standard deviation, in the original units.
+
+    The pooled rows' standard deviation s_j of each feature (1 for a constant feature) divides the
+    data, the median heuristic runs on the scaled data, and the lengthscale is multiplied back by
+    s_j: an RBF with lengthscales s_j * ell on the raw data is the RBF with lengthscale ell on the
+    standardised data, so no feature dominates the distance because of its units.
+    """
+    pooled = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays], axis=0)
+    if pooled.ndim != 2 or pooled.shape[1] == 0 or pooled.shape[0] == 0:
+        return median_heuristic(*arrays, per_feature=per_feature)  # its own answer (or message)
+    sd = pooled.std(axis=0)
+    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+    ell = median_heuristic(*(np.asarray(a, dtype=np.float64) / sd for a in arrays), per_feature=per_feature)
+    return np.asarray(ell, dtype=np.float64) * sd
+
+
+def _default_rbf(arrays: Any, per_feature: bool, standardize: bool = True) -> Kernel:
     from ..kernels.base import RBF
 
+    if standardize:
+        return RBF(lengthscale=standardized_median_heuristic(*arrays, per_feature=per_feature))
     return RBF(lengthscale=median_heuristic(*arrays, per_feature=per_feature))
 
 

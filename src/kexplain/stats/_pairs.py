@@ -1,7 +1,8 @@
 """Sample pairs, their per-pair Shapley contributions, and the fixed-order tile loop.
 
 Both statistics are sums over sample pairs of a weight times a product kernel value, so each is a
-product game with rows = pairs, a_pair,j = k_j(p_j, q_j) and b = 1 (the design notes, docs/design.md, section 1).
+product game with rows = pairs, a_pair,j = k_j(p_j, q_j) and b = 1 (Mohammadi, Chau & Muandet, 2025,
+sections 4.1-4.2).
 The per-pair contributions are psi_pair,j = (a_j - 1) * int_0^1 prod_{k != j} (1 + t (a_k - 1)) dt
 (the product-game engine's leave-one-out integrals), and the attribution for any weights c is
 c^T psi.  Keeping psi per block (never the whole n^2 x d array) is what lets one pass serve many
