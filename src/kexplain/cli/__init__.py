@@ -1,80 +1,76 @@
-"""The ``kexplain`` command line.
+"""The ``kexplain`` command line: one command per capability, for people and for scripts.
 
-    kexplain explain --model M.joblib --data X.csv [--background B.csv] [--baseline-row K]
-                     [--interactions] [--layout wide|long] --out values.csv [--force]
-    kexplain demo [--out DIR] [--quick] [--force]
-    kexplain --version
+    kexplain explain --model M --data X.csv [--background B.csv] [--baseline-row K]
+                     [--interactions [sii|stii]] [--layout wide|long] [--id-column ID]
+                     [--chunk-size N] [--n-jobs N] [--format json] --out values.csv [--force]
+    kexplain report  --model M --data X.csv [--background B.csv] [--rows 0,5,9]
+                     [--interactions [sii|stii]] [--id-column ID] --out DIR
+    kexplain mmd     --data X.csv (--other Z.csv | --group-column G) [--test] [--out att.csv]
+    kexplain hsic    --data D.csv (--y-columns A,B | --y Y.csv) [--x-columns ...] [--test]
+    kexplain oak     --data D.csv --target y [--background B.csv] [--out values.csv]
+    kexplain star    --data D.csv --target y [--background B.csv] [--out values.csv]
+    kexplain demo    [--out DIR] [--quick]
 
 .. warning::
-   A model file (joblib or pickle) is code: loading it runs whatever it was made to run, before
-   kexplain can check what it holds.  Load only model files you trust.  The command line loads
-   only the file given as ``--model``; it never looks for a model anywhere else (not in the
-   working directory, not next to the data).
+   A joblib or pickle model file is code: loading it runs whatever it was made to run, before
+   kexplain can check what it holds.  Load only model files you trust.  skops files
+   (``.skops``, written with ``skops.io.dump``) are the safe format: they are loaded without
+   running code, and only types that skops trusts (scikit-learn's estimators), scikit-learn's
+   Gaussian-process kernels, kexplain's own types and those passed with ``--trust TYPE`` are
+   built; any other type is refused by name.  The command line loads only the file given as
+   ``--model``; it never looks for a model anywhere else.
 
-Which game ``explain`` solves follows from the options (no ``--game`` needed):
+Which game ``explain`` and ``report`` solve follows from the options, and both say which and why:
 
-- neither ``--background`` nor ``--baseline-row``: the functional-baseline game (PKeX);
-- ``--background B``: exact interventional SHAP over all rows of B;
+- neither ``--background`` nor ``--baseline-row``: the functional-baseline game (Mohammadi, Chau &
+  Muandet, 2025, section 3.1);
+- ``--background B``: exact interventional SHAP over all rows of B (shap's ExactExplainer
+  values with an independent masker on B);
 - ``--baseline-row K``: baseline Shapley against row K (0-based) of the background file when one
-  is given, else of the data file.
+  is given, else of the data file (``explain`` only).
 
-Files are CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``), chosen by extension.  A CSV
-whose first line is all numbers is read as having no header; otherwise the header holds the
-feature names and, when the model was fitted on a DataFrame, it must equal the model's
-``feature_names_in_`` (same names, same order).
+Files are CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``), chosen by extension.  A
+CSV whose first line is all numbers is read as having no header.  Columns are matched to the
+model's features by name when both have names (their order does not matter); a column that is not
+a feature is named in the error, with the advice to pass it as ``--id-column`` (its values are
+copied to every output as row ids) or drop it.
 
-Output layout (``--out``):
+Output layout of ``explain`` (``--out``): ``wide`` (the default for one output) has one row per
+explained row, the id column when given, one column per feature and ``base_value``; ``long`` (the
+default, and the only layout, for several outputs) has columns ``row`` (or the id column),
+``output, feature, value, base_value``: every name is a cell, so nothing needs splitting.
+``--interactions`` also writes ``row, output, feature_1, feature_2, value`` to
+``--interactions-out`` (default ``<out stem>.interactions<ext>``): with no value or ``sii``, the
+Shapley interaction index in the layout of shap's ``TreeExplainer`` (off the diagonal half the
+pair's index, each row summing to the feature's value); with ``stii``, the Shapley-Taylor index
+of order 2 in the layout of shap's ``ExactExplainer``.  ``--chunk-size N`` reads,
+explains and appends N rows at a time (CSV files larger than memory), with a progress bar on
+stderr, and writes the same values as one pass.
 
-- ``wide`` (default): one row per explained row, in order; one column per feature and a
-  ``base_value`` column, so ``sum(features) + base_value`` is the model output.  With several
-  outputs (multiclass SVC: one output per one-vs-one class pair, named like ``"0 vs 1"``) the
-  columns are ``"<output>/<feature>"`` and ``"<output>/base_value"``.
-- ``long``: columns ``row, output, feature, value, base_value``.
-
-``--interactions`` also writes pairwise Shapley interaction values (shap's convention: the d x d
-matrix of a row sums along each row to that feature's Shapley value; the diagonal is the main
-effect) in long format to ``--interactions-out`` (default: ``<out stem>.interactions<ext>``),
-columns ``row, output, feature_1, feature_2, value``.
-
-Existing output files are never replaced silently: ``explain`` refuses an ``--out`` or
-``--interactions-out`` that exists, and ``demo`` an ``--out`` folder holding files it would write,
-unless ``--force`` is given; ``--interactions-out`` may never be the ``--out`` file.  Output
-paths are checked before any work, and tables are written to a temporary file renamed into
-place, so a failed write leaves no partial file.
-
-Errors in the input (missing or unreadable file, unsupported or unfitted model, wrong columns, NaN,
-an output that exists, a full disk) print one line ``kexplain: error: ...`` on stderr naming the
-option concerned (``--model``, ``--data``, ``--background``, ``--out``, ``--interactions-out``,
-``demo --out``) and exit with status 2.
+Every command prints a few lines for people, or with ``--format json`` one JSON object on stdout.
+Existing outputs are never replaced without ``--force``; tables are written to a temporary file
+renamed into place.  Errors in the input print ONE line ``kexplain: error: ...`` on stderr naming
+the option and column concerned, and exit with status 2 (``--traceback`` shows the traceback).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
 from ._demo import DemoFailure, run_demo
 from ._explain import run_explain
 from ._frames import interactions_frame, values_frame
-from ._tables import (
-    CLIError,
-    check_output_path,
-    load_model,
-    os_error,
-    read_table,
-    write_table,
-)
-
-_MODEL_WARNING = (
-    "WARNING: a model file (joblib/pickle) is code, and loading it runs code stored in it, before "
-    "kexplain can check what it holds: load only model files you trust. Only the file given as "
-    "--model is ever loaded."
-)
+from ._models import MODEL_WARNING, load_model
+from ._parser import build_parser
+from ._report import run_report
+from ._stats import run_hsic, run_mmd
+from ._tables import CLIError, check_output_path, os_error, read_table, write_table
 
 __all__ = [
     "CLIError",
     "DemoFailure",
+    "MODEL_WARNING",
     "build_parser",
     "check_output_path",
     "interactions_frame",
@@ -84,94 +80,16 @@ __all__ = [
     "read_table",
     "run_demo",
     "run_explain",
+    "run_hsic",
+    "run_mmd",
+    "run_report",
     "values_frame",
     "write_table",
 ]
 
 
-def _demo(args: argparse.Namespace) -> int:
-    """Run ``kexplain demo`` on parsed arguments."""
-    run_demo(args.out, quick=args.quick, n_background=args.background_rows, force=args.force)
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``kexplain`` command.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        With the sub-commands ``explain`` and ``demo``; ``args.func(args)`` runs the one parsed.
-
-    Examples
-    --------
-    >>> from kexplain.cli import build_parser
-    >>> args = build_parser().parse_args(["explain", "--model", "m.joblib", "--data", "X.csv",
-    ...                                   "--out", "v.csv", "--layout", "long"])
-    >>> args.command, args.layout, args.background
-    ('explain', 'long', None)
-    """
-    from .. import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="kexplain",
-        description="Exact Shapley values for kernel models (SVR, SVC, KernelRidge, Gaussian processes).",
-        epilog=_MODEL_WARNING,
-    )
-    parser.add_argument("--version", action="version", version=f"kexplain {__version__}")
-    parser.add_argument(
-        "--traceback", action="store_true", help="on an error, show the full Python traceback instead of one line"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="{explain,demo}")
-    sub.required = True
-
-    p = sub.add_parser(
-        "explain",
-        help="exact Shapley values of a saved model on a data file",
-        description="Exact Shapley values of a saved (joblib) model. Game: functional baseline by default, "
-        "interventional with --background, baseline Shapley with --baseline-row.",
-        epilog=_MODEL_WARNING,
-    )
-    p.add_argument(
-        "--model",
-        required=True,
-        help="fitted model saved with joblib.dump (.joblib or .pkl); loading it runs code in it: only files you trust",
-    )
-    p.add_argument("--data", required=True, help="rows to explain (.csv, .csv.gz, .parquet, .pq)")
-    p.add_argument("--background", help="background rows: interventional game over all of them")
-    p.add_argument(
-        "--baseline-row",
-        type=int,
-        metavar="K",
-        help="baseline Shapley against row K (0-based) of --background if given, else of --data",
-    )
-    p.add_argument("--interactions", action="store_true", help="also write pairwise Shapley interaction values")
-    p.add_argument("--interactions-out", help="where to write them (default: <out stem>.interactions<ext>)")
-    p.add_argument(
-        "--layout",
-        choices=("wide", "long"),
-        default="wide",
-        help="wide: one column per feature (and output) plus base_value; long: one row per value",
-    )
-    p.add_argument(
-        "--out", required=True, help="output file (.csv, .csv.gz, .parquet, .pq); never overwritten without --force"
-    )
-    p.add_argument("--force", action="store_true", help="replace --out and --interactions-out when they exist")
-    p.add_argument("--progress", action="store_true", help="show a progress bar (default: when on a terminal)")
-    p.set_defaults(func=run_explain)
-
-    q = sub.add_parser(
-        "demo",
-        help="fit and explain an RBF SVR on the diabetes data; write an HTML report",
-        description="Fit a standardised RBF SVR on scikit-learn's diabetes data, explain held-out "
-        "rows exactly in two games, write values, plots and report.html.",
-    )
-    q.add_argument("--out", default="kexplain-demo", help="output folder (default: kexplain-demo)")
-    q.add_argument("--quick", action="store_true", help="smaller grid and fewer rows (seconds)")
-    q.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
-    q.add_argument("--background-rows", type=int, default=100, help=argparse.SUPPRESS)
-    q.set_defaults(func=_demo)
-    return parser
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -194,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["explain", "--model", "missing.joblib", "--data", "X.csv", "--out", "v.csv"])
     2
     """
+    import warnings
+
     from sklearn.exceptions import NotFittedError
 
     from ..exceptions import UnsupportedModelError
@@ -201,7 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status: int = args.func(args)
+        with warnings.catch_warnings():
+            # a numba cache folder that cannot be written only costs a recompilation: not the user's concern
+            warnings.filterwarnings("ignore", module="numba")
+            warnings.filterwarnings("ignore", message=".*[Cc]annot cache.*")
+            status: int = args.func(args)
         return status
     except DemoFailure as exc:
         if args.traceback:
@@ -211,13 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # every known file operation names its option; this is the last resort
         if args.traceback:
             raise
-        print(f"kexplain: error: {args.command}: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"kexplain: error: {args.command}: {_one_line(exc)}", file=sys.stderr)
         return 2
     except (CLIError, UnsupportedModelError, NotFittedError, ValueError, TypeError, ImportError) as exc:
         if args.traceback:
             raise
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"kexplain: error: {message}", file=sys.stderr)
+        print(f"kexplain: error: {_one_line(exc)}", file=sys.stderr)
         return 2
 
 

@@ -1,45 +1,21 @@
-"""``kexplain demo``: fit, explain and report on scikit-learn's diabetes data."""
+"""``kexplain demo``: fit an SVR on scikit-learn's diabetes data and run the report on it."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._optional import require
-from ._frames import values_frame
-from ._tables import CLIError, os_error, write_table
+from ._common import emit
+from ._report import prepare_folder, report_summary
+from ._tables import os_error, write_table
 
 _OPTION = "demo --out"
-_DEMO_FILES = (
-    "values_functional.csv",
-    "values_interventional.csv",
-    "heldout.csv",
-    "background.csv",
-    "model.joblib",
-    "importance_comparison.png",
-    *(f"{kind}_{game}.png" for kind in ("bar", "beeswarm", "waterfall") for game in ("interventional", "functional")),
-    "report.html",
-)
-
-
-def _prepare_folder(out: Path, force: bool) -> None:
-    """Make the output folder, refusing a file in its place and (without ``force``) an earlier run."""
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"{_OPTION} {out}: exists and is not a folder; give a folder.")
-    if not force:
-        earlier = [name for name in _DEMO_FILES if (out / name).exists()]
-        if earlier:
-            shown = ", ".join(earlier[:3]) + (", ..." if len(earlier) > 3 else "")
-            raise CLIError(f"{_OPTION} {out}: already holds {shown}; pass --force to overwrite them.")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise os_error(_OPTION, out, exc) from None
+_DEMO_FILES = ("index.html", "values.csv", "heldout.csv", "background.csv", "model.skops")
 
 
 class DemoFailure(Exception):
@@ -53,18 +29,6 @@ class DemoFailure(Exception):
     """
 
 
-def _save_shap_plot(draw: Callable[[], Any], path: Path) -> Path:
-    """Draw a shap plot with ``draw`` and save the current figure to ``path``."""
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
-    draw()
-    fig = plt.gcf()
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close("all")
-    return path
-
-
 def run_demo(
     out: str | Path = "kexplain-demo",
     quick: bool = False,
@@ -75,17 +39,19 @@ def run_demo(
 ) -> dict[str, Any]:
     """Fit, explain and report: what ``kexplain demo`` runs.
 
-    Fits a standardised RBF SVR on scikit-learn's diabetes data, explains held-out rows exactly in
-    the functional-baseline game (PKeX; Mohammadi, Chau & Muandet, 2025) and in the interventional
-    game over background rows of the training set, checks efficiency against the model's own
-    predictions, and writes values, plots and an HTML report to ``out``.
+    Fits a standardised RBF SVR on scikit-learn's diabetes data, saves the model (``model.skops``,
+    safe to load), the held-out rows and background rows, then writes the same report as
+    ``kexplain report --model model.skops --data heldout.csv --background background.csv``:
+    the interventional game over background rows of the training set, compared with the
+    functional baseline (PKeX; Mohammadi, Chau & Muandet, 2025), with timings that exclude the
+    one-time load of the compiled kernels and shap's KernelExplainer timed on a few rows.
 
     Parameters
     ----------
     out : str or Path
         Output folder (made when missing).
     quick : bool
-        A smaller grid and fewer points (seconds, for tests).
+        A smaller grid and fewer rows (seconds, for tests).
     n_background : int
         Background rows of the interventional game (at most 30 with ``quick``).
     random_state : int
@@ -98,8 +64,9 @@ def run_demo(
     Returns
     -------
     dict
-        ``out``, ``report`` (path of report.html), ``cv_r2``, ``test_r2``, ``efficiency``
-        ({game: (absolute, relative error)}), ``timings`` and ``total_seconds``.
+        ``out``, ``report`` (path of index.html), ``cv_r2``, ``test_r2``, ``efficiency``
+        ({game: (absolute, relative error)}), ``timings``, ``speed``, ``total_seconds``,
+        ``game_reason`` and ``result`` (what :func:`kexplain.report.model_report` returned).
 
     Raises
     ------
@@ -115,26 +82,24 @@ def run_demo(
     >>> from kexplain.cli import run_demo
     >>> result = run_demo(tempfile.mkdtemp(), quick=True, verbose=False)  # doctest: +SKIP
     >>> result["report"].name  # doctest: +SKIP
-    'report.html'
+    'index.html'
     """
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a window
-    import joblib
     from sklearn.datasets import load_diabetes
     from sklearn.model_selection import GridSearchCV, train_test_split
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVR
 
-    from .. import __version__, report
-    from ..explainers import ProductKernelExplainer
+    from .. import report
+    from .._optional import require
 
-    shap = require("shap", "kexplain demo plots")
+    sio = require("skops.io", "kexplain demo (saves the model as model.skops)")
     say: Callable[..., None] = print if verbose else (lambda *a, **k: None)
     out = Path(out)
-    _prepare_folder(out, force)
-    timings: dict[str, float] = {}
+    prepare_folder(out, _OPTION, force, _DEMO_FILES)
     t_start = time.perf_counter()
 
     X, y = load_diabetes(return_X_y=True, as_frame=True)
@@ -151,81 +116,27 @@ def run_demo(
     t0 = time.perf_counter()
     search = GridSearchCV(Pipeline([("scale", StandardScaler()), ("svr", SVR(kernel="rbf"))]), grid, cv=cv)
     search.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - t0
     model = search.best_estimator_
-    timings["fit (grid search, cv)"] = time.perf_counter() - t0
     svr = model.named_steps["svr"]
     test_r2 = float(model.score(X_test, y_test))
     say(
         f"model: StandardScaler + SVR(rbf, C={svr.C:g}, gamma={svr.gamma:g}), {len(svr.support_)} support "
-        f"vectors; {cv}-fold CV R^2 = {search.best_score_:.3f}, held-out R^2 = {test_r2:.3f} "
-        f"({timings['fit (grid search, cv)']:.2f} s)"
+        f"vectors; {cv}-fold CV R^2 = {search.best_score_:.3f}, held-out R^2 = {test_r2:.3f} ({fit_seconds:.2f} s)"
     )
-
     rng = np.random.default_rng(random_state)
     bg_rows = np.sort(rng.choice(len(X_train), size=min(n_background, len(X_train)), replace=False))
     background = X_train.iloc[bg_rows]
-    # construction does the work that depends only on the model and the background, so it is timed
-    t0 = time.perf_counter()
-    ex_f = ProductKernelExplainer(model).explain(X_test)
-    timings["explain, functional baseline"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ex_i = ProductKernelExplainer(model, background).explain(X_test)
-    timings["explain, interventional"] = time.perf_counter() - t0
-    n_test = len(X_test)
-    for label in ("functional baseline", "interventional"):
-        key = "explain, " + label
-        say(
-            f"explained {n_test} held-out rows x {X.shape[1]} features exactly, {label}"
-            + (f" ({len(background)} background rows)" if label == "interventional" else "")
-            + f": {timings[key]:.3f} s ({1e3 * timings[key] / n_test:.2f} ms per row)"
-        )
-
-    pred = model.predict(X_test)
-    errors = report.efficiency_errors({"functional": ex_f, "interventional": ex_i}, pred)
-    for label, (err, rel) in errors.items():
-        say(f"efficiency ({label}): max |sum(values) + base_value - prediction| = {err:.2e} (relative {rel:.2e})")
-    worst = max(rel for _, rel in errors.values())
-    if not worst <= 1e-8:
-        raise DemoFailure(f"efficiency check failed: relative error {worst:.3e} > 1e-8; the values are wrong.")
-
+    why = (
+        f"interventional game: background = {len(background)} random training rows (random_state={random_state}); "
+        "the report also shows the functional baseline"
+    )
     try:
-        # files: values, the data to reproduce them with `kexplain explain`, and the model
-        t0 = time.perf_counter()
-        files = {
-            "values_functional.csv": values_frame(ex_f),
-            "values_interventional.csv": values_frame(ex_i),
-            "heldout.csv": X_test.reset_index(drop=True),
-            "background.csv": background.reset_index(drop=True),
-        }
-        for name, frame in files.items():
-            write_table(frame, out / name, _OPTION)
-        joblib.dump(model, out / "model.joblib")
-
-        import matplotlib.pyplot as plt
-
-        from ..plots import compare_importance
-
-        images: dict[str, Path] = {}
-        for tag, ex in (("interventional", ex_i), ("functional", ex_f)):
-            sh = ex.to_shap()
-            images[f"bar plot ({tag})"] = _save_shap_plot(
-                partial(shap.plots.bar, sh, show=False), out / f"bar_{tag}.png"
-            )
-            images[f"beeswarm plot ({tag})"] = _save_shap_plot(
-                partial(shap.plots.beeswarm, sh, show=False), out / f"beeswarm_{tag}.png"
-            )
-            images[f"waterfall plot of held-out row 0 ({tag})"] = _save_shap_plot(
-                partial(shap.plots.waterfall, sh[0], show=False), out / f"waterfall_{tag}.png"
-            )
-        plt.close("all")
-        ax = compare_importance({"functional": ex_f, "interventional": ex_i})
-        ax.figure.savefig(out / "importance_comparison.png", dpi=110, bbox_inches="tight")
-        plt.close("all")
-        timings["write values and plots"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
+        write_table(X_test.reset_index(drop=True), out / "heldout.csv", _OPTION)
+        write_table(background.reset_index(drop=True), out / "background.csv", _OPTION)
+        sio.dump(model, out / "model.skops")
         summary = {
-            "data": f"scikit-learn diabetes: {len(X_train)} training rows, {n_test} held-out rows explained, "
+            "data": f"scikit-learn diabetes: {len(X_train)} training rows, {len(X_test)} held-out rows explained, "
             f"{X.shape[1]} features",
             "model": "Pipeline(StandardScaler, SVR(kernel='rbf'))",
             "C (chosen)": float(svr.C),
@@ -234,47 +145,83 @@ def run_demo(
             "support vectors": int(len(svr.support_)),
             f"{cv}-fold CV R^2 (best)": float(search.best_score_),
             "held-out R^2": test_r2,
-            "background (interventional)": f"{len(background)} training rows, sampled with random_state={random_state}",
+            "fit (grid search) seconds": fit_seconds,
         }
         notes = [
-            "Values are exact Shapley values (no sampling); both games explain the same predictions, so their "
-            "rows sum to the same outputs and differ only in how the base value and the credit are split.",
-            "The functional baseline credits a feature for how its kernel factors shape the prediction, "
-            "measured from the value with that feature integrated out of the kernel (base value = sum of the "
-            "coefficients + intercept); shap's waterfall labels that base value E[f(X)] although it is not a mean "
-            "prediction here.  A feature can matter a lot in this game and little in the interventional one, "
-            "where absent features take values seen in the data.",
-            "Reproduce the interventional values from the files in this folder: kexplain explain --model "
-            "model.joblib --data heldout.csv --background background.csv --out values.csv",
+            "Reproduce these values from the files in this folder: kexplain explain --model model.skops "
+            "--data heldout.csv --background background.csv --out values_interventional.csv "
+            "(or the whole page: kexplain report with the same options and --out DIR).",
         ]
-        timings_shown = dict(timings)
-        report_path = report.write_html(
-            out / "report.html",
-            {"functional": ex_f, "interventional": ex_i},
+        result = report.model_report(
+            model,
+            X_test.reset_index(drop=True),
+            out,
+            background=background.reset_index(drop=True),
+            rows=[0] if quick else [0, 1, 2],
+            top_features=2 if quick else 3,
+            interactions=not quick,
             title="kexplain demo: exact Shapley values of an RBF SVR on the diabetes data",
             summary=summary,
-            timings=timings_shown,
-            predictions=pred,
-            images=images,
+            why=why,
             notes=notes,
+            kernel_shap_rows=1 if quick else 5,
         )
-        timings["report"] = time.perf_counter() - t0
-        total = time.perf_counter() - t_start
     except OSError as exc:
         raise os_error(_OPTION, out, exc) from None
-
-    names, _, mat = report.importance_table({"functional": ex_f, "interventional": ex_i})
-    say("global importance (mean |value|):   functional   interventional")
-    for n, row in list(zip(names, mat))[:5]:
-        say(f"  {n:<32s} {row[0]:12.3f} {row[1]:16.3f}")
-    say("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()) + f"; total {total:.1f} s")
-    say(f"wrote {report_path} and {len(files) + len(images) + 2} other files to {out}/ (kexplain {__version__})")
+    errors = report.efficiency_errors(
+        {"interventional": result["explanation"], "functional": result["other"]},
+        model.predict(X_test).reshape(result["explanation"].predictions.shape),
+    )
+    worst = max(rel for _, rel in errors.values())
+    if not worst <= 1e-8:
+        result["report"].unlink()
+        raise DemoFailure(f"efficiency check failed: relative error {worst:.3e} > 1e-8; the values are wrong.")
+    total = time.perf_counter() - t_start
+    _, lines = report_summary(result, out)
+    for line in [lines[0], f"kexplain: {why}", *lines[1:]]:
+        say(line)
+    say(f"total {total:.1f} s")
     return {
         "out": out,
-        "report": report_path,
+        "report": result["report"],
         "cv_r2": float(search.best_score_),
         "test_r2": test_r2,
         "efficiency": errors,
-        "timings": timings,
+        "timings": result["timings"],
+        "speed": result["speed"],
         "total_seconds": total,
+        "game_reason": why,
+        "result": result,
     }
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    """Run ``kexplain demo`` on parsed arguments; returns 0 (1 through :class:`DemoFailure`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        As parsed by :func:`kexplain.cli.build_parser` for the ``demo`` command.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kexplain.cli import main
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a_file"
+    >>> _ = f.write_text("")
+    >>> main(["demo", "--out", str(f)])
+    2
+    """
+    if args.format == "json":
+        res = run_demo(args.out, quick=args.quick, n_background=args.background_rows, force=args.force, verbose=False)
+        summary, _ = report_summary(res["result"], Path(args.out))
+        summary.update(command="demo", cv_r2=res["cv_r2"], test_r2=res["test_r2"], total_seconds=res["total_seconds"])
+        summary["game_reason"] = res.get("game_reason")
+        emit(args, summary, [])
+    else:
+        run_demo(args.out, quick=args.quick, n_background=args.background_rows, force=args.force)
+    return 0

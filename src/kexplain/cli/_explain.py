@@ -1,71 +1,121 @@
-"""``kexplain explain``: exact Shapley values of a saved model on a data file."""
+"""``kexplain explain``: exact Shapley values of a saved model on a data file (streamed in chunks)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._optional import require
+from ._columns import id_name, row_ids
+from ._common import (
+    efficiency_error,
+    efficiency_line,
+    emit,
+    game_of,
+    model_features,
+    read_features,
+    show_progress,
+)
 from ._frames import _default_interactions_path, interactions_frame, values_frame
+from ._models import load_model
 from ._tables import (
     CLIError,
     check_output_path,
-    load_model,
+    count_rows,
+    iter_csv_chunks,
+    os_error,
     read_table,
     write_table,
 )
 
 
-def _feature_table(
-    frame: Any, path: Any, option: str, model_names: Sequence[str] | None, n_features: int
-) -> tuple[np.ndarray, list[str] | None]:
-    """Check a read table against the model; return (its values, its header names or None)."""
-    integer_labels = all(isinstance(c, (int, np.integer)) for c in frame.columns)
-    header = None if integer_labels else [str(c) for c in frame.columns]
-    if frame.shape[1] != n_features:
-        hint = ""
-        if header is not None and header[0].startswith("Unnamed: 0"):
-            hint = " (the first column looks like a saved pandas index: write the file with index=False)"
-        raise CLIError(
-            f"{option} {path}: has {frame.shape[1]} columns, but the model expects {n_features} features{hint}."
-        )
-    if header is not None and model_names is not None and header != list(model_names):
-        missing = [n for n in model_names if n not in header]
-        extra = [n for n in header if n not in model_names]
-        if not missing and not extra:
+def _output_paths(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """``--out`` and ``--interactions-out``, checked before any work."""
+    force = bool(getattr(args, "force", False))
+    out = check_output_path(args.out, "--out", force)
+    inter_out = None
+    if args.interactions:
+        inter_out = Path(args.interactions_out) if args.interactions_out else _default_interactions_path(out)
+        if inter_out.resolve() == out.resolve():
             raise CLIError(
-                f"{option} {path}: columns are in a different order than the model's features {list(model_names)}."
+                f"--interactions-out {inter_out}: is the same file as --out {out}; the interaction values "
+                "would overwrite the Shapley values. Give another file."
             )
-        raise CLIError(
-            f"{option} {path}: columns differ from the model's features; missing {missing}, unexpected {extra}."
-        )
-    return frame.to_numpy(), header
+        check_output_path(inter_out, "--interactions-out", force)
+    elif args.interactions_out:
+        raise CLIError("--interactions-out needs --interactions.")
+    if args.chunk_size is not None:
+        if args.chunk_size < 1:
+            raise CLIError(f"--chunk-size {args.chunk_size}: must be a positive number of rows.")
+        for option, path in (("--out", out), ("--interactions-out", inter_out)):
+            if path is not None and not path.name.lower().endswith((".csv", ".csv.gz")):
+                raise CLIError(f"{option} {path}: --chunk-size appends to CSV files; give a .csv or .csv.gz file.")
+    return out, inter_out
 
 
-def _efficiency_message(model: Any, expansion: Any, X: np.ndarray, predictions: np.ndarray) -> str | None:
-    """A line comparing values + base value with the model's own output, or None where the model
-    exposes no such output (e.g. the latent mean of a GaussianProcessClassifier)."""
-    from ..models.sklearn import model_output
+def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any, X: np.ndarray) -> tuple[Any, Any]:
+    """(background rows or None, baseline row or None) from ``--background`` and ``--baseline-row``."""
+    background = baseline = None
+    if args.background is not None:
+        background, _, _ = read_features(args.background, "--background", model_names, d, numeric)
+    if args.baseline_row is not None:
+        k = args.baseline_row
+        if background is not None:
+            source, option = background, "--background"
+        elif args.chunk_size is not None:  # the data file is streamed: read only its first k + 1 rows
+            first = next(iter_csv_chunks(args.data, "--data", k + 1))
+            source = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first)[0]
+            option = "--data"
+            source = source if len(source) > k else np.empty((0, d))
+        else:
+            source, option = X, "--data"
+        if not 0 <= k < source.shape[0]:
+            raise CLIError(
+                f"--baseline-row {k}: must be a row number from 0 to {source.shape[0] - 1} of the {option} file."
+            )
+        baseline, background = source[k], None
+    return background, baseline
 
-    try:
-        Xm: Any = X
-        if getattr(model, "feature_names_in_", None) is not None:
-            Xm = require("pandas", "").DataFrame(X, columns=list(model.feature_names_in_))
-        pred = expansion.predict(X) if model is expansion else np.asarray(model_output(model, Xm), dtype=float)
-    except Exception:
-        return None
-    pred = pred.reshape(predictions.shape)
-    err = float(np.max(np.abs(predictions - pred)))
-    rel = err / max(1.0, float(np.max(np.abs(pred))))
-    return f"kexplain: efficiency check: max |sum(values) + base_value - model output| = {err:.2e}" + (
-        "" if rel <= 1e-8 else "  WARNING: larger than expected"
-    )
+
+def _chunks(args: argparse.Namespace) -> Iterator[Any]:
+    """The data file as DataFrames: all at once, or ``--chunk-size`` rows at a time."""
+    if args.chunk_size is None:
+        yield read_table(args.data, "--data")
+    else:
+        yield from iter_csv_chunks(args.data, "--data", args.chunk_size)
+
+
+class _Appender:
+    """Appends CSV tables to a temporary file renamed into place at the end (no partial file)."""
+
+    def __init__(self, path: Path, option: str) -> None:
+        self.path, self.option = path, option
+        self.tmp = path.with_name(f".kexplain-tmp-{os.getpid()}-{path.name}")
+        self.started = False
+
+    def add(self, frame: Any) -> None:
+        try:
+            frame.to_csv(self.tmp, mode="a" if self.started else "w", header=not self.started, index=False)
+        except OSError as exc:
+            self.discard()
+            raise os_error(self.option, self.path, exc) from None
+        self.started = True
+
+    def finish(self) -> None:
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self.discard()
+            raise os_error(self.option, self.path, exc) from None
+
+    def discard(self) -> None:
+        if self.tmp.exists():
+            self.tmp.unlink()
 
 
 def run_explain(args: argparse.Namespace) -> int:
@@ -73,10 +123,12 @@ def run_explain(args: argparse.Namespace) -> int:
 
     The game follows from the options: the functional baseline without ``--background`` and
     ``--baseline-row``; the interventional game over every row of ``--background``; baseline
-    Shapley against one row with ``--baseline-row``.  Output files that exist already are
-    refused unless ``--force`` is given, and ``--interactions-out`` may never be ``--out``;
-    both are checked before any work.  Only the file given as ``--model`` is loaded, and loading
-    it runs code stored in it (pickle): load only model files you trust.
+    Shapley against one row with ``--baseline-row``.  With ``--chunk-size N`` the data file is
+    read, explained and appended to ``--out`` N rows at a time (files larger than memory), with
+    the same values as in one pass.  Output files that exist already are refused unless
+    ``--force`` is given; both are checked before any work.  Only the file given as ``--model``
+    is loaded; a joblib/pickle file runs code when loaded (only files you trust), a ``.skops``
+    file does not.
 
     Parameters
     ----------
@@ -101,73 +153,99 @@ def run_explain(args: argparse.Namespace) -> int:
     >>> args = build_parser().parse_args(["explain", "--model", str(folder / "m.joblib"),
     ...                                   "--data", str(folder / "X.csv"), "--out", str(folder / "v.csv")])
     >>> run_explain(args)  # doctest: +ELLIPSIS
-    kexplain: 3 rows x 2 features, predict of SVR, functional baseline, ...
+    kexplain: 3 rows x 2 features; explained output: predict of SVR
+    kexplain: functional-baseline game: no --background given ...
     0
     """
     from ..explainers import ProductKernelExplainer
-    from ..models.sklearn import as_kernel_expansion, describe_output
+    from ..models.sklearn import describe_output
 
-    # every output path is checked before any work, so a refusal costs nothing and writes nothing
-    force = bool(getattr(args, "force", False))
-    out = check_output_path(args.out, "--out", force)
-    inter_out = None
-    if args.interactions:
-        inter_out = Path(args.interactions_out) if args.interactions_out else _default_interactions_path(out)
-        if inter_out.resolve() == out.resolve():
-            raise CLIError(
-                f"--interactions-out {inter_out}: is the same file as --out {out}; the interaction values "
-                "would overwrite the Shapley values. Give another file."
-            )
-        check_output_path(inter_out, "--interactions-out", force)
-    elif args.interactions_out:
-        raise CLIError("--interactions-out needs --interactions.")
-
-    model = load_model(args.model)
-    expansion = as_kernel_expansion(model)
-    model_names = expansion.feature_names
-    d = expansion.n_features
-
-    data, header = _feature_table(read_table(args.data, "--data"), args.data, "--data", model_names, d)
+    out, inter_out = _output_paths(args)
+    model = load_model(args.model, args.trust)
+    expansion, model_names, d, numeric = model_features(model)
+    progress = show_progress(args)
+    chunks = _chunks(args)
+    first = next(chunks)
+    X: np.ndarray | None
+    X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first)
     names = model_names or header or [f"x{j}" for j in range(d)]
-    X = expansion.check_input(data, name=f"--data {args.data}")
-
-    background = baseline = None
-    if args.background is not None:
-        bframe, _ = _feature_table(
-            read_table(args.background, "--background"), args.background, "--background", model_names or header, d
-        )
-        background = expansion.check_input(bframe, name=f"--background {args.background}")
-    if args.baseline_row is not None:
-        source, option = (background, "--background") if background is not None else (X, "--data")
-        k = args.baseline_row
-        if not 0 <= k < source.shape[0]:
-            raise CLIError(
-                f"--baseline-row {k}: must be a row number from 0 to {source.shape[0] - 1} of the {option} file."
-            )
-        baseline, background = source[k], None
-        game = f"baseline Shapley at row {k} of {option}"
-    elif background is not None:
-        game = f"interventional over {background.shape[0]} background rows"
-    else:
-        game = "functional baseline"
-
-    progress = bool(args.progress or sys.stdout.isatty())
+    background, baseline = _background(args, model_names or header, d, numeric, X)
+    source = "--background" if args.background is not None else "--data"
+    game, reason = game_of(background, args.baseline_row, source=source)
     t0 = time.perf_counter()
-    explainer = ProductKernelExplainer(expansion, background, baseline=baseline, feature_names=names)
-    ex = explainer.explain(X, interactions=args.interactions, progress=progress)
-    seconds = time.perf_counter() - t0
+    explainer = ProductKernelExplainer(model, background, baseline=baseline, feature_names=names)
+    layout = args.layout or ("wide" if expansion.n_outputs == 1 else "long")
+    id_col = id_name(args.id_column, [])
+    writers = [_Appender(out, "--out")] + ([_Appender(inter_out, "--interactions-out")] if inter_out else [])
+    bar = None
+    if args.chunk_size is not None and progress:
+        from tqdm.auto import tqdm
 
-    write_table(values_frame(ex, args.layout), out, "--out")
-    msg = (
-        f"kexplain: {X.shape[0]} rows x {d} features, {describe_output(model)}, {game}, {seconds:.2f} s; "
-        f"values -> {out}"
-    )
-    if inter_out is not None:
-        write_table(interactions_frame(ex), inter_out, "--interactions-out")
-        msg += f"; interactions -> {inter_out}"
-    print(msg)
-    # efficiency against the model itself: a cheap end-to-end check of the adapter
-    check = _efficiency_message(model, expansion, X, ex.predictions)
-    if check is not None:
-        print(check)
+        bar = tqdm(total=count_rows(args.data), unit="row", desc="kexplain explain", leave=False)
+    n_rows, worst, offset, scale = 0, 0.0, 0, 0.0
+    out_names: list[str] = []
+    try:
+        while X is not None:
+            ex = explainer.explain(
+                X, interactions=args.interactions, progress=progress and bar is None, n_jobs=args.n_jobs
+            )
+            rid = row_ids(ids, len(X), offset)
+            frames = [values_frame(ex, layout, rid if (ids is not None or layout == "long") else None, id_col)]
+            if inter_out is not None:
+                frames.append(interactions_frame(ex, rid, id_col))
+            for writer, frame in zip(writers, frames):
+                if args.chunk_size is None:  # one table: CSV or Parquet, written whole
+                    write_table(frame, writer.path, writer.option)
+                else:
+                    writer.add(frame)
+            err = efficiency_error(model, X, ex.predictions, names)
+            worst = float("nan") if err is None or np.isnan(worst) else max(worst, err)
+            scale = max(scale, float(np.max(np.abs(ex.predictions))))
+            out_names = list(ex.output_names)
+            n_rows += len(X)
+            offset += len(X)
+            if bar is not None:
+                bar.update(len(X))
+            nxt = next(chunks, None)
+            X, _, ids = (
+                (None, None, None)
+                if nxt is None
+                else read_features(args.data, "--data", model_names or header, d, numeric, args.id_column, nxt)
+            )
+        if args.chunk_size is not None:
+            for writer in writers:
+                writer.finish()
+    except BaseException:
+        for writer in writers:
+            writer.discard()
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - t0
+    output = describe_output(model)
+    eff = None if np.isnan(worst) else worst
+    summary = {
+        "command": "explain",
+        "rows": n_rows,
+        "features": names,
+        "outputs": out_names,
+        "output": output,
+        "game": game,
+        "game_reason": reason,
+        "layout": layout,
+        "out": str(out),
+        "interactions_out": None if inter_out is None else str(inter_out),
+        "interaction_index": args.interactions or None,
+        "seconds": seconds,
+        "efficiency_error": eff,
+    }
+    lines = [
+        f"kexplain: {n_rows} rows x {d} features; explained output: {output}",
+        f"kexplain: {reason}",
+        f"kexplain: {seconds:.2f} s; values -> {out} ({layout} layout)"
+        + ("" if inter_out is None else f"; interactions ({args.interactions}) -> {inter_out}"),
+        "kexplain: " + efficiency_line(eff, scale),
+    ]
+    emit(args, summary, lines)
     return 0

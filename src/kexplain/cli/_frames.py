@@ -12,34 +12,47 @@ from ..explanation import Explanation
 from ._tables import _CSV_SUFFIXES, _PARQUET_SUFFIXES, CLIError
 
 
-def values_frame(explanation: Explanation, layout: str = "wide") -> Any:
+def values_frame(explanation: Explanation, layout: str = "wide", ids: Any = None, id_name: str = "row") -> Any:
     """The table of Shapley values that ``kexplain explain`` writes.
+
+    Every layout can be read back without ambiguity, whatever the feature names hold (a ``/``
+    included): the wide layout has one column per feature and exists only for one output; several
+    outputs need the long layout.
 
     Parameters
     ----------
     explanation : Explanation
     layout : {"wide", "long"}
         ``wide``: one row per explained row, one column per feature and a ``base_value`` column
-        (``"<output>/<feature>"`` and ``"<output>/base_value"`` with several outputs);
-        ``long``: columns ``row, output, feature, value, base_value``.
+        (one output only); ``long``: columns ``<id_name>, output, feature, value, base_value``.
+    ids : array-like, optional
+        Row ids (an ``--id-column``), written as the first column ``id_name``; the long layout
+        numbers the rows 0, 1, ... without them.
+    id_name : str
+        The name of the id column.
 
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    CLIError
+        For the wide layout of several outputs, or a name clash with the id column.
 
     Examples
     --------
     >>> import numpy as np
     >>> import kexplain as kx
     >>> from kexplain.cli import values_frame
-    >>> ex = kx.Explanation(np.array([[1.0, -0.5]]), 2.0, feature_names=["a", "b"])
+    >>> ex = kx.Explanation(np.array([[1.0, -0.5]]), 2.0, feature_names=["a", "b/c"])
     >>> values_frame(ex)
-         a    b  base_value
+         a  b/c  base_value
     0  1.0 -0.5         2.0
-    >>> values_frame(ex, "long")
-       row output feature  value  base_value
-    0    0   f(x)       a    1.0         2.0
-    1    0   f(x)       b   -0.5         2.0
+    >>> values_frame(ex, "long", ids=["p7"], id_name="patient")
+      patient output feature  value  base_value
+    0      p7   f(x)       a    1.0         2.0
+    1      p7   f(x)     b/c   -0.5         2.0
     """
     pd = require("pandas", "writing Shapley values")
     ex = explanation
@@ -48,19 +61,29 @@ def values_frame(explanation: Explanation, layout: str = "wide") -> Any:
     names, outs = list(ex.feature_names), list(ex.output_names)
     N, d, n_out = vals.shape
     if layout == "wide":
-        cols = {}
-        for o, out in enumerate(outs):
-            prefix = "" if n_out == 1 else f"{out}/"
-            for j, name in enumerate(names):
-                cols[f"{prefix}{name}"] = vals[:, j, o]
-            cols[f"{prefix}base_value"] = base[:, o]
-        if len(cols) != n_out * (d + 1):
-            raise CLIError("feature names are not unique (or one is 'base_value'); cannot write a wide table.")
+        if n_out > 1:
+            raise CLIError(
+                f"--layout wide: the model has {n_out} outputs ({', '.join(outs[:3])}{', ...' if n_out > 3 else ''}); "
+                "a wide table would have to join output and feature names in one column name, which cannot be "
+                "split back when a name holds the separator. Use --layout long (the default for several outputs)."
+            )
+        bcol = ex.base_column()
+        if len(set(names)) != d:
+            raise CLIError("feature names are not unique; cannot write a wide table.")
+        if ids is not None and id_name in names + [bcol]:
+            raise CLIError(f"--id-column {id_name}: is also the name of an output column; rename the id column.")
+        cols: dict[str, Any] = {} if ids is None else {id_name: np.asarray(ids)}
+        for j, name in enumerate(names):
+            cols[name] = vals[:, j, 0]
+        cols[bcol] = base[:, 0]
         return pd.DataFrame(cols)
     if layout == "long":
+        if id_name in ("output", "feature", "value", "base_value"):
+            raise CLIError(f"--id-column {id_name}: is also the name of an output column; rename the id column.")
+        rows = np.arange(N) if ids is None else np.asarray(ids)
         return pd.DataFrame(
             {
-                "row": np.repeat(np.arange(N), n_out * d),
+                id_name: np.repeat(rows, n_out * d),
                 "output": np.tile(np.repeat(np.asarray(outs, dtype=object), d), N),
                 "feature": np.tile(np.asarray(names, dtype=object), N * n_out),
                 "value": vals.transpose(0, 2, 1).reshape(-1),
@@ -70,13 +93,18 @@ def values_frame(explanation: Explanation, layout: str = "wide") -> Any:
     raise CLIError(f"--layout must be 'wide' or 'long', got {layout!r}.")
 
 
-def interactions_frame(explanation: Explanation) -> Any:
-    """Long table of pairwise interaction values: ``row, output, feature_1, feature_2, value``.
+def interactions_frame(explanation: Explanation, ids: Any = None, id_name: str = "row") -> Any:
+    """Long table of pairwise interaction values: ``<id_name>, output, feature_1, feature_2, value``.
 
     Parameters
     ----------
     explanation : Explanation
-        Explained with ``interactions=True``.
+        Explained with ``interactions=True`` (or ``"sii"``, ``"stii"``); the layout is the
+        explanation's (``info["interaction_index"]`` says which index it holds).
+    ids : array-like, optional
+        Row ids for the first column (default 0, 1, ...).
+    id_name : str
+        The name of that column.
 
     Returns
     -------
@@ -99,13 +127,16 @@ def interactions_frame(explanation: Explanation) -> Any:
     pd = require("pandas", "writing interaction values")
     inter = explanation.interactions
     if inter is None:
-        raise ValueError("this explanation has no interaction values (explain with interactions=True).")
+        raise ValueError(
+            "this explanation has no interaction values (explain with interactions=True, 'sii' or 'stii')."
+        )
     inter = inter if inter.ndim == 4 else inter[..., None]
     N, d, _, n_out = inter.shape
     names = np.asarray(explanation.feature_names, dtype=object)
+    rows = np.arange(N) if ids is None else np.asarray(ids)
     return pd.DataFrame(
         {
-            "row": np.repeat(np.arange(N), n_out * d * d),
+            id_name: np.repeat(rows, n_out * d * d),
             "output": np.tile(np.repeat(np.asarray(explanation.output_names, dtype=object), d * d), N),
             "feature_1": np.tile(np.repeat(names, d), N * n_out),
             "feature_2": np.tile(names, N * n_out * d),

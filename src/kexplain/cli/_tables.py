@@ -244,48 +244,35 @@ def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     return path
 
 
-def load_model(path: str | Path) -> Any:
-    """Load a model saved with ``joblib.dump``.
+def iter_csv_chunks(path: str | Path, option: str, chunk_size: int) -> Any:
+    """Read a CSV file in chunks of ``chunk_size`` rows (an iterator of DataFrames).
 
-    .. warning::
-       Loading a joblib or pickle file runs code stored in it, before anything can check what
-       the file holds: load only model files you trust.  Only the file named here is ever
-       loaded (the command line never looks for models elsewhere).
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Returns
-    -------
-    object
-        The unpickled model.
-
-    Raises
-    ------
-    CLIError
-        When the file is missing, is a directory, cannot be read, or does not unpickle.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, joblib
-    >>> from sklearn.svm import SVR
-    >>> from kexplain.cli import load_model
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.joblib"
-    >>> _ = joblib.dump(SVR(C=2.0), path)
-    >>> load_model(path)
-    SVR(C=2.0)
+    The header is detected as by :func:`read_table`; errors name ``option``.
     """
     path = Path(path)
-    if path.is_dir():
-        raise CLIError(f"--model {path}: is a directory, not a file.")
+    if _kind(path, option) != "csv":
+        raise CLIError(
+            f"{option} {path}: --chunk-size streams CSV files (.csv, .csv.gz); convert it or drop --chunk-size."
+        )
     if not path.is_file():
-        raise CLIError(f"--model {path}: file not found.")
-    import joblib
-
+        raise CLIError(f"{option} {path}: file not found.")
+    pd = require("pandas", "reading CSV files")
     try:
-        return joblib.load(path)
+        reader = pd.read_csv(path, header=0 if _csv_has_header(path) else None, chunksize=chunk_size)
+        yield from reader
     except OSError as exc:
-        raise os_error("--model", path, exc) from None
-    except Exception as exc:  # unpickling can fail in many ways; all mean "not a usable model file"
-        raise CLIError(f"--model {path}: cannot load a model from it ({type(exc).__name__}: {exc}).") from None
+        raise os_error(option, path, exc) from None
+    except Exception as exc:  # pandas raises many types for malformed files
+        raise CLIError(f"{option} {path}: cannot read it as CSV: {exc}") from None
+
+
+def count_rows(path: str | Path) -> int | None:
+    """The number of data lines of a CSV file (for a progress bar), or None if it cannot be read."""
+    path = Path(path)
+    try:
+        opener: Any = gzip.open if path.name.lower().endswith(".gz") else open
+        with opener(path, "rb") as fh:
+            lines = sum(1 for _ in fh)
+        return max(0, lines - (1 if _csv_has_header(path) else 0))
+    except OSError:
+        return None
