@@ -13,6 +13,8 @@ Fits ``kx.gp.OAKRegressor`` (all interaction orders by default) on scikit-learn'
 - exact local explanations (section 3, Lemma 1) of a few patients, which add up to the prediction,
   and the exact interventional values over 100 training patients (``kx.gp.OAKExplainer`` with a
   background: shap's ExactExplainer values with an independent masker on those rows);
+- one patient's values with 95% credible intervals (``explain(X, uncertainty=True)``: the exact
+  posterior covariance of the values, from the additive structure of the OAK kernel);
 
 and saves main-effect plots (each fitted first-order ANOVA component f_j with a rug of the observed
 values), the strongest pairwise component and a shap beeswarm of the local values.
@@ -89,6 +91,16 @@ def main():
         f"base value {inter.base_values[0]:.1f} (functional ANOVA: {ex.base_values[0]:.1f})"
     )
     print("mean |phi| ranking:", [inter.feature_names[j] for j in np.argsort(-inter.mean_abs())])
+
+    # the posterior of an OAK model is Gaussian and the values are linear in f: their exact
+    # covariance comes with uncertainty=True (here the functional-ANOVA game of one patient)
+    t0 = time.perf_counter()
+    unc = gp.explain(X_te.iloc[:5], uncertainty=True)
+    lower, upper = unc.interval(0.95)
+    print(f"\n95% credible intervals of patient 0's values ({time.perf_counter() - t0:.2f} s for 5 patients):")
+    for j in np.argsort(-np.abs(unc.values[0])):
+        flag = "  excludes 0" if lower[0, j] > 0 or upper[0, j] < 0 else ""
+        print(f"{unc.feature_names[j]:>5} {unc.values[0, j]:7.2f}  [{lower[0, j]:7.2f}, {upper[0, j]:7.2f}]{flag}")
 
     try:
         import matplotlib

@@ -9,7 +9,6 @@ from conftest import (
     assert_rel_close,
     functional_value_function,
     interventional_value_function,
-    shap_interaction_convention,
 )
 
 import kexplain as kx
@@ -63,8 +62,11 @@ def test_exact_shapley_matches_permutation_definition():
     for j in range(d):
         for k in range(d):
             if j != k:
-                assert res.interactions[j, k] == pytest.approx(_interaction_by_definition(v_single, d, j, k), abs=1e-12)
-    assert np.all(np.diag(res.interactions) == 0)
+                # shap's layout: half the index off the diagonal
+                assert 2 * res.interactions[j, k] == pytest.approx(
+                    _interaction_by_definition(v_single, d, j, k), abs=1e-12
+                )
+    np.testing.assert_allclose(res.interactions.sum(axis=1), res.values, rtol=1e-12, atol=1e-12)
     assert res.values.sum() == pytest.approx(res.v_full - res.v_empty)
 
 
@@ -73,12 +75,12 @@ def test_exact_shapley_textbook_games():
     # unanimity game of {0, 2}: the two share the unit value, their interaction index is 1
     res = kx.exact_shapley(lambda C: (C[:, 0] & C[:, 2]).astype(float), d, interactions=True)
     np.testing.assert_allclose(res.values, [0.5, 0, 0.5, 0], atol=1e-15)
-    assert res.interactions[0, 2] == pytest.approx(1.0) and res.interactions[1, 3] == pytest.approx(0.0)
+    assert res.interactions[0, 2] == pytest.approx(0.5) and res.interactions[1, 3] == pytest.approx(0.0)
     # additive game: values are the weights, interactions vanish
     w = np.array([1.0, -2.0, 0.5, 3.0])
     res = kx.exact_shapley(lambda C: C @ w, d, interactions=True)
     np.testing.assert_allclose(res.values, w, atol=1e-14)
-    np.testing.assert_allclose(res.interactions, 0.0, atol=1e-14)
+    np.testing.assert_allclose(res.interactions, np.diag(w), atol=1e-14)  # main effects on the diagonal
 
 
 def test_exact_shapley_batches_points_and_outputs():
@@ -223,12 +225,7 @@ def test_interaction_values_match_enumerated_interaction_index(kind, d, game):
     kwargs = {"functional": {}, "interventional": {"background": Z}, "baseline": {"baseline": Z}}[game]
     ex = kx.ProductKernelExplainer(em, **kwargs).explain(X, interactions=True)
     res = _expected(em, X, game, Z, interactions=True)
-    phi, I = res.values, res.interactions  # (N, d[, o]), (N, d, d[, o])
-    if phi.ndim == 3:  # outputs first for the conversion
-        phi, I = np.moveaxis(phi, 2, 1), np.moveaxis(I, 3, 1)
-        expected = np.moveaxis(shap_interaction_convention(phi, I), 1, 3)
-    else:
-        expected = shap_interaction_convention(phi, I)
+    expected = res.interactions  # (N, d, d[, o]), in shap's layout as the explainer's
     assert ex.interactions.shape == expected.shape
     assert_rel_close(ex.interactions, expected, rtol=1e-10, atol_scale=1e-12)
     # rows sum to the Shapley values, the matrix is symmetric, off-diagonal = I_jk / 2
@@ -320,7 +317,7 @@ def fitted():
             normalize_y=True,
         ).fit(X, y),
         "svc": SVC(C=1.0, gamma=0.1).fit(X, yc),
-        "svc multiclass": SVC(C=1.0, gamma=0.1).fit(X, y3),
+        "svc multiclass": SVC(C=1.0, gamma=0.1, decision_function_shape="ovo").fit(X, y3),
         "pipeline": make_pipeline(StandardScaler(), SVR(C=2.0)).fit(X, y),
     }
     return dict(X=X, Xt=rng.normal(size=(4, d)) + np.array([0, 1, 2, 3, 4]), models=models)

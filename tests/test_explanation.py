@@ -231,3 +231,74 @@ def test_to_frame_keeps_a_feature_named_base_value():
     assert frame["base_value"].iloc[0] == 1.0 and frame["base_value_"].iloc[0] == 10.0
     long = ex.to_frame(kind="long")
     assert list(long["value"]) == [1.0, 2.0]
+
+
+def _uncertain(N=3, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(N * d, N * d))
+    J = (M @ M.T).reshape(N, d, N, d)
+    return kx.Explanation(
+        rng.normal(size=(N, d)),
+        1.0,
+        feature_names=["a", "b"],
+        joint_covariance=J,
+        base_variance=0.5,
+        prediction_variance=np.arange(1.0, N + 1),
+        index=["r0", "r1", "r2"],
+    )
+
+
+def test_uncertainty_fields_follow_slicing_and_concatenation():
+    ex = _uncertain()
+    np.testing.assert_allclose(ex.covariance[1], ex.joint_covariance[1, :, 1, :])  # diagonal blocks
+    np.testing.assert_allclose(ex.std, np.sqrt(np.diagonal(ex.covariance, axis1=1, axis2=2)))
+    assert ex.base_variance.shape == (3,) and ex.base_variance[2] == 0.5
+    sub = ex[[2, 0]]
+    np.testing.assert_allclose(sub.joint_covariance[0, :, 1, :], ex.joint_covariance[2, :, 0, :])
+    np.testing.assert_allclose(sub.prediction_variance, [3.0, 1.0])
+    one = ex[1]
+    assert one.joint_covariance.shape == (1, 2, 1, 2) and one.index == ["r1"]
+    both = kx.Explanation.concatenate([ex[:2], ex[2:]])
+    assert both.joint_covariance is None  # the covariance across parts is unknown
+    np.testing.assert_allclose(both.covariance, ex.covariance)
+    np.testing.assert_allclose(both.prediction_variance, ex.prediction_variance)
+    long = ex.to_frame("long")
+    assert list(long.columns) == ["row", "output", "feature", "value", "std"]
+    assert long[(long.row == "r2") & (long.feature == "b")]["std"].item() == ex.std[2, 1]
+
+
+def test_interval_and_sample():
+    ex = _uncertain()
+    lo, hi = ex.interval(0.95)
+    np.testing.assert_allclose(ex.values - lo, 1.959963984540054 * ex.std, rtol=1e-12)
+    np.testing.assert_allclose(hi - ex.values, 1.959963984540054 * ex.std, rtol=1e-12)
+    draws = ex.sample(3000, random_state=1)
+    assert len(draws) == 3000 and draws[0].covariance is None and draws[0].index == ["r0", "r1", "r2"]
+    vals = np.stack([e.values.reshape(-1) for e in draws])
+    J = ex.joint_covariance.reshape(6, 6)
+    assert np.abs(np.cov(vals.T) - J).max() < 0.15 * np.abs(J).max()
+    # without the joint covariance, points are drawn independently: no covariance across points
+    indep = kx.Explanation(ex.values, 1.0, covariance=ex.covariance)
+    vals = np.stack([e.values.reshape(-1) for e in indep.sample(3000, random_state=2)])
+    cross = np.cov(vals.T)[:2, 2:4]
+    assert np.abs(cross).max() < 0.15 * np.abs(J).max()
+    assert ex.sample(2, random_state=5)[1].values[0, 0] == ex.sample(2, random_state=5)[1].values[0, 0]
+
+
+def test_uncertainty_errors():
+    plain = kx.Explanation(np.zeros((2, 2)), 0.0)
+    with pytest.raises(ValueError, match="uncertainty=True"):
+        _ = plain.std
+    with pytest.raises(ValueError, match="uncertainty=True"):
+        plain.interval()
+    ex = _uncertain()
+    with pytest.raises(ValueError, match="level must be in"):
+        ex.interval(1.5)
+    with pytest.raises(ValueError, match="positive integer"):
+        ex.sample(0)
+    with pytest.raises(ValueError, match="joint_covariance must have shape"):
+        kx.Explanation(np.zeros((2, 2)), 0.0, joint_covariance=np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="base_variance must have shape"):
+        kx.Explanation(np.zeros((2, 2)), 0.0, base_variance=np.zeros(3))
+    with pytest.raises(ValueError, match="single-output"):
+        _ = kx.Explanation(np.zeros((2, 2, 2)), 0.0, covariance=np.zeros((2, 2, 2, 2))).std

@@ -81,7 +81,15 @@ class Explanation:
     index : sequence, optional
         Row labels (the index of an explained DataFrame); ``to_frame`` keeps them.
     covariance : array-like of shape (N, d, d), optional
-        Posterior covariance of the values of each point (stochastic Shapley values).
+        Posterior covariance of the values of each point (stochastic Shapley values of a
+        Gaussian-process model: the values are then the posterior means).
+    joint_covariance : array-like of shape (N, d, N, d), optional
+        Posterior covariance of the values of every pair of points (single output only); its
+        diagonal blocks are ``covariance``.
+    base_variance : array-like of shape (N,), optional
+        Posterior variance of the base value (the background mean of the model).
+    prediction_variance : array-like of shape (N,), optional
+        Posterior variance of the explained output at each point.
     info : dict, optional
         Anything else the explainer records (solver, timings, ``v_full``).
 
@@ -112,6 +120,9 @@ class Explanation:
         output: str = "",
         index: Sequence[Any] | None = None,
         covariance: Any = None,
+        joint_covariance: Any = None,
+        base_variance: Any = None,
+        prediction_variance: Any = None,
     ) -> None:
         self.values = _real(values, "values")
         if self.values.ndim not in (2, 3):
@@ -155,6 +166,17 @@ class Explanation:
         self.covariance = None if covariance is None else _real(covariance, "covariance")
         if self.covariance is not None and self.covariance.shape[:3] != (N, d, d):
             raise ValueError(f"covariance must have shape ({N}, {d}, {d}[, ...]), got {self.covariance.shape}.")
+        self.joint_covariance = None if joint_covariance is None else _real(joint_covariance, "joint_covariance")
+        if self.joint_covariance is not None:
+            if self.values.ndim != 2 or self.joint_covariance.shape != (N, d, N, d):
+                raise ValueError(
+                    f"joint_covariance must have shape ({N}, {d}, {N}, {d}) (single output), got "
+                    f"{self.joint_covariance.shape}."
+                )
+            if self.covariance is None:
+                self.covariance = self.joint_covariance[np.arange(N), :, np.arange(N), :]
+        self.base_variance = self._per_row(base_variance, "base_variance", N)
+        self.prediction_variance = self._per_row(prediction_variance, "prediction_variance", N)
         self.index = None if index is None else list(index)
         if self.index is not None and len(self.index) != N:
             raise ValueError(f"index has {len(self.index)} labels for {N} rows.")
@@ -178,6 +200,129 @@ class Explanation:
     def __len__(self) -> int:
         return self.values.shape[0]
 
+    @staticmethod
+    def _per_row(x: Any, name: str, N: int) -> np.ndarray | None:
+        if x is None:
+            return None
+        arr = _real(x, name)
+        try:
+            return np.broadcast_to(arr, (N,)).copy()
+        except ValueError:
+            raise ValueError(f"{name} must have shape ({N},) (one variance per row), got {arr.shape}.") from None
+
+    # -- uncertainty -------------------------------------------------------------------------
+    def _need_covariance(self, what: str) -> np.ndarray:
+        if self.covariance is None:
+            raise ValueError(
+                f"{what} needs the covariance of the values: explain a Gaussian-process model with "
+                "uncertainty=True (e.g. kx.ProductKernelExplainer(gpr, background).explain(X, uncertainty=True))."
+            )
+        if self.values.ndim != 2 or self.covariance.ndim != 3:
+            raise ValueError(f"{what} is available for single-output explanations; pick one with ex[:, output].")
+        return self.covariance
+
+    @property
+    def std(self) -> np.ndarray:
+        """Posterior standard deviation of each value, shape (N, d) (needs ``covariance``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([4.0, 0.25])[None])
+        >>> ex.std
+        array([[2. , 0.5]])
+        """
+        cov = self._need_covariance("std")
+        return np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
+
+    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Central credible interval of each value under its Gaussian posterior.
+
+        Parameters
+        ----------
+        level : float
+            Probability mass inside the interval, in (0, 1).
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (N, d)
+            ``values -/+ z * std`` with z the (1 + level) / 2 quantile of the standard normal.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
+        >>> lower, upper = ex.interval(0.95)
+        >>> np.round(lower, 3), np.round(upper, 3)
+        (array([[-0.96 , -0.696]]), array([[ 2.96 , -0.304]]))
+        """
+        from scipy.stats import norm
+
+        level = float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must be in (0, 1), got {level}.")
+        z = float(norm.ppf(0.5 + level / 2.0))
+        sd = self.std
+        return self.values - z * sd, self.values + z * sd
+
+    def sample(self, k: int, random_state: Any = None) -> list[Explanation]:
+        """``k`` explanations drawn from the Gaussian posterior of the values.
+
+        With ``joint_covariance`` the draws are joint over all points (one draw of the function
+        gives every point's values); otherwise each point is drawn independently of the others
+        from its own ``covariance`` (correlations between points are then lost).  Each draw
+        keeps the base values at their posterior mean (their covariance with the values is not
+        stored), so ``base_values + values.sum(axis=1)`` of a draw is a draw of the explained
+        output up to the base value's own uncertainty.
+
+        Parameters
+        ----------
+        k : int
+            Number of draws.
+        random_state : None, int or numpy Generator
+
+        Returns
+        -------
+        list of Explanation
+            Each with the shape, names and game of this one, without covariances.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
+        >>> draws = ex.sample(2000, random_state=0)
+        >>> print(f"{np.std([e.values[0, 1] for e in draws]):.1f}")
+        0.1
+        """
+        from ._validation import check_random_state
+
+        cov = self._need_covariance("sample")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        rng = check_random_state(random_state)
+        N, d = self.values.shape
+        if self.joint_covariance is not None:
+            draws = _gaussian_draws(self.joint_covariance.reshape(N * d, N * d), int(k), rng).reshape(int(k), N, d)
+        else:
+            draws = np.stack([_gaussian_draws(cov[i], int(k), rng) for i in range(N)], axis=1)
+        return [
+            Explanation(
+                self.values + z,
+                self.base_values,
+                self.data,
+                self.feature_names,
+                self.output_names,
+                game=self.game,
+                info={"draw_of": "posterior of the values"},
+                output=self.output,
+                index=self.index,
+            )
+            for z in draws
+        ]
+
     def __getitem__(self, item: Any) -> Explanation:
         """Rows (int, slice, mask or indices) or, with a pair, rows and one output by index or name."""
         out = None
@@ -192,6 +337,9 @@ class Explanation:
         inter = None if self.interactions is None else self.interactions[rows]
         se = None if self.standard_errors is None else self.standard_errors[rows]
         cov = None if self.covariance is None else self.covariance[rows]
+        joint = None if self.joint_covariance is None else self.joint_covariance[rows][:, :, rows]
+        base_var = None if self.base_variance is None else self.base_variance[rows]
+        pred_var = None if self.prediction_variance is None else self.prediction_variance[rows]
         names = self.output_names
         o = 0
         if out is not None:
@@ -227,6 +375,9 @@ class Explanation:
             output=output,
             index=index,
             covariance=cov,
+            joint_covariance=joint,
+            base_variance=base_var,
+            prediction_variance=pred_var,
         )
         if scalar_row:
             ex._scalar_row = True
@@ -255,6 +406,8 @@ class Explanation:
         Returns
         -------
         Explanation
+            Per-point covariances and variances are stacked when every part has them; a joint
+            covariance is dropped (the covariance between points of different parts is not known).
 
         Examples
         --------
@@ -309,6 +462,9 @@ class Explanation:
             output=first.output,
             index=index,
             covariance=stack("covariance"),
+            joint_covariance=parts[0].joint_covariance if len(parts) == 1 else None,
+            base_variance=stack("base_variance"),
+            prediction_variance=stack("prediction_variance"),
         )
 
     # -- derived quantities ------------------------------------------------------------------
@@ -381,7 +537,8 @@ class Explanation:
             ``"wide"``: one row per explained point, one column per feature (a column MultiIndex
             (output, feature) with several outputs) and a ``base_value`` column (see
             ``base_column``).  ``"long"``: one row per (point, output, feature) with the value and
-            the feature value.
+            the feature value, and a ``std`` column (the posterior standard deviation of the
+            value) when the explanation has a single output and a ``covariance``.
 
         Returns
         -------
@@ -427,6 +584,8 @@ class Explanation:
         }
         if self.data is not None:
             frame["feature_value"] = np.asarray(self.data, dtype=object)[rows, feats]
+        if self.covariance is not None and self.values.ndim == 2 and self.covariance.ndim == 3:
+            frame["std"] = self.std.reshape(-1)
         return pd.DataFrame(frame)
 
     def __repr__(self) -> str:
@@ -436,6 +595,13 @@ class Explanation:
             f"kexplain.Explanation(game={self.game!r}{out}, values shape={self.values.shape}, "
             f"outputs={self.output_names}{extra})"
         )
+
+
+def _gaussian_draws(cov: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``k`` draws of N(0, cov), shape (k, m), through a symmetric square root (cov may be singular)."""
+    evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
+    root = evecs * np.sqrt(np.clip(evals, 0.0, None))
+    return rng.standard_normal((k, cov.shape[0])) @ root.T
 
 
 class GlobalAttribution:

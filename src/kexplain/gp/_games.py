@@ -1,19 +1,20 @@
 """The games of a fitted OAK model, solved by the additive solver of :mod:`kexplain.shapley.additive`.
 
 With the posterior mean f(x) = f_0 + sum_i c_i sum_{q>=1} sigma_q^2 e_q(k~_1(x_1, X_i1), ..., k~_d(x_d, X_id))
-over support points X_i ("Exact Shapley Value for Local and Global Explanation of Additive Gaussian
-Processes", section 3):
+over support points X_i, after "Exact Shapley Value for Local and Global Explanation of Additive
+Gaussian Processes" (an anonymous preprint under double-blind review; no authors or year are given):
 
-- :class:`AnovaGame`, local (Lemma 1): v(S) = sum_{T subset S} f_T(x) = E[f(x_S, X_rest)] with X_rest
-  from the model's input measure.  An absent feature contributes the factor 0 (its constrained
-  kernel integrates to zero), so phi_j(x) = sum_{T containing j} f_T(x) / |T|.
+- :class:`AnovaGame`, local (that paper, section 3, Lemma 1): v(S) = sum_{T subset S} f_T(x) =
+  E[f(x_S, X_rest)] with X_rest from the model's input measure.  An absent feature contributes the
+  factor 0 (its constrained kernel integrates to zero), so phi_j(x) = sum_{T containing j} f_T(x) / |T|.
 - :class:`InterventionalGame`, local: v(S) = sum_b w_b f(x_S, z_b,notS) over background rows z_b.  An
   absent feature j of pair (i, b) contributes k~_j(z_bj, X_ij): the additive game with absent values,
   which the solver integrates exactly along the diagonal of its multilinear extension.
-- :func:`variance_decomposition`, global (Theorem 1): v(S) = Var E[f | x_S] = sum_{T subset S} Var f_T,
-  Var f_T = sigma_|T|^4 c' Gamma_T c with Gamma_T the elementwise product of the matrices
-  Gamma_j = int k~_j(s, X_.j) k~_j(s, X_.j)' dp_j(s).  One pass over pairs of support points gives
-  the Shapley values, the total effects (total Sobol indices) and the variance of every order.
+- :func:`variance_decomposition`, global (that paper, section 4, Theorem 1): v(S) = Var E[f | x_S] =
+  sum_{T subset S} Var f_T, with Var f_T = sigma_|T|^4 c' Gamma_T c and Gamma_T the elementwise
+  product of the matrices Gamma_j = int k~_j(s, X_.j) k~_j(s, X_.j)' dp_j(s).  One pass over pairs
+  of support points gives the Shapley values, the total effects (total Sobol indices) and the
+  variance of every order.
 """
 
 from __future__ import annotations
@@ -186,7 +187,8 @@ def variance_decomposition(
 
 
 def variance_attribution(model: Any) -> GlobalAttribution:
-    """The global variance Shapley values of a fitted OAKRegressor as a GlobalAttribution (Theorem 1)."""
+    """The global variance Shapley values of a fitted OAKRegressor as a GlobalAttribution (section 4,
+    Theorem 1 of the additive-GP paper cited in the module notes)."""
     # in standardised target units, then scaled by y_std_^2 (no overflow on the way)
     dec = variance_decomposition(model.bases_, model.support_, model._ls, model.order_variances_, model.alpha_)
     with np.errstate(over="ignore"):

@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from .._validation import check_weights
+from .._validation import check_bool, check_weights
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..shapley.additive import solve_additive_game
 from ._checks import check_dense_2d
 from ._games import AnovaGame, BackgroundTables, InterventionalGame
+from ._uncertainty import OAKPosteriorShapley
 
 _FITTED = ("alpha_", "bases_", "support_", "order_variances_", "lengthscales_", "y_std_", "y_mean_")
 
@@ -32,6 +33,9 @@ class OAKExplainer(Explainer):
     - a background: ``game = "interventional"``, v(S) = sum_b w_b f(x_S, z_b,notS) over the
       background rows z_b, exactly (the values of shap's ``ExactExplainer`` with an independent
       masker on the same rows); the base value is the weighted mean prediction on the background.
+
+    ``explain(X, uncertainty=True)`` also gives the exact posterior covariance of the values in
+    either game (see :meth:`explain`).
 
     Both are additive games with absent values solved exactly by
     :func:`kexplain.shapley.additive_block_values`; the kernel tables of the support points
@@ -84,6 +88,9 @@ class OAKExplainer(Explainer):
         self._ls = np.nan_to_num(model.lengthscales_, nan=1.0)
         self._coef = model.alpha_ * model.y_std_
         self._tables: BackgroundTables | None = None
+        self._Zb: np.ndarray | None = None
+        self._w: np.ndarray | None = None
+        self._posterior: OAKPosteriorShapley | None = None  # built on the first uncertainty=True
         if background is None:
             if background_weights is not None:
                 raise ValueError("background_weights needs a background.")
@@ -96,37 +103,54 @@ class OAKExplainer(Explainer):
                 else check_weights(background_weights, Zb.shape[0])
             )
             self._tables = BackgroundTables(model.bases_, model.support_, self._ls, self._coef, Zb, w)
+            self._Zb, self._w = Zb, w
             self.game = "interventional"
 
     def explain(
         self,
         X: Any,
         *,
-        interactions: bool = False,
+        interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
+        uncertainty: bool = False,
+        joint: bool = False,
     ) -> Explanation:
-        """Exact Shapley values of each row of ``X``.
+        """Exact Shapley values of each row of ``X``, optionally with their exact posterior covariance.
 
         Solves the game chosen at construction: with no background, the functional-ANOVA game
         (the default; values sum with the constant component f_0 to ``predict(X)``); with a
         background, the exact interventional game over its rows.  A shap user gets the same
         interventional values from ``shap.ExactExplainer(model.predict, shap.maskers.Independent(B,
-        max_samples=len(B)))`` with the same background rows ``B``.
+        max_samples=len(B)))`` with the same background rows ``B`` (shap's ``KernelExplainer`` and
+        ``PermutationExplainer`` estimate them); the default functional-ANOVA game is not shap's
+        (see the documentation page "Which game should I use?").
 
         Parameters
         ----------
         X : array-like of shape (N, d)
             Rows to explain (raw inputs, as given to ``predict``).
-        interactions : bool
-            Not supported by the OAK games (a ValueError says so).
+        interactions : bool or {"sii", "stii"}
+            Not supported by the OAK games (a ValueError says so); kx.ProductKernelExplainer
+            gives exact SII and STII interaction values of product-kernel models.
         progress : bool
             Show a progress bar over the rows.
         n_jobs : int, optional
             Threads over row blocks; the values do not depend on it.
         random_state : None
             Accepted for the shared signature; the values are exact, so it has no effect.
+        uncertainty : bool
+            Also give the exact posterior covariance of the values (stochastic Shapley values,
+            Chau, Muandet & Sejdinovic, 2023): the values of a posterior draw of the latent f are
+            jointly Gaussian with mean ``values`` and, per row, covariance ``covariance`` (N, d, d),
+            exactly, from the additive structure of the OAK kernel (see
+            :mod:`kexplain.gp._uncertainty`); also ``base_variance`` (the variance of the game's
+            v(empty set): of f_0 in the functional-ANOVA game, of the weighted background mean of
+            f in the interventional game) and ``prediction_variance`` (of f(x)).  In target units.
+        joint : bool
+            With ``uncertainty``: also ``joint_covariance`` (N, d, N, d), the covariance between
+            the values of different rows (the rows are then explained in one block).
 
         Returns
         -------
@@ -143,6 +167,10 @@ class OAKExplainer(Explainer):
         >>> ex = kx.gp.OAKExplainer(gp).explain(X[:2])
         >>> ex.game, bool(np.allclose(ex.predictions, gp.predict(X[:2])))
         ('anova', True)
+        >>> ex = kx.gp.OAKExplainer(gp, X[:5]).explain(X[:2], uncertainty=True)  # credible intervals
+        >>> lower, upper = ex.interval(0.95)
+        >>> ex.covariance.shape, bool(np.all(lower <= ex.values)), bool(np.all(ex.values <= upper))
+        ((2, 3, 3), True, True)
         """
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         if interactions:
@@ -150,12 +178,16 @@ class OAKExplainer(Explainer):
                 f"OAKExplainer does not compute interactions (game {self.game!r}); use interactions=False. "
                 "kx.ProductKernelExplainer gives exact interactions for product-kernel models."
             )
+        uncertainty = check_bool(uncertainty, "uncertainty")
+        if check_bool(joint, "joint") and not uncertainty:
+            raise ValueError("joint=True gives the covariance between rows' values: it needs uncertainty=True.")
         model = self.model
         check_dense_2d(X, "X")  # shapes named before scikit-learn's checks (which name no argument)
         Xv = model._validated(X)
         Z = model._encoder.transform(Xv)
         names = list(self.feature_names) if self.feature_names is not None else model.feature_names_
         index = row_index(X)
+        post = self._posterior_tables() if uncertainty else None  # once, before the threads
 
         def run(rows: slice) -> Explanation:
             Zr = Z[rows]
@@ -167,6 +199,16 @@ class OAKExplainer(Explainer):
                     model.bases_, model.support_, self._ls, model.order_variances_, self._tables, Zr
                 )
             res = solve_additive_game(game, progress=progress and n_jobs <= 1)
+            extra: dict[str, Any] = {}
+            if post is not None:
+                cov, pred_var = post.point_covariance(Zr)
+                extra = {
+                    "covariance": cov,
+                    "base_variance": np.full(Zr.shape[0], post.base_variance),
+                    "prediction_variance": pred_var,
+                }
+                if joint:
+                    extra["joint_covariance"] = post.joint_covariance(Zr)
             return Explanation(
                 res.values[:, :, 0],
                 model.y_mean_ + res.v_empty[:, 0],
@@ -176,6 +218,15 @@ class OAKExplainer(Explainer):
                 output=self.output,
                 index=None if index is None else index[rows],
                 info={"predictions": model.y_mean_ + res.v_full[:, 0], "max_interaction_order": model.max_order_},
+                **extra,
             )
 
+        if joint:  # the covariance between rows needs every row in one block
+            return run(slice(0, Z.shape[0]))
         return explain_in_blocks(run, Z.shape[0], n_jobs)
+
+    def _posterior_tables(self) -> OAKPosteriorShapley:
+        """The model's and background's tables for the covariance of the values, built once."""
+        if self._posterior is None:
+            self._posterior = OAKPosteriorShapley(self.model, self._Zb, self._w)
+        return self._posterior

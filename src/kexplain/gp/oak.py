@@ -37,9 +37,9 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         Categorical features always use their category frequencies.
     normalize_inputs : bool
         Fit a standardised Yeo-Johnson power transform per continuous feature first, so the
-        Gaussian measure fits the data (the role of the paper's normalising flow): smooth, strictly
-        monotone, it extrapolates beyond the training range (a quantile map clips there) and has
-        one parameter per feature.
+        Gaussian measure fits the data (the role of the normalising flows in section 6 of the
+        additive-GP paper, see :mod:`kexplain.gp`): smooth, strictly monotone, it extrapolates beyond
+        the training range (a quantile map clips there) and has one parameter per feature.
     categorical_features : None, list of column indices or names, or boolean mask
         Features with discrete measures (binary or categorical, integer codes or labels). None:
         the columns holding non-numeric labels.
@@ -215,9 +215,9 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def explain(self, X: Any, **options: Any) -> Explanation:
         """Exact local Shapley values in the functional-ANOVA game: ``OAKExplainer(self).explain(X, **options)``.
 
-        phi_j(x) = sum_{T containing j} f_T(x) / |T| (Lemma 1 of the paper); the values sum with the
-        base value f_0 to ``predict(X)``.  For the interventional game over background rows, use
-        :class:`~kexplain.gp.OAKExplainer` with a background.
+        phi_j(x) = sum_{T containing j} f_T(x) / |T| ("Exact Shapley Value for Local and Global Explanation of
+        Additive Gaussian Processes", section 3, Lemma 1); the values sum with the base value f_0 to
+        ``predict(X)``.  For the interventional game over background rows, use ``OAKExplainer``.
 
         Examples
         --------
@@ -233,7 +233,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         return OAKExplainer(self).explain(X, **options)
 
     def global_importance(self) -> GlobalAttribution:
-        """Exact global variance Shapley values (Theorem 1 of the paper) with Sobol indices.
+        """Exact global variance Shapley values (additive-GP paper, section 4, Theorem 1) with Sobol indices.
 
         ``total`` is the variance of the posterior mean under the product of the per-feature input
         measures (in target units), which the Shapley ``values`` sum to exactly; the columns

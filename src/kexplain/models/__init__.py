@@ -1,6 +1,15 @@
 """Models as kernel expansions, and adapters from fitted scikit-learn estimators."""
 
 from .expansion import KernelExpansion
+from .posterior import GPPosterior, gp_posterior
 from .sklearn import SUPPORTED_MODELS, as_kernel_expansion, describe_output, model_output
 
-__all__ = ["KernelExpansion", "as_kernel_expansion", "model_output", "describe_output", "SUPPORTED_MODELS"]
+__all__ = [
+    "KernelExpansion",
+    "as_kernel_expansion",
+    "model_output",
+    "describe_output",
+    "SUPPORTED_MODELS",
+    "GPPosterior",
+    "gp_posterior",
+]

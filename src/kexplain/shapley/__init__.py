@@ -9,6 +9,8 @@ Every solver returns one result type, :class:`ShapleyValues`.
   orthogonal additive GPs, from prefix/suffix tables.
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
+- ``stochastic``: the exact covariance of the Shapley values of a Gaussian process (product
+  kernels, interventional and baseline games).
 """
 
 from .additive import (
@@ -28,6 +30,7 @@ from .product import (
 )
 from .result import ShapleyValues
 from .sampling import sampled_shapley, shapley_kernel_moment
+from .stochastic import product_covariance, row_shapley_values
 from .subsets import SubsetGame, absent_set_table
 
 __all__ = [
@@ -46,6 +49,8 @@ __all__ = [
     "solve_product_game",
     "SubsetGame",
     "absent_set_table",
+    "product_covariance",
+    "row_shapley_values",
     "sampled_shapley",
     "shapley_kernel_moment",
 ]
