@@ -407,11 +407,11 @@ def test_interactions_enumerated_and_engine(data, krr):
     # the enumerated interactions of the observational game, in shap's convention
     game = RKHSExplainer(krr).value_function(X[:3])
     ref = kx.exact_shapley(game, 3, interactions=True)
-    np.testing.assert_allclose(obs.interactions[:, 0, 1], ref.interactions[:, 0, 1, 0] / 2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(obs.interactions[:, 0, 1], ref.interactions[:, 0, 1, 0], rtol=1e-10, atol=1e-12)
     ex = RKHSExplainer(krr, value="interventional")
     itv = ex.explain(X[:3], interactions=True)
     ref = kx.exact_shapley(ex.value_function(X[:3]), 3, interactions=True)
-    np.testing.assert_allclose(itv.interactions[:, 0, 2], ref.interactions[:, 0, 2, 0] / 2, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(itv.interactions[:, 0, 2], ref.interactions[:, 0, 2, 0], rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(itv.interactions.sum(axis=2), itv.values, rtol=1e-9, atol=1e-11)
     with pytest.raises(ValueError, match="interactions=True needs enumerated coalitions"):
         ex.explain(X[:3], interactions=True, budget=100)
@@ -545,3 +545,56 @@ def test_interventional_callable_is_evaluated_in_bounded_blocks():
 def test_max_block_bytes_is_validated(bad):
     with pytest.raises(ValueError, match="max_block_bytes must be a positive integer"):
         RKHSExplainer(lambda A: A[:, 0], np.zeros((3, 2)), value="interventional", max_block_bytes=bad)
+
+
+@pytest.mark.parametrize("kind", ["exact", "weighted", "nystroem", "sum"])
+def test_all_coalitions_at_once_equal_coalition_by_coalition(kind):
+    """The depth-first products (one batch of every coalition) and the threads over coalitions give
+    the per-coalition path's values to the last bit."""
+    from kexplain.rkhs.cme import ProductCME
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 4))
+    X[:, 1] += 0.5 * X[:, 0]
+    kernel = kx.kernels.RBF([1.0, 0.8, 1.3, 1.1])
+    if kind == "sum":
+        kernel = kx.kernels.SumKernel([kernel, kx.kernels.Laplacian(1.5, amplitude=0.4)])
+    em = kx.KernelExpansion(X, rng.normal(size=(30, 2)), kernel, intercept=[0.2, -0.1])
+    kw = {
+        "weighted": dict(weights=np.linspace(1, 2, 30) / np.linspace(1, 2, 30).sum()),
+        "nystroem": dict(landmarks=np.arange(0, 30, 3)),
+    }.get(kind, {})
+    coal = kx.shapley.all_coalitions(4)[rng.permutation(16)]
+    Xe = X[:5] + 0.1
+    one_by_one = np.concatenate([ProductCME(em, X, 1e-2, **kw).game(Xe)(coal[q : q + 1]) for q in range(16)])
+    at_once = ProductCME(em, X, 1e-2, **kw).game(Xe)(coal)
+    threads = ProductCME(em, X, 1e-2, **kw).game(Xe, n_jobs=3)(coal)
+    np.testing.assert_array_equal(at_once, one_by_one)
+    np.testing.assert_array_equal(threads, one_by_one)
+
+
+def test_observational_n_jobs_threads_over_coalitions(data, krr):
+    X, _ = data
+    ex = kx.RKHSExplainer(krr, approximation="nystroem", n_landmarks=20)
+    np.testing.assert_array_equal(ex.explain(X[:4], n_jobs=2).values, kx.RKHSExplainer(
+        krr, approximation="nystroem", n_landmarks=20).explain(X[:4]).values)  # fmt: skip
+
+
+def test_classifiers_are_explained_through_scores_never_labels():
+    # scikit-learn >= 1.6 no longer sets _estimator_type on instances; classifiers must still be
+    # explained through decision_function (or predict_proba), not through predicted class labels
+    from sklearn.datasets import load_iris
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    X, y = load_iris(return_X_y=True)
+    svc = make_pipeline(StandardScaler(), SVC(kernel="poly")).fit(X, y)
+    ex = kx.RKHSExplainer(svc, background=X[:20], value="interventional").explain(X[:3])
+    assert ex.output.startswith("decision_function")
+    np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, svc.decision_function(X[:3]), atol=1e-10)
+    knn = KNeighborsClassifier().fit(X, y)
+    ex = kx.RKHSExplainer(knn, background=X[:20], value="interventional").explain(X[:3])
+    assert ex.output.startswith("predict_proba")
+    np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, knn.predict_proba(X[:3]), atol=1e-10)

@@ -32,7 +32,12 @@ with k_S the model's kernel restricted to S (same family, same hyperparameters);
 (K_S(R, R) + n eta I)^-1 f(R) depends on the background only and is kept per coalition.
 
 The background part of each game (``ProductCME``, ``GenericCME``) is built once; ``game(X)`` then
-gives the value function at a batch of points.
+gives the value function at a batch of points.  The CME linear algebra (the ridge systems, exact
+and Nystroem, weighted or not) is ``kexplain.embeddings.ExactRidge`` / ``NystroemRidge``, the same
+code as ``kexplain.embeddings.ConditionalMeanEmbedding``.  Asked for every coalition at once, the
+product game builds the per-feature kernel products along a depth-first walk over the features,
+shared by each coalition and its complement (``_pair_products``), and can spread the coalitions
+over threads.
 """
 
 from __future__ import annotations
@@ -42,10 +47,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
+from scipy.linalg import cho_solve
 
-from .._validation import check_random_state
+from ..embeddings._ridge import ExactRidge, NystroemRidge, choose_landmarks, jittered_cholesky
+from ..embeddings.cme import cme_cv_loss_from_grams
+
+__all__ = [
+    "DEFAULT_CME_REGULARIZATION",
+    "GenericCME",
+    "GenericCMEGame",
+    "ProductCME",
+    "ProductCMEGame",
+    "choose_landmarks",
+    "cme_cv_loss",
+    "mean_kernel_rows",
+]
 
 #: default CME regularisation eta; the ridge is n * eta on kernels with unit diagonal
 DEFAULT_CME_REGULARIZATION = 1e-3
@@ -56,22 +72,7 @@ _CACHE_BYTES = 256 * 2**20
 #: memory for the per-coalition factors kept across ``explain`` calls (per game)
 FACTOR_CACHE_BYTES = 256 * 2**20
 
-# relative jitter added to landmark Gram matrices before a Cholesky factorisation
-_JITTER = 1e-9
-
 KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-def _cholesky(M: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, bool]:
-    """Cholesky factor of M + ridge I (+ a tiny jitter); retries with a larger jitter if it fails."""
-    n = M.shape[0]
-    scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
-    M = M + (ridge + _JITTER * scale) * np.eye(n)
-    try:
-        return cho_factor(M, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        M = M + 1e-6 * scale * np.eye(n)
-        return cho_factor(M, lower=True, check_finite=False)
 
 
 class _FactorCache:
@@ -135,27 +136,6 @@ class _FeatureProducts:
             F = self.term.feature_values(self.A[lo : lo + step], self.B)
             out[lo : lo + step] = np.prod(F[:, :, cols], axis=-1)
         return out
-
-
-def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: np.ndarray | None = None) -> np.ndarray:
-    """Indices of ``n_landmarks`` distinct rows out of ``n_rows``, sorted (all rows if fewer).
-
-    Rows of zero weight are never chosen.  ``random_state`` (None, an int, or a numpy
-    Generator/RandomState) makes the choice reproducible, as in scikit-learn's ``Nystroem``.
-
-    Examples
-    --------
-    >>> from kexplain.rkhs.cme import choose_landmarks
-    >>> choose_landmarks(10, 3, 0).shape
-    (3,)
-    >>> choose_landmarks(4, 10, 0)
-    array([0, 1, 2, 3])
-    """
-    rng = check_random_state(random_state)
-    pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
-    if n_landmarks >= pool.size:
-        return pool
-    return np.sort(rng.choice(pool, size=n_landmarks, replace=False))
 
 
 def _set_eta(cme: ProductCME | GenericCME, eta: float) -> None:
@@ -235,8 +215,8 @@ class ProductCME:
         Xm = expansion.X_ref
         self.Xm = Xm
         self.landmarks = landmarks
+        same = Xm.shape == R.shape and np.array_equal(Xm, R)
         if landmarks is None:
-            same = Xm.shape == R.shape and np.array_equal(Xm, R)
             self.fRR = [_FeatureProducts(t, R, R) for t in terms]
             self.fmR = self.fRR if same else [_FeatureProducts(t, Xm, R) for t in terms]
             self.L = R
@@ -244,50 +224,47 @@ class ProductCME:
             self.L = R[landmarks]
             self.fLR = [_FeatureProducts(t, self.L, R) for t in terms]
             self.fLL = [_FeatureProducts(t, self.L, self.L) for t in terms]
-            self.fmL = [_FeatureProducts(t, Xm, self.L) for t in terms]
+            # k(X_i, L) is k(L, R)^T when the model's points are the background rows (the default)
+            self.fmL = None if same else [_FeatureProducts(t, Xm, self.L) for t in terms]
         # v(empty) is exact: the (weighted) mean over R of every basis function
         self.mean_basis = mean_kernel_rows(expansion, R, weights=weights)  # (n_model,) incl. amplitudes
         self.cache = _FactorCache(cache_bytes)
 
-    def game(self, X: np.ndarray) -> ProductCMEGame:
-        """The observational game at the rows of ``X`` (validated, shape (N, d))."""
-        return ProductCMEGame(self, X)
+    def game(self, X: np.ndarray, n_jobs: int = 1) -> ProductCMEGame:
+        """The observational game at the rows of ``X`` (validated, shape (N, d)); ``n_jobs`` threads
+        over coalitions when the game is asked for all of them at once."""
+        return ProductCMEGame(self, X, n_jobs)
 
     def set_regularization(self, eta: float) -> None:
         """Change eta, dropping the per-coalition factors (the kernel tables are kept)."""
         _set_eta(self, eta)
 
     # -- per-coalition factors (background only) -------------------------------------------------
-    def exact_factor(self, S_idx: np.ndarray) -> Any:
-        """Cholesky factor of D K_S(R, R) D + n eta I."""
+    def exact_factor(self, S_idx: np.ndarray, prods: _Prods | None = None) -> ExactRidge:
+        """The CME system D K_S(R, R) D + n eta I of coalition S (``kexplain.embeddings.ExactRidge``)."""
         key = _key(S_idx, self.d)
-        cf = self.cache.get(key)
-        if cf is None:
-            K = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fRR))
-            if self.D is not None:
-                K = K * self.D[:, None] * self.D[None, :]
-            cf = cho_factor(K + self.lam * np.eye(self.n), lower=True, check_finite=False)
-            self.cache.put(key, cf, _nbytes(cf[0]))
-        return cf
+        solver = self.cache.get(key)
+        if solver is None:
+            pr = _Prods(S_idx, np.setdiff1d(np.arange(self.d), S_idx)) if prods is None else prods
+            K = _wsum(self.cme_w, [pr(f, True) for f in self.fRR])
+            solver = ExactRidge(np.asarray(K), self.lam, self.D)
+            self.cache.put(key, solver, solver.nbytes)
+        return solver
 
-    def nystroem_factors(self, S_idx: np.ndarray, Sc_idx: np.ndarray) -> tuple[np.ndarray, Any, list[Any]]:
-        """(K_LR D^2, factor of K_LR D^2 K_RL + n eta K_LL, factors of K_Sc(L, L) per term)."""
+    def nystroem_factors(
+        self, S_idx: np.ndarray, Sc_idx: np.ndarray, prods: _Prods | None = None
+    ) -> tuple[NystroemRidge, list[Any]]:
+        """(the Nystroem CME system of coalition S, factors of K_Sc(L, L) per term)."""
         key = _key(S_idx, self.d)
         hit = self.cache.get(key)
         if hit is None:
-            K_LR = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLR))
-            K_LL = sum(w * f.prod(S_idx) for w, f in zip(self.cme_w, self.fLL))
-            if self.D is not None:
-                K_LRw = K_LR * self.D[None, :] ** 2
-                cf = _cholesky(K_LRw @ K_LR.T + self.lam * K_LL)
-                K_LR = K_LRw
-            else:
-                # K_LR K_LR^T through the symmetric rank-k update (half the flops of a general product)
-                G = dsyrk(1.0, K_LR, lower=True)
-                cf = _cholesky(G + G.T - np.diag(np.diag(G)) + self.lam * K_LL)
-            P = [_cholesky(fLL.prod(Sc_idx)) for fLL in self.fLL]
-            hit = (K_LR, cf, P)
-            self.cache.put(key, hit, _nbytes(K_LR) + _nbytes(cf[0]) + sum(_nbytes(p[0]) for p in P))
+            pr = _Prods(S_idx, Sc_idx) if prods is None else prods
+            K_LR = _wsum(self.cme_w, [pr(f, True) for f in self.fLR])
+            K_LL = _wsum(self.cme_w, [pr(f, True) for f in self.fLL])
+            solver = NystroemRidge(np.asarray(K_LR), np.asarray(K_LL), self.lam, self.D)
+            P = [jittered_cholesky(pr(fLL, False)) for fLL in self.fLL]
+            hit = (solver, P)
+            self.cache.put(key, hit, solver.nbytes + sum(_nbytes(p[0]) for p in P))
         return hit
 
 
@@ -306,6 +283,9 @@ class ProductCMEGame:
         The background part, built once.
     X : ndarray of shape (N, d)
         The explained rows (validated).
+    n_jobs : int
+        Threads over the coalitions when the game is called with all 2^d of them at once (the
+        values do not depend on it).
 
     Examples
     --------
@@ -319,9 +299,10 @@ class ProductCMEGame:
     (20, 4)
     """
 
-    def __init__(self, cme: ProductCME, X: np.ndarray) -> None:
+    def __init__(self, cme: ProductCME, X: np.ndarray, n_jobs: int = 1) -> None:
         self.cme = cme
         self.X = X
+        self.n_jobs = n_jobs
         terms = cme.em.terms
         self.fx = [_FeatureProducts(t, cme.Xm, X) for t in terms]  # k_tj(X_i, x)
         if cme.landmarks is None:
@@ -329,46 +310,153 @@ class ProductCMEGame:
         else:
             self.fLx = [_FeatureProducts(t, cme.L, X) for t in terms]
 
-    def basis_values(self, S: np.ndarray) -> np.ndarray:
+    def basis_values(self, S: np.ndarray, prods: _Prods | None = None) -> np.ndarray:
         """(n_model, N): the observational value of every basis function at every point."""
         c = self.cme
         S = np.asarray(S, dtype=bool)
         S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
+        pr = _Prods(S_idx, Sc_idx) if prods is None else prods
         N = self.X.shape[0]
         if S_idx.size == 0:
             return np.repeat(c.mean_basis[:, None], N, axis=1)
         if Sc_idx.size == 0:
-            return sum(a * f.prod(S_idx) for a, f in zip(c.amps, self.fx))
+            return np.asarray(sum(a * pr(f, True) for a, f in zip(c.amps, self.fx)))
         out = np.zeros((c.Xm.shape[0], N))
         if c.landmarks is None:
-            k = sum(w * f.prod(S_idx) for w, f in zip(c.cme_w, self.fRx))
-            if c.D is None:
-                beta = cho_solve(c.exact_factor(S_idx), k, check_finite=False)  # (n, N)
-            else:
-                beta = c.D[:, None] * cho_solve(c.exact_factor(S_idx), c.D[:, None] * k, check_finite=False)
+            k = _wsum(c.cme_w, [pr(f, True) for f in self.fRx])
+            beta = c.exact_factor(S_idx, pr).weights(np.asarray(k))  # (n, N)
             for a, fx, fmR in zip(c.amps, self.fx, c.fmR):
-                out += a * fx.prod(S_idx) * (fmR.prod(Sc_idx) @ beta)
+                out += a * pr(fx, True) * (pr(fmR, False) @ beta)
         else:
             # beta = D^2 K_RL c with c = (K_LR D^2 K_RL + lam K_LL)^-1 K_Lx (push-through of the Nystroem ridge)
-            K_LR, cf, P = c.nystroem_factors(S_idx, Sc_idx)
-            K_Lx = sum(w * f.prod(S_idx) for w, f in zip(c.cme_w, self.fLx))
-            coef = cho_solve(cf, K_Lx, check_finite=False)  # (m, N)
-            KRc = K_LR.T @ coef
-            for a, fx, fLR, fmL, Pt in zip(c.amps, self.fx, c.fLR, c.fmL, P):
+            solver, P = c.nystroem_factors(S_idx, Sc_idx, pr)
+            K_Lx = _wsum(c.cme_w, [pr(f, True) for f in self.fLx])
+            KRc = solver.weights(np.asarray(K_Lx))  # (n, N)
+            fmLs = c.fLR if c.fmL is None else c.fmL
+            for a, fx, fLR, fmL, Pt in zip(c.amps, self.fx, c.fLR, fmLs, P):
                 # output side projected on the landmarks: k_Sc(X_i, R) ~ k_Sc(X_i, L) P^-1 k_Sc(L, R)
-                Qc = fLR.prod(Sc_idx) @ KRc  # (m, N)
-                G = fmL.prod(Sc_idx) @ cho_solve(Pt, Qc, check_finite=False)
-                out += a * fx.prod(S_idx) * G
+                F_Sc = pr(fLR, False)
+                Qc = F_Sc @ KRc  # (m, N)
+                Fm = F_Sc.T if c.fmL is None else pr(fmL, False)  # k_Sc(X_i, L)
+                G = Fm @ cho_solve(Pt, Qc, check_finite=False)
+                out += a * pr(fx, True) * G
         return out
 
+    def _tables(self) -> list[_FeatureProducts]:
+        c = self.cme
+        if c.landmarks is None:
+            tables = [*c.fRR, *c.fmR, *self.fRx, *self.fx]
+        else:
+            tables = [*c.fLR, *c.fLL, *(c.fmL or []), *self.fLx, *self.fx]
+        return list({id(t): t for t in tables}.values())
+
     def __call__(self, coalitions: np.ndarray) -> np.ndarray:
-        """Game values of shape (n_coalitions, N, n_outputs) for a boolean (n_coalitions, d) array."""
+        """Game values of shape (n_coalitions, N, n_outputs) for a boolean (n_coalitions, d) array.
+
+        When the batch holds every coalition (the explainer enumerates them in one batch) the
+        per-feature kernel products are built once per coalition and its complement, along a
+        depth-first walk over the features (``_pair_products``), instead of one product per
+        coalition, table and side; the values are the same to the last bit.
+        """
         coef, icpt = self.cme.em.coef, self.cme.em.intercept
         coalitions = np.asarray(coalitions, dtype=bool)
+        d = self.cme.d
         out = np.empty((coalitions.shape[0], self.X.shape[0], coef.shape[1]))
+        tables = self._tables()
+        if d >= 2 and coalitions.shape[0] == 2**d and all(t.F is not None for t in tables):
+            masks = (coalitions.astype(np.int64) << np.arange(d)).sum(axis=1)
+            where = np.full(2**d, -1)
+            where[masks] = np.arange(masks.size)
+            if np.all(where >= 0):  # every coalition once
+
+                def subtree(start: Any) -> None:
+                    for mask, PS, PSc in _pair_products(tables, d, start=start):
+                        for m, given in ((mask, (PS, PSc)), (2**d - 1 - mask, (PSc, PS))):
+                            q = where[m]
+                            S = coalitions[q]
+                            pr = _Prods(np.flatnonzero(S), np.flatnonzero(~S), given)
+                            out[q] = self.basis_values(S, pr).T @ coef + icpt
+
+                if self.n_jobs <= 1:
+                    subtree(None)
+                else:
+                    # threads over subtrees of the walk (numpy and BLAS release the GIL); 4 subtrees per thread
+                    depth = min(d - 1, int(np.ceil(np.log2(4 * self.n_jobs))))
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    with ThreadPoolExecutor(self.n_jobs) as pool:
+                        list(pool.map(subtree, list(_pair_products(tables, d, stop=depth))))
+                return out
         for q, S in enumerate(coalitions):
             out[q] = self.basis_values(S).T @ coef + icpt
         return out
+
+
+def _wsum(weights: np.ndarray, arrays: list[np.ndarray]) -> np.ndarray:
+    """sum_t w_t A_t, the same numbers as ``sum(w * A for ...)`` without its extra passes (and no copy
+    for one term of weight 1: the arrays are never written to)."""
+    if len(arrays) == 1 and weights[0] == 1.0:
+        return arrays[0]
+    out = weights[0] * arrays[0]
+    for w, A in zip(weights[1:], arrays[1:]):
+        out += w * A
+    return out
+
+
+class _Prods:
+    """prod over the features in S (``side`` True) or not in S of a per-feature table: computed on
+    demand, or looked up in ``given`` = (products over S, products over not S) keyed by table id."""
+
+    def __init__(
+        self,
+        S_idx: np.ndarray,
+        Sc_idx: np.ndarray,
+        given: tuple[dict[int, np.ndarray | None], dict[int, np.ndarray | None]] | None = None,
+    ) -> None:
+        self.S_idx, self.Sc_idx, self.given = S_idx, Sc_idx, given
+
+    def __call__(self, f: _FeatureProducts, side: bool) -> np.ndarray:
+        if self.given is None:
+            return f.prod(self.S_idx if side else self.Sc_idx)
+        P = self.given[0 if side else 1][id(f)]
+        return np.ones(f.shape) if P is None else P
+
+
+def _pair_products(
+    tables: list[_FeatureProducts], d: int, start: tuple[int, int, Any, Any] | None = None, stop: int | None = None
+) -> Any:
+    """Yield (mask, products over S, products over not S) for every coalition S without feature d - 1.
+
+    A depth-first walk that puts each feature in S or in its complement, in increasing order, so
+    each product is ((F_j1 * F_j2) * F_j3) ... exactly as ``_FeatureProducts.prod`` forms it, at
+    the cost of one multiplication per node instead of |S| - 1 per coalition; each leaf serves a
+    coalition and its complement.  None stands for the empty product.  ``start`` = (j, mask, PS,
+    PSc) resumes the walk from a node; ``stop`` = j yields the nodes at depth j (subtrees for threads).
+    """
+    end = d if stop is None else stop
+
+    def walk(j: int, mask: int, PS: dict[int, Any], PSc: dict[int, Any]) -> Any:
+        if j == end:
+            yield (mask, PS, PSc) if stop is None else (j, mask, PS, PSc)
+            return
+        if j < d - 1:
+            yield from walk(j + 1, mask | (1 << j), _times(PS, tables, j), PSc)
+        yield from walk(j + 1, mask, PS, _times(PSc, tables, j))
+
+    if start is not None:
+        yield from walk(*start)
+        return
+    empty: dict[int, Any] = {id(t): None for t in tables}
+    yield from walk(0, 0, empty, empty)
+
+
+def _times(P: dict[int, Any], tables: list[_FeatureProducts], j: int) -> dict[int, Any]:
+    out: dict[int, Any] = {}
+    for t in tables:
+        assert t.F is not None
+        prev = P[id(t)]
+        out[id(t)] = t.F[j].copy() if prev is None else prev * t.F[j]
+    return out
 
 
 def mean_kernel_rows(expansion: Any, R: np.ndarray, chunk: int = 128, weights: np.ndarray | None = None) -> np.ndarray:
@@ -465,21 +553,10 @@ class GenericCME:
             k = self.kernel_on(S_idx)
             RS = self.R[:, S_idx]
             if self.landmarks is None:
-                K = k(RS, RS)
-                f = self.f_ref
-                if self.D is not None:
-                    K = K * self.D[:, None] * self.D[None, :]
-                    f = self.D[:, None] * f
-                cf = cho_factor(K + self.lam * np.eye(self.n), lower=True, check_finite=False)
-                a = cho_solve(cf, f, check_finite=False)
-                if self.D is not None:
-                    a = self.D[:, None] * a
+                a = ExactRidge(k(RS, RS), self.lam, self.D).transposed(self.f_ref)
             else:
                 LS = RS[self.landmarks]
-                K_LR = k(LS, RS)
-                K_LRw = K_LR if self.D is None else K_LR * self.D[None, :] ** 2
-                cf = _cholesky(K_LRw @ K_LR.T + self.lam * k(LS, LS))
-                a = cho_solve(cf, K_LRw @ self.f_ref, check_finite=False)
+                a = NystroemRidge(k(LS, RS), k(LS, LS), self.lam, self.D).transposed(self.f_ref)
             self.cache.put(key, a, _nbytes(a))
         return a
 
@@ -563,14 +640,5 @@ def cme_cv_loss(
     total = 0.0
     for S in coalitions:
         S_idx = np.flatnonzero(S)
-        kc, kt = cond_kernel(S_idx), target_kernel(S_idx)
-        for te in folds:
-            tr = np.setdiff1d(np.arange(n), te)
-            Xtr, Xte = X[tr], X[te]
-            cf = cho_factor(kc(Xtr, Xtr) + len(tr) * eta * np.eye(len(tr)), lower=True, check_finite=False)
-            beta = cho_solve(cf, kc(Xtr, Xte), check_finite=False)  # (ntr, nte)
-            Ktt = kt(Xtr, Xtr)
-            cross = kt(Xtr, Xte)
-            diag = np.diag(kt(Xte, Xte))
-            total += float(np.sum(diag - 2 * np.sum(beta * cross, axis=0) + np.sum(beta * (Ktt @ beta), axis=0)))
-    return total / (n * len(coalitions))
+        total += cme_cv_loss_from_grams(cond_kernel(S_idx)(X, X), target_kernel(S_idx)(X, X), eta, folds)
+    return total / len(coalitions)

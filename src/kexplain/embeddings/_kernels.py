@@ -1,0 +1,37 @@
+"""Kernel specifications of the embeddings: None (median heuristic RBF), a kexplain kernel, or a callable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..kernels.base import RBF, Kernel, SumKernel
+from ..kernels.heuristics import median_heuristic
+
+KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def resolve_kernel(kernel: Any, data: np.ndarray, name: str) -> KernelFn:
+    """A callable k(A, B) -> (len(A), len(B)) for the parameter ``kernel`` on the rows ``data``.
+
+    None gives an RBF with one median-heuristic lengthscale per column of ``data``.
+    """
+    if kernel is None:
+        ls = np.atleast_1d(median_heuristic(data, per_feature=True))
+        kernel = RBF(lengthscale=ls)
+    if isinstance(kernel, (Kernel, SumKernel)):
+        return kernel  # callable, and picklable (a closure would not be)
+    if callable(kernel):
+        return kernel
+    raise TypeError(
+        f"{name} must be None (an RBF with median-heuristic lengthscales), a kexplain kernel or a callable "
+        f"k(A, B) returning the (len(A), len(B)) Gram matrix; got {type(kernel).__name__}."
+    )
+
+
+def as_2d(Y: np.ndarray) -> np.ndarray:
+    """Targets as a 2-D (n, q) array."""
+    Y = np.asarray(Y, dtype=np.float64)
+    return Y[:, None] if Y.ndim == 1 else Y

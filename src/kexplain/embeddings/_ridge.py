@@ -1,0 +1,150 @@
+"""The linear algebra of conditional mean embeddings, written once.
+
+The CME of Y given X from rows (x_i, y_i), i = 1..n, with (normalised) row weights w has the weights
+
+    beta(x) = D (D K D + n eta I)^-1 D k(X, x),        D = diag(sqrt(n w))
+
+(kernel ridge regression of the feature map of Y on the feature map of X; D = I for equal
+weights), so that E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i).  With the Nystroem approximation on m
+landmark rows L the regression lives in the span of the landmarks' feature maps and
+
+    beta(x) = D^2 K_XL (K_LX D^2 K_XL + n eta K_LL)^-1 k(L, x)
+
+(the push-through form of the same ridge).  ``ExactRidge`` and ``NystroemRidge`` hold the
+Cholesky factor of one such system; ``ConditionalMeanEmbedding`` and RKHS-SHAP's observational
+games (``kexplain.rkhs.cme``) both solve through them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg.blas import dsyrk
+
+from .._validation import check_random_state
+
+# relative jitter added to landmark Gram matrices before a Cholesky factorisation
+_JITTER = 1e-9
+
+
+def jittered_cholesky(M: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, bool]:
+    """Cholesky factor of M + ridge I (+ a tiny jitter); retries with a larger jitter if it fails."""
+    n = M.shape[0]
+    scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
+    M = M + (ridge + _JITTER * scale) * np.eye(n)
+    try:
+        return cho_factor(M, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        M = M + 1e-6 * scale * np.eye(n)
+        return cho_factor(M, lower=True, check_finite=False)
+
+
+def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: np.ndarray | None = None) -> np.ndarray:
+    """Indices of ``n_landmarks`` distinct rows out of ``n_rows``, sorted (all rows if fewer).
+
+    Rows of zero weight are never chosen.  ``random_state`` (None, an int, or a numpy
+    Generator/RandomState) makes the choice reproducible, as in scikit-learn's ``Nystroem``.
+
+    Examples
+    --------
+    >>> from kexplain.embeddings import choose_landmarks
+    >>> choose_landmarks(10, 3, 0).shape
+    (3,)
+    >>> choose_landmarks(4, 10, 0)
+    array([0, 1, 2, 3])
+    """
+    rng = check_random_state(random_state)
+    pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
+    if n_landmarks >= pool.size:
+        return pool
+    return np.sort(rng.choice(pool, size=n_landmarks, replace=False))
+
+
+class ExactRidge:
+    """The exact CME system D K D + lam I (Cholesky factor), with D = diag(sqrt(n w)) or None.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the conditioning kernel on the training rows.
+    lam : float
+        The ridge (n * eta in kexplain's convention).
+    D : ndarray of shape (n,), optional
+        sqrt(n w) for row weights w summing to one; None for equal weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import ExactRidge
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> np.round(ExactRidge(K, 0.1).weights(K[:, :1]), 3)
+    array([[0.885],
+           [0.052]])
+    """
+
+    def __init__(self, K: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
+        self.D = D
+        if D is not None:
+            K = K * D[:, None] * D[None, :]
+        self.factor = cho_factor(K + lam * np.eye(K.shape[0]), lower=True, check_finite=False)
+        self.nbytes = int(self.factor[0].nbytes)
+
+    def weights(self, K_x: np.ndarray) -> np.ndarray:
+        """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x."""
+        if self.D is None:
+            return cho_solve(self.factor, K_x, check_finite=False)
+        return self.D[:, None] * cho_solve(self.factor, self.D[:, None] * K_x, check_finite=False)
+
+    def transposed(self, F: np.ndarray) -> np.ndarray:
+        """alpha = D (D K D + lam I)^-1 D F, shape (n, o): sum_i beta_i(x) F_i = k(x, X) alpha."""
+        return self.weights(F)
+
+
+class NystroemRidge:
+    """The Nystroem CME system K_LX D^2 K_XL + lam K_LL on m landmarks (Cholesky factor).
+
+    Parameters
+    ----------
+    K_LX : ndarray of shape (m, n)
+        Conditioning kernel between the landmarks and the training rows.
+    K_LL : ndarray of shape (m, m)
+        Conditioning kernel among the landmarks.
+    lam : float
+        The ridge (n * eta).
+    D : ndarray of shape (n,), optional
+        sqrt(n w) for row weights w summing to one; None for equal weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import ExactRidge, NystroemRidge
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> bool(np.allclose(NystroemRidge(K, K, 0.1).weights(K[:, :1]), ExactRidge(K, 0.1).weights(K[:, :1])))
+    True
+    """
+
+    def __init__(self, K_LX: np.ndarray, K_LL: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
+        if D is not None:
+            K_LXw = K_LX * D[None, :] ** 2
+            self.factor = jittered_cholesky(K_LXw @ K_LX.T + lam * K_LL)
+            K_LX = K_LXw
+        else:
+            # K_LX K_XL through the symmetric rank-k update (half the flops of a general product)
+            G = dsyrk(1.0, K_LX, lower=True)
+            self.factor = jittered_cholesky(G + G.T - np.diag(np.diag(G)) + lam * K_LL)
+        self.K_LXw = K_LX  # K_LX D^2
+        self.nbytes = int(self.factor[0].nbytes + K_LX.nbytes)
+
+    def coef(self, K_Lx: np.ndarray) -> np.ndarray:
+        """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""
+        return cho_solve(self.factor, K_Lx, check_finite=False)
+
+    def weights(self, K_Lx: np.ndarray) -> np.ndarray:
+        """beta = D^2 K_XL c, shape (n, N), for the (m, N) landmark cross-kernel K_Lx."""
+        return self.K_LXw.T @ self.coef(K_Lx)
+
+    def transposed(self, F: np.ndarray) -> np.ndarray:
+        """alpha on the landmarks, shape (m, o): sum_i beta_i(x) F_i = k(x, L) alpha."""
+        return cho_solve(self.factor, self.K_LXw @ F, check_finite=False)

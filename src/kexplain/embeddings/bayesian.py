@@ -1,0 +1,293 @@
+"""BayesianCME: a Gaussian-process posterior over the conditional mean embedding.
+
+Chau, 2023, thesis section 4.3.2 (Proposition 4.3.2, appendix B.3): the embedding mu(x, y) =
+mu_{Y|X=x}(y) gets the prior GP(0, k (x) r) with r a *nuclear dominant* kernel over the target
+kernel l, r(y, y') = int l(y, u) l(u, y') nu(du), which puts the sample paths y -> mu(x, y) in
+the RKHS of l almost surely (Lukic & Beder, 2001; the construction of Flaxman, Sejdinovic,
+Cunningham & Filippi, 2016), so that <f, mu(x, .)> is defined for f in that RKHS.  The
+observations are l(y_i, y') = mu(x_i, y') + lambda^1/2 eps_i(y') with eps_i ~ GP(0, r).  The
+ridge lambda is n * eta, the convention of ``kexplain.embeddings``.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.linalg import cho_factor, cho_solve
+from scipy.optimize import minimize_scalar
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..kernels.base import RBF
+from ..kernels.heuristics import median_heuristic
+from ._kernels import as_2d, resolve_kernel
+from ._ridge import jittered_cholesky
+
+
+def nuclear_dominant_rbf(
+    A: ArrayLike, B: ArrayLike, lengthscale: float | ArrayLike, measure_scale: float
+) -> np.ndarray:
+    """r(a, b) = int l(a, u) l(u, b) nu(du) for the RBF ``l = exp(-||(a - b) / lengthscale||^2 / 2)``.
+
+    With ``nu(du) = exp(-||u||^2 / (2 s^2)) du`` (s = ``measure_scale``) and Sigma = diag(lengthscale^2)
+    the integral is (Chau, 2023, thesis appendix B.3.2, eqs. B.14-B.16, with Sigma^-1 in B.13's
+    exponent; Flaxman, Sejdinovic, Cunningham & Filippi, 2016, appendix A)::
+
+        (2 pi)^(D/2) |2 Sigma^-1 + s^-2 I|^(-1/2) exp(-(a - b)^T (2 Sigma)^-1 (a - b) / 2)
+        * exp(-m^T (Sigma / 2 + s^2 I)^-1 m / 2),        m = (a + b) / 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import nuclear_dominant_rbf
+    >>> np.round(nuclear_dominant_rbf([[0.0]], [[0.0], [1.0]], 1.0, 1.0), 3)
+    array([[1.447, 1.037]])
+    """
+    A2, B2 = as_2d(np.asarray(A, dtype=np.float64)), as_2d(np.asarray(B, dtype=np.float64))
+    D = A2.shape[1]
+    ls = np.broadcast_to(np.asarray(lengthscale, dtype=np.float64), (D,))
+    s2 = float(measure_scale) ** 2
+    const = (2 * np.pi) ** (D / 2) * np.prod(2.0 / ls**2 + 1.0 / s2) ** -0.5
+    diff = (A2[:, None, :] - B2[None, :, :]) / ls
+    mid = (A2[:, None, :] + B2[None, :, :]) / 2
+    quad = 0.25 * np.sum(diff**2, axis=-1) + 0.5 * np.sum(mid**2 / (ls**2 / 2 + s2), axis=-1)
+    return np.asarray(const * np.exp(-quad))
+
+
+class BayesianCME(BaseEstimator):
+    """Bayesian conditional mean embedding: posterior mean and covariance of mu_{Y|X=x}(y).
+
+    The prior is mu ~ GP(0, k (x) r), r the nuclear dominant kernel of the RBF target kernel l
+    (``nuclear_dominant_rbf``); the posterior (Chau, 2023, thesis Proposition 4.3.2) is
+
+        mean(x, y) = k(x, X) (K + n eta I)^-1 L R^-1 r(Y, y)
+        cov((x, y), (x', y')) = k(x, x') r(y, y') - k(x, X) (K + n eta I)^-1 k(X, x') r(y, Y) R^-1 r(Y, y')
+
+    with K = k(X, X), L = l(Y, Y), R = r(Y, Y).  For f = sum_j a_j l(., p_j) in the RKHS of l the
+    inner product <f, mu(x, .)> is Gaussian with mean sum_j a_j mean(x, p_j) and covariance
+    a^T cov((x, P), (x', P)) a (``expectation``).
+
+    Parameters
+    ----------
+    kernel : None, kexplain kernel or callable
+        Kernel k on X (None: RBF with median-heuristic lengthscales per feature).
+    lengthscale : float or array-like, optional
+        Lengthscales of the RBF target kernel l; None takes the median heuristic per feature of
+        the training Y.  They stay fixed when eta is optimised (as in the thesis).
+    measure_scale : float
+        s in the measure ``nu(du) = exp(-||u||^2 / (2 s^2)) du`` of the nuclear dominant kernel.
+    regularization : float or "marginal_likelihood"
+        eta (lambda = n * eta), or maximise the log marginal likelihood (thesis eq. 4.13) over
+        log10(eta) in [-8, 2].
+
+    Attributes
+    ----------
+    regularization_ : float
+    lengthscale_ : ndarray
+    X_fit_, Y_fit_ : ndarray
+    log_marginal_likelihood_ : float
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import BayesianCME
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 1)); Y = X + 0.1 * rng.normal(size=(50, 1))
+    >>> bcme = BayesianCME(regularization=1e-2).fit(X, Y)
+    >>> mean, cov = bcme.predict(X[:2], np.zeros((3, 1)), return_cov=True)
+    >>> mean.shape, cov.shape
+    ((2, 3), (2, 3, 2, 3))
+    """
+
+    lengthscale_: np.ndarray
+    X_fit_: np.ndarray
+    Y_fit_: np.ndarray
+    kernel_: Any
+    regularization_: float
+    log_marginal_likelihood_: float
+    _K_factor: Any
+    _R_factor: Any
+    _RinvL: np.ndarray
+
+    def __init__(
+        self,
+        kernel: Any = None,
+        *,
+        lengthscale: float | ArrayLike | None = None,
+        measure_scale: float = 1.0,
+        regularization: float | str = 1e-3,
+    ) -> None:
+        self.kernel = kernel
+        self.lengthscale = lengthscale
+        self.measure_scale = measure_scale
+        self.regularization = regularization
+
+    def nuclear_kernel(self, A: ArrayLike, B: ArrayLike) -> np.ndarray:
+        """The nuclear dominant kernel r(A, B) of the fitted target kernel.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import BayesianCME
+        >>> b = BayesianCME(lengthscale=1.0).fit(np.zeros((3, 1)), np.arange(3.0)[:, None])
+        >>> np.round(b.nuclear_kernel([[0.0]], [[0.0]]), 3)
+        array([[1.447]])
+        """
+        check_is_fitted(self, "lengthscale_")
+        return nuclear_dominant_rbf(A, B, self.lengthscale_, self.measure_scale)
+
+    def target_kernel(self, A: ArrayLike, B: ArrayLike) -> np.ndarray:
+        """The RBF target kernel l(A, B).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import BayesianCME
+        >>> b = BayesianCME(lengthscale=1.0).fit(np.zeros((3, 1)), np.arange(3.0)[:, None])
+        >>> np.round(b.target_kernel([[0.0]], [[1.0]]), 3)
+        array([[0.607]])
+        """
+        check_is_fitted(self, "lengthscale_")
+        return np.asarray(RBF(lengthscale=self.lengthscale_)(as_2d(np.asarray(A, float)), as_2d(np.asarray(B, float))))
+
+    def fit(self, X: Any, y: Any) -> BayesianCME:
+        """Fit the posterior of the embedding of Y given X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,) or (n, q)
+            The targets Y.
+
+        Returns
+        -------
+        BayesianCME
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import BayesianCME
+        >>> X = np.linspace(0, 1, 20)[:, None]
+        >>> BayesianCME(regularization="marginal_likelihood").fit(X, np.sin(X)).regularization_ > 0
+        True
+        """
+        r = self.regularization
+        numeric = isinstance(r, Real) and not isinstance(r, bool) and bool(np.isfinite(r)) and r > 0
+        if not (r == "marginal_likelihood" or numeric):
+            raise ValueError(f"regularization must be a positive number or 'marginal_likelihood', got {r!r}.")
+        if not (isinstance(self.measure_scale, Real) and np.isfinite(self.measure_scale) and self.measure_scale > 0):
+            raise ValueError(f"measure_scale must be a positive number, got {self.measure_scale!r}.")
+        X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        Y2 = as_2d(Y)
+        self.X_fit_, self.Y_fit_ = X, Y2
+        if self.lengthscale is None:
+            self.lengthscale_ = np.atleast_1d(median_heuristic(Y2, per_feature=True)).astype(np.float64)
+        else:
+            self.lengthscale_ = np.broadcast_to(np.asarray(self.lengthscale, dtype=np.float64), (Y2.shape[1],)).copy()
+            if np.any(~np.isfinite(self.lengthscale_)) or np.any(self.lengthscale_ <= 0):
+                raise ValueError(f"lengthscale must be positive, got {self.lengthscale!r}.")
+        self.kernel_ = resolve_kernel(self.kernel, X, "kernel")
+        n = X.shape[0]
+        K = self.kernel_(X, X)
+        L = self.target_kernel(Y2, Y2)
+        R = self.nuclear_kernel(Y2, Y2)
+        self._R_factor = jittered_cholesky(R)
+        self._RinvL = cho_solve(self._R_factor, L, check_finite=False)  # R^-1 L
+        if r == "marginal_likelihood":
+            M = L @ self._RinvL
+            e, U = np.linalg.eigh(K)
+            e = np.maximum(e, 0.0)
+            Mt = np.einsum("ij,ik,kj->j", U, M, U)
+            logdetR = 2 * float(np.sum(np.log(np.diag(self._R_factor[0]))))
+
+            def neg(log_eta: float) -> float:
+                ev = e + n * 10.0**log_eta
+                return float(0.5 * n * (np.sum(np.log(ev)) + logdetR) + 0.5 * np.sum(Mt / ev))
+
+            res = minimize_scalar(neg, bounds=(-8.0, 2.0), method="bounded", options={"xatol": 1e-3})
+            self.regularization_ = float(10.0**res.x)
+        else:
+            self.regularization_ = float(r)
+        self._K_factor = cho_factor(K + n * self.regularization_ * np.eye(n), lower=True, check_finite=False)
+        self.log_marginal_likelihood_ = self._log_ml(K, L)
+        return self
+
+    def _log_ml(self, K: np.ndarray, L: np.ndarray) -> float:
+        n = K.shape[0]
+        logdetK = 2 * float(np.sum(np.log(np.diag(self._K_factor[0]))))
+        logdetR = 2 * float(np.sum(np.log(np.diag(self._R_factor[0]))))
+        tr = float(np.trace(cho_solve(self._K_factor, L @ self._RinvL, check_finite=False)))
+        return -0.5 * n * (logdetK + logdetR) - 0.5 * tr
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "_K_factor")
+        return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
+
+    def _weights(self, Xv: np.ndarray) -> np.ndarray:
+        """(K + n eta I)^-1 k(X, x), shape (n, N)."""
+        return cho_solve(self._K_factor, self.kernel_(self.X_fit_, Xv), check_finite=False)
+
+    def predict(self, X: Any, Y: Any, *, return_cov: bool = False) -> Any:
+        """Posterior mean of mu(x, y), shape (N, M), and with ``return_cov`` its covariance (N, M, N, M).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import BayesianCME
+        >>> X = np.linspace(-1, 1, 30)[:, None]
+        >>> b = BayesianCME(lengthscale=1.0, regularization=1e-4).fit(X, X)
+        >>> np.round(b.predict([[0.0]], [[0.0], [3.0]]), 2)   # close to l(0, y) = exp(-y^2 / 2)
+        array([[1.  , 0.01]])
+        """
+        Xv = self._check_X(X)
+        Yv = as_2d(np.asarray(Y, dtype=np.float64))
+        beta = self._weights(Xv)  # (n, N)
+        rY = self.nuclear_kernel(self.Y_fit_, Yv)  # (n, M)
+        # mean = beta^T L R^-1 r(Y, y) = beta^T (R^-1 L)^T r(Y, y)  (R, L symmetric)
+        mean = beta.T @ (self._RinvL.T @ rY)
+        if not return_cov:
+            return mean
+        kxx = self.kernel_(Xv, Xv)
+        cx = self.kernel_(Xv, self.X_fit_) @ beta  # k(x, X) (K + n eta I)^-1 k(X, x')
+        ryy = self.nuclear_kernel(Yv, Yv)
+        sy = rY.T @ cho_solve(self._R_factor, rY, check_finite=False)  # r(y, Y) R^-1 r(Y, y')
+        cov = kxx[:, None, :, None] * ryy[None, :, None, :] - cx[:, None, :, None] * sy[None, :, None, :]
+        return mean, cov
+
+    def expectation(self, X: Any, points: Any, coef: Any, *, return_cov: bool = False) -> Any:
+        """Posterior of <f, mu(x, .)> for f = sum_j coef_j l(., points_j): mean (N,) [, covariance (N, N)].
+
+        The mean is sum_j coef_j mean(x, p_j); the covariance is
+        k(x, x') a^T R_PP a - k(x, X) (K + n eta I)^-1 k(X, x') a^T R_PY R^-1 R_YP a (Chau, 2023,
+        thesis Proposition 4.3.3, where f is a kernel ridge regression with coefficients a).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import BayesianCME
+        >>> X = np.linspace(-1, 1, 30)[:, None]
+        >>> b = BayesianCME(lengthscale=1.0, regularization=1e-3).fit(X, X)
+        >>> m, C = b.expectation(X[:2], X, np.ones(30) / 30, return_cov=True)
+        >>> m.shape, C.shape, bool(np.all(np.diag(C) > 0))
+        ((2,), (2, 2), True)
+        """
+        Xv = self._check_X(X)
+        P = as_2d(np.asarray(points, dtype=np.float64))
+        a = np.asarray(coef, dtype=np.float64)
+        if a.shape != (P.shape[0],):
+            raise ValueError(f"coef must have one entry per point, shape ({P.shape[0]},); got {a.shape}.")
+        beta = self._weights(Xv)
+        rYP = self.nuclear_kernel(self.Y_fit_, P) @ a  # (n,)
+        mean = beta.T @ (self._RinvL.T @ rYP)
+        if not return_cov:
+            return mean
+        B = float(a @ self.nuclear_kernel(P, P) @ a)
+        C = float(rYP @ cho_solve(self._R_factor, rYP, check_finite=False))
+        kxx = self.kernel_(Xv, Xv)
+        cov = B * kxx - C * (self.kernel_(Xv, self.X_fit_) @ beta)
+        return mean, cov

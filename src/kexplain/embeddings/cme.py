@@ -1,0 +1,371 @@
+"""ConditionalMeanEmbedding: the kernel ridge estimate of E[phi(Y) | X = x].
+
+The conditional mean embedding (CME) of Y given X is the element mu_{Y|x} = E[l(Y, .) | X = x] of
+the RKHS of a kernel l on Y; its kernel ridge estimate from rows (x_i, y_i), i = 1..n, is
+mu_{Y|x} = sum_i beta_i(x) l(y_i, .) with
+
+    beta(x) = (K + n eta I)^-1 k(X, x)
+
+(Song, Huang, Smola & Fukumizu, 2009; the regression view in Chau, 2023, thesis section 4.2 and
+appendix C.4; Chau, Hu, Gonzalez & Sejdinovic, 2022, section 2.2, where it estimates RKHS-SHAP's
+observational game).  The ridge is **n * eta** throughout ``kexplain.embeddings`` (the convention of
+RKHS-SHAP; the thesis writes N lambda in chapter 3 and lambda in chapter 4: lambda = n * eta).
+Row weights w (summing to one) give D (D K D + n eta I)^-1 D k(X, x) with D = diag(sqrt(n w)),
+which equals repeating rows in proportion to their weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .._validation import check_random_state
+from ._kernels import as_2d, resolve_kernel
+from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
+
+_SELECTORS = ("cv", "marginal_likelihood")
+#: default grid of eta for ``regularization="cv"``
+DEFAULT_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+
+
+def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> float:
+    """Log marginal likelihood of the Bayesian CME whose posterior mean is the ridge CME.
+
+    With the prior mu ~ GP(0, k (x) l) and observations l(y_i, y_j) = mu(x_i, y_j) + noise of
+    covariance lam I (x) L (Chau, 2023, thesis Proposition 4.3.2, eq. 4.13 with the nuclear kernel
+    replaced by l itself), up to terms that do not depend on lam:
+    -n/2 log|K + lam I| - 1/2 tr((K + lam I)^-1 L).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import cme_log_marginal_likelihood
+    >>> K = np.eye(2); L = np.eye(2)
+    >>> print(f"{cme_log_marginal_likelihood(K, L, 1.0):.3f}")
+    -1.886
+    """
+    n = K.shape[0]
+    e, U = np.linalg.eigh(K)
+    e = np.maximum(e, 0.0) + lam
+    Lt = np.einsum("ij,ik,kj->j", U, L, U)  # diag(U^T L U)
+    return float(-0.5 * n * np.sum(np.log(e)) - 0.5 * np.sum(Lt / e))
+
+
+def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequence[np.ndarray]) -> float:
+    """Held-out squared RKHS error sum ``||l(y, .) - mu_{Y|x}||^2`` over the folds, divided by n.
+
+    ``K`` and ``L`` are the Gram matrices of the conditioning and target kernels on all rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import cme_cv_loss_from_grams
+    >>> x = np.linspace(0, 1, 6)[:, None]
+    >>> K = np.exp(-(x - x.T) ** 2); L = K.copy()
+    >>> folds = [np.arange(0, 6, 2), np.arange(1, 6, 2)]
+    >>> 0.0 <= cme_cv_loss_from_grams(K, L, 1e-3, folds) < 1.0
+    True
+    """
+    n = K.shape[0]
+    total = 0.0
+    for te in folds:
+        tr = np.setdiff1d(np.arange(n), te)
+        beta = ExactRidge(K[np.ix_(tr, tr)], len(tr) * eta).weights(K[np.ix_(tr, te)])
+        cross = L[np.ix_(tr, te)]
+        quad = np.sum(beta * (L[np.ix_(tr, tr)] @ beta), axis=0)
+        total += float(np.sum(np.diag(L)[te] - 2 * np.sum(beta * cross, axis=0) + quad))
+    return total / n
+
+
+class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
+    """Conditional mean embedding of Y given X by kernel ridge regression (exact or Nystroem).
+
+    After ``fit(X, Y)``, ``weights(x)`` gives beta(x) over the training rows, so that
+    E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i) for any function g (``expectation``); ``embedding``
+    evaluates mu_{Y|x}(y), ``inner_product`` gives <mu_{Y|x}, mu_{Y|x'}> in the target RKHS and
+    ``predict`` the conditional mean E[Y | X = x] (g the identity), so the estimator is also a
+    scikit-learn regressor.  beta(x) = D (D K D + n eta I)^-1 D k(X, x) with D = diag(sqrt(n w))
+    for sample weights w normalised to sum to one (D = I without weights); with
+    ``approximation="nystroem"`` the regression lives in the span of ``n_landmarks`` landmark
+    rows' feature maps, beta(x) = D^2 K_XL (K_LX D^2 K_XL + n eta K_LL)^-1 k(L, x) (the
+    push-through form; O(n m^2) instead of O(n^3)).  See Chau, 2023, thesis section 4.2 and
+    appendix C.4, and Chau, Hu, Gonzalez & Sejdinovic, 2022, section 2.2.
+
+    Parameters
+    ----------
+    kernel : None, kexplain kernel or callable
+        Kernel k on X; None is an RBF with one median-heuristic lengthscale per feature of the
+        training X; a callable k(A, B) returns the (len(A), len(B)) Gram matrix.
+    target_kernel : None, kexplain kernel or callable
+        Kernel l on Y, used by ``embedding``, ``inner_product`` and the regularisation selectors;
+        None is the median-heuristic RBF on the training Y.
+    regularization : float or {"cv", "marginal_likelihood"}
+        eta (the ridge is n * eta); "cv" picks it from ``grid`` by ``n_folds``-fold
+        cross-validation of the held-out squared RKHS error; "marginal_likelihood" maximises the
+        log marginal likelihood of the Bayesian CME whose posterior mean is this estimator
+        (``cme_log_marginal_likelihood``) over log10(eta) in [-8, 2].  The selectors use the
+        exact system on at most ``max_selection_rows`` rows, unweighted.
+    approximation : None or "nystroem"
+    n_landmarks : int
+        Landmark rows of the Nystroem approximation (all rows when there are fewer).
+    grid : sequence of float, optional
+        Candidates for ``regularization="cv"``; default 1e-6, 1e-5, ..., 1.
+    n_folds : int
+    max_selection_rows : int
+    random_state : None, int or numpy Generator
+        Picks the landmarks, the folds and the selection subsample.
+
+    Attributes
+    ----------
+    regularization_ : float
+        The eta used.
+    X_fit_, Y_fit_ : ndarray
+        The training rows (``Y_fit_`` is 2-D).
+    sample_weight_ : ndarray of shape (n,) or None
+        The normalised weights, None without weights.
+    landmarks_ : ndarray of int or None
+        Indices of the landmark rows (Nystroem).
+    scores_ : dict or None
+        eta -> held-out loss ("cv") or log marginal likelihood ("marginal_likelihood").
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings import ConditionalMeanEmbedding
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 1)); Y = X[:, 0] + 0.1 * rng.normal(size=200)
+    >>> cme = ConditionalMeanEmbedding(regularization=1e-3).fit(X, Y)
+    >>> cme.weights(np.array([[0.5]])).shape
+    (200, 1)
+    >>> np.round(cme.predict(np.array([[0.0], [1.0]])), 1)
+    array([0., 1.])
+    >>> np.round(cme.expectation(np.array([[1.0]]), lambda y: y[:, 0] ** 2), 1)   # E[Y^2 | X = 1] = 1.01
+    array([0.9])
+    """
+
+    def __init__(
+        self,
+        kernel: Any = None,
+        target_kernel: Any = None,
+        *,
+        regularization: float | str = 1e-3,
+        approximation: str | None = None,
+        n_landmarks: int = 300,
+        grid: Sequence[float] | None = None,
+        n_folds: int = 5,
+        max_selection_rows: int = 1000,
+        random_state: Any = None,
+    ) -> None:
+        self.kernel = kernel
+        self.target_kernel = target_kernel
+        self.regularization = regularization
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.grid = grid
+        self.n_folds = n_folds
+        self.max_selection_rows = max_selection_rows
+        self.random_state = random_state
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        return tags
+
+    # -- fitting ------------------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        r = self.regularization
+        if isinstance(r, str):
+            if r not in _SELECTORS:
+                raise ValueError(f"regularization must be a positive number or one of {_SELECTORS}, got {r!r}.")
+        elif isinstance(r, bool) or not isinstance(r, Real) or not (np.isfinite(float(r)) and float(r) > 0):
+            raise ValueError(f"regularization must be a positive number or one of {_SELECTORS}, got {r!r}.")
+        if self.approximation not in (None, "nystroem"):
+            raise ValueError(f"approximation must be None or 'nystroem', got {self.approximation!r}.")
+        for name in ("n_landmarks", "max_selection_rows"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, Integral) or self.n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}.")
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ConditionalMeanEmbedding:
+        """Fit the embedding of Y given X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,) or (n, q)
+            The targets Y.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative row weights (normalised to sum to one).
+
+        Returns
+        -------
+        ConditionalMeanEmbedding
+            self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 20)[:, None]
+        >>> ConditionalMeanEmbedding(regularization="cv").fit(X, X[:, 0] ** 2).regularization_ > 0
+        True
+        """
+        self._check_params()
+        X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
+        n = X.shape[0]
+        self._y_1d = np.asarray(Y).ndim == 1
+        Y2 = as_2d(Y)
+        w = None
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            if sw.sum() <= 0:
+                raise ValueError("sample_weight must have a positive sum.")
+            w = sw / sw.sum()
+        self.X_fit_, self.Y_fit_, self.sample_weight_ = X, Y2, w
+        self.kernel_ = resolve_kernel(self.kernel, X, "kernel")
+        self.target_kernel_ = resolve_kernel(self.target_kernel, Y2, "target_kernel")
+        rng = check_random_state(self.random_state)
+        self.landmarks_ = (
+            None if self.approximation is None else choose_landmarks(n, int(self.n_landmarks), rng, weights=w)
+        )
+        self.scores_: dict[float, float] | None = None
+        if isinstance(self.regularization, str):
+            self.regularization_ = self._select(rng)
+        else:
+            self.regularization_ = float(self.regularization)
+        D = None if w is None else np.sqrt(n * w)
+        lam = n * self.regularization_
+        if self.landmarks_ is None:
+            self.solver_: ExactRidge | NystroemRidge = ExactRidge(self.kernel_(X, X), lam, D)
+        else:
+            L = X[self.landmarks_]
+            self.solver_ = NystroemRidge(self.kernel_(L, X), self.kernel_(L, L), lam, D)
+        return self
+
+    def _select(self, rng: np.random.Generator) -> float:
+        X, Y = self.X_fit_, self.Y_fit_
+        n = X.shape[0]
+        if n > self.max_selection_rows:
+            rows = rng.choice(n, int(self.max_selection_rows), replace=False)
+            X, Y = X[rows], Y[rows]
+            n = X.shape[0]
+        K, L = self.kernel_(X, X), self.target_kernel_(Y, Y)
+        if self.regularization == "cv":
+            grid = [float(g) for g in (DEFAULT_GRID if self.grid is None else self.grid)]
+            if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
+                raise ValueError(f"grid must be a non-empty list of positive numbers, got {grid!r}.")
+            k = min(int(self.n_folds), n)
+            if k < 2:
+                raise ValueError("regularization='cv' needs at least 2 rows.")
+            folds = np.array_split(rng.permutation(n), k)
+            self.scores_ = {g: cme_cv_loss_from_grams(K, L, g, folds) for g in grid}
+            return min(self.scores_, key=lambda g: self.scores_[g])  # type: ignore[index]
+
+        def neg(log_eta: float) -> float:
+            return -cme_log_marginal_likelihood(K, L, n * 10.0**log_eta)
+
+        res = minimize_scalar(neg, bounds=(-8.0, 2.0), method="bounded", options={"xatol": 1e-3})
+        eta = float(10.0**res.x)
+        self.scores_ = {eta: -float(res.fun)}
+        return eta
+
+    # -- the embedding ------------------------------------------------------------------------------
+    def _check_X(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "solver_")
+        return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
+
+    def weights(self, X: Any) -> np.ndarray:
+        """beta(x) over the training rows, shape (n, N): E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 10)[:, None]
+        >>> ConditionalMeanEmbedding().fit(X, X[:, 0]).weights(X[:3]).shape
+        (10, 3)
+        """
+        Xv = self._check_X(X)
+        if self.landmarks_ is None:
+            return self.solver_.weights(self.kernel_(self.X_fit_, Xv))
+        return self.solver_.weights(self.kernel_(self.X_fit_[self.landmarks_], Xv))
+
+    def expectation(self, X: Any, g: Callable[[np.ndarray], Any] | Any) -> np.ndarray:
+        """E[g(Y) | X = x] for every row x of ``X``, shape (N,) or (N, o).
+
+        ``g`` is a callable applied to the training targets (a 2-D (n, q) array; it returns (n,)
+        or (n, o)), or the values g(y_i) themselves, shape (n,) or (n, o).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 30)[:, None]
+        >>> cme = ConditionalMeanEmbedding(regularization=1e-6).fit(X, 2 * X[:, 0])
+        >>> np.round(cme.expectation(np.array([[0.5]]), 2 * X[:, 0]), 2)
+        array([1.])
+        """
+        check_is_fitted(self, "solver_")
+        beta = self.weights(X)
+        G = np.asarray(g(self.Y_fit_) if callable(g) else g, dtype=np.float64)
+        if G.shape[0] != self.Y_fit_.shape[0] or G.ndim > 2:
+            raise ValueError(
+                f"g must give one value (or one row of values) per training row, {self.Y_fit_.shape[0]} "
+                f"rows; got shape {G.shape}."
+            )
+        return np.asarray(beta.T @ G)
+
+    def embedding(self, X: Any, Y: Any) -> np.ndarray:
+        """mu_{Y|x}(y) = sum_i beta_i(x) l(y_i, y), shape (N, M), for the rows of ``X`` and ``Y``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 10)[:, None]
+        >>> ConditionalMeanEmbedding().fit(X, X[:, 0]).embedding(X[:2], np.zeros((5, 1))).shape
+        (2, 5)
+        """
+        beta = self.weights(X)
+        return np.asarray((self.target_kernel_(self.Y_fit_, as_2d(Y)).T @ beta).T)
+
+    def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
+        """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 10)[:, None]
+        >>> G = ConditionalMeanEmbedding().fit(X, X[:, 0]).inner_product(X[:3])
+        >>> G.shape, bool(np.allclose(G, G.T))
+        ((3, 3), True)
+        """
+        b1 = self.weights(X1)
+        b2 = b1 if X2 is None else self.weights(X2)
+        return np.asarray(b1.T @ self.target_kernel_(self.Y_fit_, self.Y_fit_) @ b2)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The conditional mean E[Y | X = x] (g the identity), shape (N,) or (N, q) as Y was.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings import ConditionalMeanEmbedding
+        >>> X = np.linspace(0, 1, 30)[:, None]
+        >>> np.round(ConditionalMeanEmbedding(regularization=1e-6).fit(X, X[:, 0]).predict([[0.5]]), 2)
+        array([0.5])
+        """
+        check_is_fitted(self, "solver_")
+        out = self.expectation(X, self.Y_fit_)
+        return out[:, 0] if self._y_1d else out

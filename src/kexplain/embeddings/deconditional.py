@@ -1,0 +1,603 @@
+"""Deconditional Gaussian processes: the Conditional Mean Process posterior for bagged data.
+
+Chau, Bouabid & Sejdinovic (2021), "Deconditional Downscaling with Gaussian Processes"
+(Chau's thesis, 2023, chapter 3 and appendix A).  A latent field f ~ GP(m, k) on high-resolution
+inputs x is observed only through noisy conditional means
+
+    z~_j = E[f(X) | Y = y~_j] + eps_j,      eps_j ~ N(0, sigma^2),
+
+where Y is a low-resolution (bag-level) mediating variable.  The bags of high-resolution inputs
+x_j = {x_j^(1), ..., x_j^(n_j)} come with bag covariates y_j (data set D1); the targets z~ come
+with their own covariates y~ (data set D2: *indirect matching*), or with the bags themselves
+(y~ = y: *direct matching*).  The conditional expectation of f is a GP on Y (the CMP), jointly
+Gaussian with f, and the deconditional posterior f | z~ is a GP with (thesis eqs. 3.7, 3.8)
+
+    m_d(x)     = m(x) + k(x, x) A (Q + sigma^2 I)^-1 (z~ - m)
+    k_d(x, x') = k(x, x') - k(x, x) A (Q + sigma^2 I)^-1 A^T k(x, x'),    Q = A^T K_xx A,
+
+with A the empirical conditional mean operator evaluated at y~.
+
+Estimators of A (``estimator=``)
+--------------------------------
+``"exact"``
+    the CMO estimated with every bag covariate replicated n_j times (thesis eq. 3.1 on
+    sum_j n_j rows), computed at bag level: with P the (n, B) bag indicator and D = P^T P,
+    (P L P^T + n lam I)^-1 P = P (L D + n lam I)^-1 (push-through), so A = P (L D + n lam I)^-1 L_{y y~}
+    costs O(B^3 + n^2) instead of O(n^3) (n = sum_j n_j points, B bags).
+``"shrinkage"``
+    the Conditional Mean Shrinkage Operator (thesis eq. 3.9; S-CMP): bag means of the feature maps
+    regressed on the bag covariates, A = P D^-1 (L + B lam I)^-1 L_{y y~}.  With equal bag sizes it
+    equals the exact estimator.
+``"variational"``
+    VARCMP (thesis appendix A.3): inducing inputs w (k-means++ on the inputs), q(u) = N(eta, Sigma)
+    on u = f(w), and the evidence lower bound (A.70) with the exact CMO.  The optimal q is Gaussian
+    in closed form (Titsias, 2009), and the bound at that q (the "collapsed" ELBO) is what the
+    hyperparameters maximise; ``elbo`` evaluates the uncollapsed bound (A.70) for any q.  With the
+    inducing inputs at every input the variational posterior is the exact one.
+
+Without bag covariates (``mediator=None``) a bag's embedding is the mean of its feature maps and
+the model is the bag-GP of Law et al. (2018) (BAGG-GP; VBAGG with ``estimator="variational"``);
+with one point per bag it is GP regression.
+
+Ridge convention: as everywhere in kexplain's embeddings, the ridge of a kernel ridge regression
+on n rows is ``n * regularization`` (thesis chapter 3 writes N lambda; chapter 4 writes lambda).
+
+Hyperparameters (lengthscales, amplitude, noise variance) maximise the log marginal likelihood
+(the collapsed ELBO for ``"variational"``) with scipy's L-BFGS-B on log-parameters and
+analytic gradients (finite differences in the mediator lengthscales and for ``"variational"``);
+``regularization`` is fixed unless it is ``"ml"``.  Kernels are Gaussian (RBF) on both
+inputs, as in the thesis's swiss-roll study.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+_ESTIMATORS = ("exact", "shrinkage", "variational")
+_JITTER = 1e-10
+_LOG_BOUNDS = (-9.0, 9.0)
+
+
+def _sqdist(A: np.ndarray, B: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    A = A / ls
+    B = B / ls
+    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
+    return np.maximum(d, 0.0)
+
+
+def rbf(A: Any, B: Any, lengthscale: Any, amplitude: float = 1.0) -> np.ndarray:
+    """Gaussian kernel amplitude * exp(-|a - b|^2 / (2 lengthscale^2)) (one lengthscale or one per column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings.deconditional import rbf
+    >>> print(np.round(rbf(np.zeros((1, 1)), np.ones((1, 1)), 1.0), 3))
+    [[0.607]]
+    """
+    ls = np.asarray(lengthscale, dtype=np.float64)
+    return float(amplitude) * np.exp(-0.5 * _sqdist(np.asarray(A, float), np.asarray(B, float), ls))
+
+
+def _chol(M: np.ndarray) -> tuple[np.ndarray, bool]:
+    n = M.shape[0]
+    scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
+    for jit in (_JITTER, 1e-8, 1e-6):
+        try:
+            return cho_factor(M + jit * scale * np.eye(n), lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+    raise np.linalg.LinAlgError("matrix is not positive definite, even with jitter")
+
+
+def _logdet(c: tuple[np.ndarray, bool]) -> float:
+    return 2.0 * float(np.log(np.diag(c[0])).sum())
+
+
+def _bag_sums(M: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Column sums of M over the (sorted, contiguous) bags: (r, n) -> (r, B)."""
+    return np.add.reduceat(M, starts, axis=1)
+
+
+def _as_bags(X: Any, bags: Any) -> tuple[Any, np.ndarray | None, bool]:
+    """(data for validate_data, bag labels per row or None, given-as-list flag)."""
+    if isinstance(X, (list, tuple)) and len(X) > 0 and all(_ndim(b) == 2 for b in X if _is_arraylike(b)):
+        if not all(_is_arraylike(b) for b in X):
+            return X, None, False
+        arrays = [np.asarray(b, dtype=np.float64) for b in X]
+        for j, b in enumerate(arrays):
+            if b.shape[0] == 0:
+                raise ValueError(f"X: bag {j} is empty; every bag needs at least one row.")
+            if b.shape[1] != arrays[0].shape[1]:
+                raise ValueError(
+                    f"X: bag {j} has {b.shape[1]} features but bag 0 has {arrays[0].shape[1]}; "
+                    "all bags must have the same columns."
+                )
+        if bags is not None:
+            raise ValueError("bags must be None when X is given as a list of bags.")
+        labels = np.concatenate([np.full(len(b), j) for j, b in enumerate(arrays)])
+        return np.vstack(arrays), labels, True
+    if bags is None:
+        return X, None, False
+    return X, np.asarray(bags), False
+
+
+def _ndim(b: Any) -> int:
+    try:
+        return int(np.ndim(b))
+    except ValueError:  # ragged nested lists
+        return -1
+
+
+def _is_arraylike(b: Any) -> bool:
+    return hasattr(b, "shape") or isinstance(b, (list, tuple))
+
+
+def _check_2d(a: Any, name: str, n_rows: int, what: str) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (rows, features); got {arr.ndim} dimensions.")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} rows but there are {n_rows} {what}.")
+    if not np.all(np.isfinite(arr)):
+        r, c = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} contains NaN or infinity (row {r}, column {c}).")
+    return arr
+
+
+class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
+    """Deconditional GP regression on bags (CMP, S-CMP, VARCMP; Chau, Bouabid & Sejdinovic, 2021).
+
+    Fits the latent high-resolution field f from bag-level targets, directly matched (one target
+    per bag) or through a mediating bag covariate (indirect matching), and predicts f at new
+    high-resolution inputs with its posterior mean, standard deviation or covariance (Chau's
+    thesis, 2023, section 3.3 and appendix A; see the module docstring for the estimators).
+
+    Parameters
+    ----------
+    estimator : {"exact", "shrinkage", "variational"}, default="exact"
+        How the conditional mean operator is estimated (CMP, S-CMP, VARCMP).
+    lengthscale : float or array of shape (n_features,), default=1.0
+        Initial lengthscale(s) of the Gaussian kernel k on the high-resolution inputs (an array
+        gives one lengthscale per column).
+    amplitude : float, default=1.0
+        Initial prior variance of f.
+    mediator_lengthscale : float or array, default=1.0
+        Initial lengthscale(s) of the Gaussian kernel l on the mediator (unused without one).
+    noise : float, default=0.1
+        Initial variance sigma^2 of the noise on the bag-level targets.
+    regularization : float or "ml", default=1e-3
+        CMO regularisation lambda; the ridge is ``n * regularization`` for a regression on n rows.
+        ``"ml"`` learns it with the other hyperparameters by marginal likelihood (from 1e-3),
+        which is what learning an amplitude for the mediator kernel l amounts to.
+    n_inducing : int, default=50
+        Number of inducing inputs for ``"variational"`` (k-means++ centres of the inputs; every
+        input when there are no more inputs than this).
+    optimize : bool, default=True
+        Maximise the log marginal likelihood (collapsed ELBO for ``"variational"``) over the
+        kernel hyperparameters and the noise.
+    max_iter : int, default=100
+        Iterations of L-BFGS-B.
+    normalize_y : bool, default=False
+        Centre and scale the targets (a constant prior mean m, as in scikit-learn's GP).
+    random_state : int, Generator or None, default=None
+        Seeds the k-means++ choice of inducing inputs (no effect for the other estimators).
+
+    Attributes
+    ----------
+    lengthscale_, amplitude_, noise_, mediator_lengthscale_, regularization_ : fitted hyperparameters
+    log_marginal_likelihood_value_ : float
+        Log marginal likelihood (collapsed ELBO for ``"variational"``) at the fitted values.
+    n_bags_ : int
+    n_iter_ : int
+        L-BFGS-B iterations (1 without optimisation).
+    inducing_points_ : ndarray or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings.deconditional import DeconditionalGPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> bags = [rng.normal(loc=c, size=(20, 1)) for c in np.linspace(-2, 2, 8)]
+    >>> z = np.array([np.sin(b).mean() for b in bags])
+    >>> gp = DeconditionalGPRegressor().fit(bags, z, mediator=np.linspace(-2, 2, 8)[:, None])
+    >>> mean, std = gp.predict(np.array([[0.0], [1.0]]), return_std=True)
+    >>> print(np.round(mean, 1), bool(np.all(std > 0)))
+    [0.  0.9] True
+    """
+
+    def __init__(
+        self,
+        estimator: str = "exact",
+        *,
+        lengthscale: Any = 1.0,
+        amplitude: float = 1.0,
+        mediator_lengthscale: Any = 1.0,
+        noise: float = 0.1,
+        regularization: float = 1e-3,
+        n_inducing: int = 50,
+        optimize: bool = True,
+        max_iter: int = 100,
+        normalize_y: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self.estimator = estimator
+        self.lengthscale = lengthscale
+        self.amplitude = amplitude
+        self.mediator_lengthscale = mediator_lengthscale
+        self.noise = noise
+        self.regularization = regularization
+        self.n_inducing = n_inducing
+        self.optimize = optimize
+        self.max_iter = max_iter
+        self.normalize_y = normalize_y
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self, X: Any, y: Any, *, bags: Any = None, mediator: Any = None, target_mediator: Any = None
+    ) -> DeconditionalGPRegressor:
+        """Fit on bags of inputs and bag-level (direct) or mediated (indirect) targets.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features) or list of arrays of shape (n_j, n_features)
+            High-resolution inputs: the rows of all bags, with ``bags`` giving each row's bag, or a
+            list with one array per bag.  An array without ``bags`` makes every row its own bag
+            (GP regression when ``mediator`` is None).
+        y : array of shape (n_targets,)
+            Bag-level targets: one per bag (direct matching; bags in the order of the list, or of
+            ``np.unique(bags)``), or one per row of ``target_mediator`` (indirect matching).
+        bags : array of shape (n,), optional
+            Bag label of each row of X (only with an array X).
+        mediator : array of shape (n_bags, p), optional
+            Bag covariates y_j (the mediating variable), one row per bag in bag order.  None uses
+            the bags' mean embeddings (the bag-GP of Law et al., 2018).
+        target_mediator : array of shape (n_targets, p), optional
+            Mediator values y~ observed with the targets (indirect matching); requires ``mediator``.
+
+        Returns
+        -------
+        self
+        """
+        if self.estimator not in _ESTIMATORS:
+            raise ValueError(f"estimator must be one of {', '.join(map(repr, _ESTIMATORS))}; got {self.estimator!r}.")
+        if isinstance(self.regularization, str):
+            if self.regularization != "ml":
+                raise ValueError(f"regularization must be a float >= 0 or 'ml'; got {self.regularization!r}.")
+        elif not float(self.regularization) >= 0:
+            raise ValueError(f"regularization must be a float >= 0 or 'ml'; got {self.regularization!r}.")
+        data, labels, _ = _as_bags(X, bags)
+        if labels is None:
+            Xc, z = validate_data(self, data, y, dtype=np.float64, y_numeric=True)
+            labels = np.arange(Xc.shape[0])
+        else:
+            Xc = validate_data(self, data, dtype=np.float64)
+            if y is None:
+                name = type(self).__name__
+                raise ValueError(f"This {name} estimator requires y to be passed, but the target y is None.")
+            z = np.asarray(y, dtype=np.float64).ravel()
+            if not np.all(np.isfinite(z)):
+                raise ValueError(f"y contains NaN or infinity (target {int(np.flatnonzero(~np.isfinite(z))[0])}).")
+            if labels.shape[0] != Xc.shape[0]:
+                raise ValueError(f"bags has {labels.shape[0]} labels but X has {Xc.shape[0]} rows.")
+        _, inv = np.unique(labels, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        self.X_train_ = Xc[order]
+        counts = np.bincount(inv)
+        self.counts_ = counts.astype(np.float64)
+        self.starts_ = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        B = counts.size
+        self.n_bags_ = B
+        self.mediator_: np.ndarray | None = None if mediator is None else _check_2d(mediator, "mediator", B, "bags")
+        if target_mediator is not None:
+            if self.mediator_ is None:
+                raise ValueError("target_mediator (indirect matching) requires mediator, the bag covariates.")
+            tmed = _check_2d(target_mediator, "target_mediator", z.size, "targets in y")
+            self.target_mediator_: np.ndarray | None = tmed
+            if tmed.shape[1] != self.mediator_.shape[1]:
+                raise ValueError(
+                    f"target_mediator has {tmed.shape[1]} columns but mediator has {self.mediator_.shape[1]}."
+                )
+        else:
+            if z.size != B:
+                raise ValueError(
+                    f"y has {z.size} targets but there are {B} bags; direct matching needs one target per bag "
+                    "(pass mediator and target_mediator for indirect matching)."
+                )
+            self.target_mediator_ = self.mediator_
+        self.y_mean_, self.y_std_ = (float(z.mean()), float(z.std()) or 1.0) if self.normalize_y else (0.0, 1.0)
+        self._z = (z - self.y_mean_) / self.y_std_
+        ls = np.atleast_1d(np.asarray(self.lengthscale, dtype=np.float64))
+        if ls.size not in (1, Xc.shape[1]):
+            raise ValueError(f"lengthscale must be a scalar or have {Xc.shape[1]} entries; got {ls.size}.")
+        self._p = ls.size
+        theta: list[np.ndarray] = [np.log(ls), np.log([self.amplitude, self.noise])]
+        self._opt_lam = self.regularization == "ml" and self.mediator_ is not None
+        if self.mediator_ is not None:
+            theta.append(np.log(np.atleast_1d(np.asarray(self.mediator_lengthscale, dtype=np.float64))))
+            if self._opt_lam:
+                theta.append(np.log([1e-3]))
+        theta0 = np.concatenate(theta)
+        self.inducing_points_ = self._inducing() if self.estimator == "variational" else None
+        self._cache: dict[Any, np.ndarray] = {}
+        self.n_iter_ = 1
+        if self.optimize:
+            exact = self.estimator != "variational"
+            res = minimize(
+                self._objective_grad if exact else self._objective,
+                theta0,
+                jac=exact or None,
+                method="L-BFGS-B",
+                bounds=[_LOG_BOUNDS] * theta0.size,
+                options={"maxiter": int(self.max_iter)},
+            )
+            theta0 = res.x if np.isfinite(res.fun) else theta0
+            self.n_iter_ = max(int(res.nit), 1)
+        self.theta_ = theta0
+        self.log_marginal_likelihood_value_ = -self._objective(theta0)
+        self._posterior(theta0)
+        self._cache = {}
+        return self
+
+    def _inducing(self) -> np.ndarray:
+        from sklearn.cluster import kmeans_plusplus
+
+        X = self.X_train_
+        if int(self.n_inducing) >= X.shape[0]:
+            return X.copy()
+        rs = self.random_state
+        seed = rs if isinstance(rs, (int, np.integer)) or rs is None else np.random.default_rng(rs).integers(2**31)
+        centres, _ = kmeans_plusplus(X, int(self.n_inducing), random_state=seed)
+        return np.asarray(centres)
+
+    def _unpack(self, theta: np.ndarray) -> tuple[np.ndarray, float, float, np.ndarray | None, float]:
+        p = self._p
+        t = np.exp(theta)
+        if self.mediator_ is None:
+            return t[:p], float(t[p]), float(t[p + 1]), None, 0.0
+        if self._opt_lam:
+            return t[:p], float(t[p]), float(t[p + 1]), t[p + 2 : -1], float(t[-1])
+        return t[:p], float(t[p]), float(t[p + 1]), t[p + 2 :], float(self.regularization)
+
+    def _G(self, lsy: np.ndarray | None, lam: float) -> np.ndarray:
+        """The (B, M) matrix G with A = P G: k(x, x) A = (bag sums of k(x, x)) G."""
+        c = self.counts_
+        if self.mediator_ is None:
+            return np.diag(1.0 / c)
+        L = rbf(self.mediator_, self.mediator_, lsy)
+        Lt = rbf(self.mediator_, self.target_mediator_, lsy)
+        B = c.size
+        if self.estimator == "shrinkage":
+            return (1.0 / c)[:, None] * cho_solve(_chol(L + B * lam * np.eye(B)), Lt, check_finite=False)
+        d = np.sqrt(c)
+        n = float(c.sum())
+        Mx = d[:, None] * L * d[None, :] + n * lam * np.eye(B)
+        return (1.0 / d)[:, None] * cho_solve(_chol(Mx), d[:, None] * Lt, check_finite=False)
+
+    def _S0(self, ls: np.ndarray) -> np.ndarray:
+        key = ("S", ls.tobytes())
+        if key not in self._cache:
+            K = rbf(self.X_train_, self.X_train_, ls)
+            Sb = _bag_sums(K, self.starts_)
+            self._cache[key] = _bag_sums(np.ascontiguousarray(Sb.T), self.starts_)
+        return self._cache[key]
+
+    def _dS0(self, ls: np.ndarray) -> list[np.ndarray]:
+        """Bag sums of dK/dlog(lengthscale_k), one (B, B) matrix per lengthscale."""
+        key = ("dS", ls.tobytes())
+        if key not in self._cache:
+            X = self.X_train_
+            K = rbf(X, X, ls)
+            cols = [slice(None)] if ls.size == 1 else [slice(k, k + 1) for k in range(ls.size)]
+            out = []
+            for k, sl in enumerate(cols):
+                dk = _sqdist(X[:, sl], X[:, sl], ls[k : k + 1] if ls.size > 1 else ls)
+                Sb = _bag_sums(K * dk, self.starts_)
+                out.append(_bag_sums(np.ascontiguousarray(Sb.T), self.starts_))
+            self._cache[key] = np.stack(out)
+        return list(self._cache[key])
+
+    def _objective_grad(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """Negative log marginal likelihood and its gradient (exact and shrinkage estimators).
+
+        Analytic in the input lengthscales, amplitude and noise; central differences (on the cheap
+        bag-level algebra only) in the mediator lengthscales.
+        """
+        f = self._objective(theta)
+        if not np.isfinite(f):
+            return f, np.zeros_like(theta)
+        ls, amp, noise, lsy, lam = self._unpack(theta)
+        G = self._G(lsy, lam)
+        z = self._z
+        M = z.size
+        Q = amp * (G.T @ self._S0(ls) @ G)
+        c = _chol(Q + noise * np.eye(M))
+        alpha = cho_solve(c, z, check_finite=False)
+        Wm = cho_solve(c, np.eye(M), check_finite=False) - np.outer(alpha, alpha)
+        p = self._p
+        grad = np.zeros_like(theta)
+        GWG = G @ Wm @ G.T
+        for k, dS in enumerate(self._dS0(ls)):
+            grad[k] = 0.5 * amp * float(np.sum(GWG * dS))
+        grad[p] = 0.5 * float(np.sum(Wm * Q))
+        grad[p + 1] = 0.5 * noise * float(np.trace(Wm))
+        h = 1e-6
+        for k in range(p + 2, theta.size):
+            e = np.zeros_like(theta)
+            e[k] = h
+            grad[k] = (self._objective(theta + e) - self._objective(theta - e)) / (2 * h)
+        return f, grad
+
+    def _Kbw0(self, ls: np.ndarray) -> np.ndarray:
+        key = ("W", ls.tobytes())
+        if key not in self._cache:
+            W = self.inducing_points_
+            self._cache[key] = _bag_sums(np.ascontiguousarray(rbf(W, self.X_train_, ls)), self.starts_).T
+        return self._cache[key]
+
+    def _objective(self, theta: np.ndarray) -> float:
+        """Negative log marginal likelihood (negative collapsed ELBO for "variational")."""
+        try:
+            ls, amp, noise, lsy, lam = self._unpack(theta)
+            G = self._G(lsy, lam)
+            z = self._z
+            M = z.size
+            Q = amp * (G.T @ self._S0(ls) @ G)
+            if self.estimator != "variational":
+                c = _chol(Q + noise * np.eye(M))
+                alpha = cho_solve(c, z, check_finite=False)
+                return float(0.5 * z @ alpha + 0.5 * _logdet(c) + 0.5 * M * np.log(2 * np.pi))
+            W = self.inducing_points_
+            Kww = rbf(W, W, ls, amp)
+            Psi = amp * (G.T @ self._Kbw0(ls))  # (M, m) = A^T K_xw
+            cw = _chol(Kww)
+            V = solve_triangular(cw[0], Psi.T, lower=True, check_finite=False)  # (m, M)
+            Qn = V.T @ V
+            c = _chol(Qn + noise * np.eye(M))
+            alpha = cho_solve(c, z, check_finite=False)
+            nll = 0.5 * z @ alpha + 0.5 * _logdet(c) + 0.5 * M * np.log(2 * np.pi)
+            return float(nll + 0.5 * (np.trace(Q) - np.trace(Qn)) / noise)
+        except (np.linalg.LinAlgError, FloatingPointError, ValueError):
+            return float("inf")
+
+    def _posterior(self, theta: np.ndarray) -> None:
+        ls, amp, noise, lsy, lam = self._unpack(theta)
+        self.lengthscale_ = ls if ls.size > 1 else float(ls[0])
+        self.amplitude_, self.noise_ = amp, noise
+        self.mediator_lengthscale_ = None if lsy is None else (lsy if lsy.size > 1 else float(lsy[0]))
+        self.regularization_ = lam
+        G = self._G(lsy, lam)
+        z = self._z
+        M = z.size
+        S0 = self._S0(ls)
+        Q = amp * (G.T @ S0 @ G)
+        self._G_ = G
+        if self.estimator != "variational":
+            self._c = _chol(Q + noise * np.eye(M))
+            self._w = G @ cho_solve(self._c, z, check_finite=False)  # mean = k_b(x) w
+            return
+        W = self.inducing_points_
+        Kww = rbf(W, W, ls, amp)
+        Psi = amp * (G.T @ self._Kbw0(ls))
+        Lam = Kww + Psi.T @ Psi / noise
+        self._cw, self._cl = _chol(Kww), _chol(Lam)
+        v = cho_solve(self._cl, Psi.T @ z, check_finite=False) / noise
+        self._w = v  # mean = K_*w v
+        self.q_mean_ = Kww @ v
+        self.q_cov_ = Kww @ cho_solve(self._cl, Kww, check_finite=False)
+        self._Psi, self._Kww, self._trQ = Psi, Kww, float(np.trace(Q))
+
+    def elbo(self, q_mean: Any = None, q_cov: Any = None) -> float:
+        """The evidence lower bound (thesis eq. A.70) of a variational fit for q(u) = N(q_mean, q_cov).
+
+        Parameters
+        ----------
+        q_mean : array of shape (m,), optional
+            Mean of q(u) on the inducing inputs; default the fitted (optimal) ``q_mean_``.
+        q_cov : array of shape (m, m), optional
+            Covariance of q(u); default ``q_cov_``.
+
+        Returns
+        -------
+        float
+            The ELBO in the normalised target scale, at the fitted hyperparameters; at the optimal q
+            it equals ``log_marginal_likelihood_value_`` (the collapsed bound).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings.deconditional import DeconditionalGPRegressor
+        >>> X = np.linspace(0, 1, 12)[:, None]
+        >>> gp = DeconditionalGPRegressor("variational", lengthscale=0.2, n_inducing=5, random_state=0, optimize=False)
+        >>> gp = gp.fit(X, np.arange(4.0), bags=np.repeat(np.arange(4), 3))
+        >>> bool(abs(gp.elbo() - gp.log_marginal_likelihood_value_) < 1e-6)
+        True
+        """
+        check_is_fitted(self)
+        if self.estimator != "variational":
+            raise ValueError(f"elbo is defined for estimator='variational' only; this one is {self.estimator!r}.")
+        eta = self.q_mean_ if q_mean is None else np.asarray(q_mean, dtype=np.float64)
+        Sig = self.q_cov_ if q_cov is None else np.asarray(q_cov, dtype=np.float64)
+        Kww, Psi, noise, z = self._Kww, self._Psi, self.noise_, self._z
+        m, M = Kww.shape[0], z.size
+        cw = self._cw
+        Bm = cho_solve(cw, Psi.T, check_finite=False)  # Kww^-1 Psi^T
+        # A^T Sigma_bar A = Q - Psi Kww^-1 Psi^T + Psi Kww^-1 Sigma Kww^-1 Psi^T ; A^T eta_bar = Psi Kww^-1 eta
+        tr = self._trQ - np.trace(Psi @ Bm) + np.trace(Bm.T @ Sig @ Bm)
+        r = z - Bm.T @ eta
+        ell = -0.5 * M * np.log(2 * np.pi * noise) - 0.5 * (tr + r @ r) / noise
+        cs = _chol(Sig)
+        kl = 0.5 * (
+            np.trace(cho_solve(cw, Sig, check_finite=False))
+            + eta @ cho_solve(cw, eta, check_finite=False)
+            - m
+            + _logdet(cw)
+            - _logdet(cs)
+        )
+        return float(ell - kl)
+
+    # --------------------------------------------------------------- prediction
+    def predict(self, X: Any, return_std: bool = False, return_cov: bool = False) -> Any:
+        """Posterior mean of the high-resolution field f, with its std or covariance.
+
+        Parameters
+        ----------
+        X : array of shape (n_queries, n_features)
+            High-resolution inputs.
+        return_std : bool, default=False
+            Also return the posterior standard deviation of f (no observation noise).
+        return_cov : bool, default=False
+            Also return the posterior covariance of f (eq. 3.8); not with ``return_std``.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_queries,)
+        std or cov : ndarray, only when asked for
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.embeddings.deconditional import DeconditionalGPRegressor
+        >>> X = np.linspace(0, 3, 10)[:, None]
+        >>> gp = DeconditionalGPRegressor(optimize=False).fit(X, np.sin(X).ravel())
+        >>> print(np.round(gp.predict([[1.5]]), 2))
+        [0.99]
+        """
+        check_is_fitted(self)
+        if return_std and return_cov:
+            raise ValueError("return_std and return_cov cannot both be True; ask for one of them.")
+        Xq = validate_data(self, X, reset=False, dtype=np.float64)
+        ls, amp = np.atleast_1d(self.lengthscale_), self.amplitude_
+        s, mu = self.y_std_, self.y_mean_
+        if self.estimator != "variational":
+            Kb = amp * _bag_sums(rbf(Xq, self.X_train_, ls), self.starts_)  # (q, B)
+            mean = Kb @ self._w * s + mu
+            if not (return_std or return_cov):
+                return mean
+            H = Kb @ self._G_
+            V = solve_triangular(self._c[0], H.T, lower=True, check_finite=False)
+        else:
+            Kqw = rbf(Xq, self.inducing_points_, ls, amp)
+            mean = Kqw @ self._w * s + mu
+            if not (return_std or return_cov):
+                return mean
+            Vw = solve_triangular(self._cw[0], Kqw.T, lower=True, check_finite=False)
+            Vl = solve_triangular(self._cl[0], Kqw.T, lower=True, check_finite=False)
+            if return_std:
+                var = amp - (Vw * Vw).sum(0) + (Vl * Vl).sum(0)
+                return mean, np.sqrt(np.maximum(var, 0.0)) * s
+            cov = rbf(Xq, Xq, ls, amp) - Vw.T @ Vw + Vl.T @ Vl
+            return mean, cov * s**2
+        if return_std:
+            var = amp - (V * V).sum(0)
+            return mean, np.sqrt(np.maximum(var, 0.0)) * s
+        return mean, (rbf(Xq, Xq, ls, amp) - V.T @ V) * s**2
