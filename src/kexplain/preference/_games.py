@@ -1,0 +1,461 @@
+"""The games of PREF-SHAP as product games: item, context and joint levels.
+
+A preference model of :mod:`kexplain.preference` is a logit over support duels (L_i, R_i, C_i),
+
+    g(x^l, x^r, u) = sum_i coef_i k_E((x^l, x^r), (L_i, R_i)) k_U(u, C_i),
+
+with product kernels k (items) and k_U (contexts) of amplitude one.  Both forms of k_E are sums of
+products of item kernels, each product pairing one side of the explained duel with one side of
+the support duel:
+
+- ``"general"``: + k(l, L) k(r, R) - k(l, R) k(r, L)  (two pairs per term);
+- ``"utility"``: + k(l, L) - k(l, R) - k(r, L) + k(r, R)  (one pair per term).
+
+A *row* of the game is one (term, support duel) pair, with weight sign * coef_i.
+
+Interventional item game (Chau, 2023, thesis Definition 7.3.1 with the marginal reference that
+factorises over the two items): features outside S of the left item come from a background row
+z, of the right item from an independent row z'.  Each pair of a row draws its own background
+row, so the row's value for the absent set T is
+
+    B_r(T) = prod_{pairs (side, support)} A_support,i(T),   A_L,i(T) = sum_z w_z prod_{j in T} k_j(z_j, L_ij),
+
+and v_x(S) = sum_r W_r prod_{j in S} a_rj(x) B_r(complement of S): a product game whose rows are
+(row, background row per pair), or, tabulating B once, the subset route.  v(empty) = 0 because
+the two (or four) terms of k_E have the same absent table and cancel.
+
+Context game (thesis Proposition 7.3.4, interventional): players are context features; the item
+part k_E at the explained duel becomes a per-duel weight of each support duel.  Joint game: item
+and context features together, the context background drawn independently of the items.
+
+Per-duel row weights (a context at the item level, the item part at the context level) are
+folded into the first player's present and absent factors alike: exactly one of them enters
+every coalition's product, so the game is scaled row by row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..shapley.enumeration import exact_shapley
+from ..shapley.product import solve_product_game
+from ..shapley.quadrature import nodes_for_degree
+from ..shapley.result import ShapleyValues
+from ..shapley.subsets import SubsetGame, absent_set_table, compiled_available, subset_products
+
+#: terms of k_E: (pairs (explained side, support side), sign); side 0 = left, 1 = right
+TERMS: dict[str, list[tuple[tuple[tuple[int, int], ...], float]]] = {
+    "general": [(((0, 0), (1, 1)), 1.0), (((0, 1), (1, 0)), -1.0)],
+    "utility": [(((0, 0),), 1.0), (((0, 1),), -1.0), (((1, 0),), -1.0), (((1, 1),), 1.0)],
+}
+
+LEVELS = ("item", "context", "joint")
+
+#: the subset route is taken up to this many players (when cheaper than the quadrature)
+MAX_SUBSET_PLAYERS = 12
+
+#: bound on the absent-set table of the subset route
+TABLE_BYTES = 256 * 2**20
+
+#: bound on the work arrays of one block
+BLOCK_BYTES = 32 * 2**20
+
+
+class PreferenceGame:
+    """The background part of one interventional PREF-SHAP game, built once per explainer.
+
+    Parameters
+    ----------
+    pe : PreferenceExpansion
+        The model.
+    level : {"item", "context", "joint"}
+    items : ndarray (nb, d) or None
+        Item background (needed for the item and joint levels).
+    item_weights : ndarray (nb,) or None
+    contexts : ndarray (nc, p) or None
+        Context background (needed for the context and joint levels).
+    context_weights : ndarray (nc,) or None
+    route : {"auto", "subsets", "quadrature"}
+    max_block_bytes : int
+    """
+
+    def __init__(
+        self,
+        pe: Any,
+        level: str,
+        items: np.ndarray | None,
+        item_weights: np.ndarray | None,
+        contexts: np.ndarray | None,
+        context_weights: np.ndarray | None,
+        *,
+        route: str = "auto",
+        max_block_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        self.pe, self.level = pe, level
+        self.terms = TERMS[pe.kind]
+        self.n_terms = len(self.terms)
+        self.n_pairs = len(self.terms[0][0])
+        self.m = pe.n_support
+        self.d = pe.n_features if level in ("item", "joint") else 0
+        self.p = pe.n_context_features if level in ("context", "joint") else 0
+        self.D = self.d + self.p
+        self.max_block_bytes = int(max_block_bytes)
+        self.support = (pe.left, pe.right)
+        # rows: (term, support duel), term-major; the context level merges the terms
+        self.n_rows = self.m if level == "context" else self.n_terms * self.m
+        coef = np.asarray(pe.coef, dtype=np.float64)
+        if level == "context":
+            self.row_coef = coef
+        else:
+            self.row_coef = np.concatenate([s * coef for _, s in self.terms])
+        self.row_support = np.tile(np.arange(self.m), self.n_rows // self.m)
+        # background factors (nb, m, d) per support side, and of the contexts (nc, m, p)
+        self.ZF: tuple[np.ndarray, np.ndarray] | None = None
+        self.UF: np.ndarray | None = None
+        self.n_item_combos = 1
+        self.n_ctx_combos = 1
+        if self.d:
+            assert items is not None and item_weights is not None
+            k = pe.item_kernel
+            self.ZF = (k.feature_values(items, pe.left), k.feature_values(items, pe.right))
+            self.wz = item_weights
+            self.n_item_combos = items.shape[0] ** self.n_pairs
+        if self.p:
+            assert contexts is not None and context_weights is not None
+            self.UF = pe.context_kernel.feature_values(contexts, pe.context)
+            self.wu = context_weights
+            self.n_ctx_combos = contexts.shape[0]
+        self.n_combos = self.n_item_combos * self.n_ctx_combos
+        self.route = self._choose_route(route)
+        self.table: np.ndarray | None = None
+        self._subset_game: SubsetGame | None = None
+        if self.route == "subsets":
+            self.table = self._absent_table()
+            if self.point_free:
+                self._subset_game = SubsetGame(self.table, self.row_coef)
+
+    # -- cost model ------------------------------------------------------------------------------
+    def _choose_route(self, route: str) -> str:
+        D, R = self.D, self.n_rows
+        fits = D <= MAX_SUBSET_PLAYERS and 8 * R * 2**D <= TABLE_BYTES
+        if route == "subsets":
+            if not fits:
+                raise ValueError(
+                    f"route='subsets' tabulates 2^{D} sets for {R} rows; it accepts at most "
+                    f"{MAX_SUBSET_PLAYERS} players and a table of {TABLE_BYTES // 2**20} MiB."
+                )
+            return route
+        if route == "quadrature" or not fits:
+            return "quadrature"
+        subsets = 2**D * (0.5 if compiled_available() else 1.2)
+        quadrature = self.n_combos * D * nodes_for_degree(D - 1)
+        return "subsets" if subsets < quadrature else "quadrature"
+
+    # -- subset route ----------------------------------------------------------------------------
+    def _absent_table(self) -> np.ndarray:
+        """B[r, T] for every row r and absent set T (bits: item features, then context features)."""
+        parts = []
+        if self.d:
+            assert self.ZF is not None
+            A = [absent_set_table(F, self.wz) for F in self.ZF]  # (m, 2^d) per support side
+            if self.level == "context":  # pragma: no cover - the context level has no item players
+                raise AssertionError
+            item = np.concatenate([np.prod([A[s] for _, s in pairs], axis=0) for pairs, _ in self.terms])
+            parts.append(item)
+        if self.p:
+            assert self.UF is not None
+            ctx = absent_set_table(self.UF, self.wu)[self.row_support]  # (R, 2^p)
+            parts.append(ctx)
+        if len(parts) == 1:
+            return np.ascontiguousarray(parts[0])
+        item, ctx = parts
+        # bit layout: set index = T_item + 2^d * T_ctx
+        return (ctx[:, :, None] * item[:, None, :]).reshape(self.n_rows, -1)
+
+    # -- the explained duels ---------------------------------------------------------------------
+    def present(self, Xl: np.ndarray, Xr: np.ndarray, C: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Present factors a (N, R, D) and row weights W (N, R) of a block of explained duels."""
+        pe = self.pe
+        N = Xl.shape[0]
+        X = (Xl, Xr)
+        parts = []
+        need_item = self.d > 0 or self.level == "context"
+        item_terms: list[np.ndarray] = []
+        if need_item:
+            k = pe.item_kernel
+            F = {(a, b): k.feature_values(X[a], self.support[b]) for a in (0, 1) for b in (0, 1)}
+            for pairs, _ in self.terms:
+                f = F[pairs[0]].copy()
+                for pr in pairs[1:]:
+                    f *= F[pr]
+                item_terms.append(f)  # (N, m, d)
+        if self.d:
+            parts.append(np.concatenate(item_terms, axis=1))
+        ctx_full = None
+        if pe.context_kernel is not None and C is not None:
+            U = pe.context_kernel.feature_values(C, pe.context)  # (N, m, p)
+            if self.p:
+                parts.append(np.tile(U, (1, self.n_rows // self.m, 1)))
+            else:
+                ctx_full = np.prod(U, axis=-1)  # k_U(u, C_i): a per-duel weight at the item level
+        W = np.broadcast_to(self.row_coef, (N, self.n_rows)).copy()
+        if self.level == "context":
+            xi = sum(s * np.prod(t, axis=-1) for t, (_, s) in zip(item_terms, self.terms))
+            W *= xi  # k_E at the explained duel: a per-duel weight of each support duel
+        elif ctx_full is not None:
+            W *= np.tile(ctx_full, (1, self.n_terms))
+        a = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
+        return a, W
+
+    @property
+    def point_free(self) -> bool:
+        """Whether the row weights are the same for every explained duel."""
+        return self.level == "joint" or (self.level == "item" and self.pe.context_kernel is None)
+
+    # -- solving ---------------------------------------------------------------------------------
+    def solve(
+        self,
+        Xl: np.ndarray,
+        Xr: np.ndarray,
+        C: np.ndarray | None,
+        *,
+        interactions: str | None = None,
+        progress: bool = False,
+    ) -> ShapleyValues:
+        """Exact Shapley values (and interaction values, "sii" or "stii", in shap's layout) at a batch of duels."""
+        N = Xl.shape[0]
+
+        def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
+            return self.present(Xl[pts], Xr[pts], None if C is None else C[pts])
+
+        if self.route == "subsets":
+            assert self.table is not None
+            if self._subset_game is not None:
+                return self._subset_game.solve(
+                    lambda pts: present(pts)[0],
+                    n_points=N,
+                    interactions=interactions,
+                    max_block_bytes=self.max_block_bytes,
+                    progress=progress,
+                )
+            return self._solve_subsets_weighted(present, N, interactions)
+        return solve_product_game(
+            _QuadratureGame(self, present, N),
+            interactions=interactions,
+            max_block_bytes=self.max_block_bytes,
+            progress=progress,
+        )
+
+    def _solve_subsets_weighted(
+        self, present: Callable[[slice], tuple[np.ndarray, np.ndarray]], N: int, interactions: str | None
+    ) -> ShapleyValues:
+        """The subset route with per-duel row weights: v_p(S) = sum_r W_pr prod_{j in S} a_prj B_r(not S)."""
+        assert self.table is not None
+        D, R = self.D, self.n_rows
+        n_sets = 2**D
+        complement = (n_sets - 1) ^ np.arange(n_sets)
+        Tc = np.ascontiguousarray(self.table[:, complement].T)  # (2^D, R): B_r(complement of S)
+        bits = 1 << np.arange(D)
+        step = max(1, self.max_block_bytes // (16 * n_sets * R))
+        values = np.empty((N, D, 1))
+        v_full, v_empty = np.empty((N, 1)), np.empty((N, 1))
+        inter = np.empty((N, D, D, 1)) if interactions else None
+        for p0 in range(0, N, step):
+            pts = slice(p0, min(N, p0 + step))
+            a, W = present(pts)
+            P = subset_products(a)  # (2^D, pb, R)
+            P *= W[None]
+            v = np.matmul(P, Tc[:, :, None])[:, :, 0]  # (2^D, pb)
+            res = exact_shapley(_Lookup(v, bits), D, interactions=interactions or False)
+            values[pts, :, 0] = np.asarray(res.values).reshape(-1, D)
+            v_full[pts, 0], v_empty[pts, 0] = v[-1], v[0]
+            if inter is not None:
+                inter[pts, :, :, 0] = np.asarray(res.interactions).reshape(-1, D, D)
+        return ShapleyValues(
+            values=values, v_full=v_full, v_empty=v_empty, interactions=inter, interaction_index=interactions
+        )
+
+    # -- quadrature route: the absent factors of (row, background combination) pairs ----------------
+    def combo_factors(self, r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
+        """Absent factors (rows, n_combos, D) and combination weights (n_combos,) of rows r0..r1."""
+        rows = np.arange(r0, r1)
+        out = np.empty((rows.size, self.n_item_combos, self.n_ctx_combos, self.D))
+        wt = np.ones((self.n_item_combos, self.n_ctx_combos))
+        if self.d:
+            assert self.ZF is not None
+            nb = self.wz.shape[0]
+            for q, r in enumerate(rows):
+                pairs, _ = self.terms[r // self.m]
+                i = r % self.m
+                f = self.ZF[pairs[0][1]][:, i, :]  # (nb, d)
+                for _, s in pairs[1:]:
+                    f = (f[:, None, :] * self.ZF[s][None, :, i, :]).reshape(-1, self.d)
+                out[q, :, :, : self.d] = f[:, None, :]
+            w = self.wz
+            for _ in range(self.n_pairs - 1):
+                w = np.outer(w, self.wz).reshape(-1)
+            wt *= w[:, None]
+            assert w.shape[0] == nb**self.n_pairs
+        if self.p:
+            assert self.UF is not None
+            Uf = self.UF.transpose(1, 0, 2)[self.row_support[rows]]  # (rows, nc, p)
+            out[:, :, :, self.d :] = Uf[:, None, :, :]
+            wt *= self.wu[None, :]
+        return out.reshape(rows.size, self.n_combos, self.D), wt.reshape(-1)
+
+
+class _Lookup:
+    """The value function of a tabulated game: coalitions (n, D) -> rows of ``v`` (bit j = player j)."""
+
+    def __init__(self, v: np.ndarray, bits: np.ndarray) -> None:
+        self.v, self.bits = v, bits
+
+    def __call__(self, S: np.ndarray) -> np.ndarray:
+        return self.v[S.astype(np.int64) @ self.bits]
+
+
+class _QuadratureGame:
+    """A ``ProductGame`` over (row, background combination) pairs of a :class:`PreferenceGame`."""
+
+    def __init__(self, game: PreferenceGame, present: Callable[[slice], tuple[np.ndarray, np.ndarray]], N: int) -> None:
+        self.game, self._present = game, present
+        self.n_points, self.n_features, self.n_outputs = N, game.D, 1
+        self.n_rows = game.n_rows * game.n_combos
+        self.row_alignment = game.n_combos
+        self._cache: tuple[tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = None
+
+    def _points(self, points: slice) -> tuple[np.ndarray, np.ndarray]:
+        key = (points.start, points.stop)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._present(points))
+        return self._cache[1]
+
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        g = self.game
+        nc = g.n_combos
+        lo, hi = rows.start // nc, -(-rows.stop // nc)
+        a_all, W_all = self._points(points)
+        a_base, W = a_all[:, lo:hi], W_all[:, lo:hi]  # (p, rb, D), (p, rb)
+        b_base, wt = g.combo_factors(lo, hi)  # (rb, nc, D), (nc,)
+        p, rb, D = a_base.shape
+        off = rows.start - lo * nc
+        sl = slice(off, off + (rows.stop - rows.start))
+        a = np.broadcast_to(a_base[:, :, None, :], (p, rb, nc, D)).reshape(p, rb * nc, D)[:, sl]
+        b = b_base.reshape(1, rb * nc, D)[:, sl]
+        if g.point_free:
+            c = (W[0][:, None] * wt[None, :]).reshape(-1)[sl]
+            return a, b, c[:, None]
+        # per-duel weights folded into the first player's present and absent factors alike
+        Wr = np.repeat(W, nc, axis=1)[:, sl]
+        a = a.copy()
+        a[:, :, 0] *= Wr
+        b = np.broadcast_to(b, a.shape).copy()
+        b[:, :, 0] *= Wr
+        c = np.tile(wt, rb)[sl]
+        return a, b, c[:, None]
+
+
+class ObservationalPreferenceGame:
+    """The observational item or context game through conditional mean embeddings, built once.
+
+    Item level (Chau, 2023, thesis Proposition 7.3.3, corrected): with G_S(u, x) the CME-weighted
+    kernel of RKHS-SHAP (Chau, Hu, Gonzalez & Sejdinovic, 2022, Proposition 3) regressed on the
+    item pool X,
+
+        G_S(u, x) = k_S(u_S, x_S) k_Sc(u_Sc, X_Sc) (K_S(X, X) + n eta I)^-1 k_S(X, x_S),
+
+    the value is v(S) = sum_i coef_i [G_S(L_i, x^l) G_S(R_i, x^r) - G_S(R_i, x^l) G_S(L_i, x^r)]
+    (general kind; the utility kind is G_S(L_i, x^l) - G_S(R_i, x^l) - G_S(L_i, x^r) + G_S(R_i, x^r)),
+    each term times k_U(u, C_i) for a context model.  The thesis prints the middle factor with
+    the support items and the regularised Gram matrix without its ridge; here the embedding is
+    regressed on the item pool, with the ridge n eta on a unit-amplitude kernel.
+
+    Context level (Proposition 7.3.4): v(S') = sum_i coef_i k_E((x^l, x^r), (L_i, R_i)) G^U_S'(C_i, u)
+    with the embedding regressed on the context pool.
+
+    Parameters
+    ----------
+    pe : PreferenceExpansion
+    level : {"item", "context"}
+    pool : ndarray (n, d) or (n, p)
+        Items (item level) or contexts (context level) the embeddings are regressed on.
+    weights : ndarray (n,) or None
+        Weights of the pool rows summing to one; None weighs them equally.
+    eta : float
+        CME regularisation (the ridge is n * eta).
+    landmarks : ndarray of int, optional
+        Nystroem landmarks among the pool rows.
+    """
+
+    def __init__(
+        self,
+        pe: Any,
+        level: str,
+        pool: np.ndarray,
+        weights: np.ndarray | None,
+        eta: float,
+        *,
+        landmarks: np.ndarray | None = None,
+    ) -> None:
+        from ..models.expansion import KernelExpansion
+        from ..rkhs.cme import ProductCME
+
+        self.pe, self.level = pe, level
+        self.m = pe.n_support
+        if level == "item":
+            X_ref, kernel = np.vstack([pe.left, pe.right]), pe.item_kernel
+        else:
+            X_ref, kernel = pe.context, pe.context_kernel
+        em = KernelExpansion(X_ref, np.ones(X_ref.shape[0]), kernel)
+        self.cme = ProductCME(em, pool, eta, weights=weights, landmarks=landmarks)
+        self.d = pool.shape[1]
+
+    def value_function(
+        self, Xl: np.ndarray, Xr: np.ndarray, C: np.ndarray | None
+    ) -> Callable[[np.ndarray], np.ndarray]:
+        """v(S) at a batch of duels: a callable from coalitions (n_coalitions, d) to values (n_coalitions, N)."""
+        pe, m, N = self.pe, self.m, Xl.shape[0]
+        coef = np.asarray(pe.coef, dtype=np.float64)
+        W = np.broadcast_to(coef, (N, m)).copy()
+        if self.level == "item":
+            if C is not None and pe.context_kernel is not None:
+                W *= pe.context_kernel.gram(C, pe.context, check_input=False)
+            game = self.cme.game(np.vstack([Xl, Xr]))
+            general = pe.kind == "general"
+
+            def v_item(coalitions: np.ndarray) -> np.ndarray:
+                out = np.empty((coalitions.shape[0], N))
+                for q, S in enumerate(np.asarray(coalitions, dtype=bool)):
+                    B = game.basis_values(S)  # (2m, 2N): rows L then R, columns x^l then x^r
+                    GLl, GRl, GLr, GRr = B[:m, :N], B[m:, :N], B[:m, N:], B[m:, N:]
+                    E = GLl * GRr - GRl * GLr if general else GLl - GRl - GLr + GRr
+                    out[q] = np.einsum("in,ni->n", E, W)
+                return out
+
+            return v_item
+        assert C is not None
+        W *= _item_part(pe, Xl, Xr)
+        cgame = self.cme.game(C)
+
+        def v_context(coalitions: np.ndarray) -> np.ndarray:
+            out = np.empty((coalitions.shape[0], N))
+            for q, S in enumerate(np.asarray(coalitions, dtype=bool)):
+                out[q] = np.einsum("in,ni->n", cgame.basis_values(S), W)
+            return out
+
+        return v_context
+
+
+def _item_part(pe: Any, Xl: np.ndarray, Xr: np.ndarray) -> np.ndarray:
+    """k_E((x^l, x^r), (L_i, R_i)) for every explained duel and support duel, shape (N, m)."""
+    k = pe.item_kernel
+    KlL = k.gram(Xl, pe.left, check_input=False)
+    KrR = k.gram(Xr, pe.right, check_input=False)
+    KlR = k.gram(Xl, pe.right, check_input=False)
+    KrL = k.gram(Xr, pe.left, check_input=False)
+    if pe.kind == "general":
+        return KlL * KrR - KlR * KrL
+    return KlL - KlR - KrL + KrR

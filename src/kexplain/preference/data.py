@@ -1,0 +1,519 @@
+"""Duel data sets that run offline: the synthetic studies of Chau's thesis (2023, chapters 6 and 7),
+duels sampled from a generalised preference model, duels built from match records, and statsmodels'
+``modechoice`` travel data (optional extra ``preference``).
+
+Every generator returns a :class:`DuelData`: ``y`` is 1 where the LEFT item wins.  Orientation
+(which item is on the left) is drawn at random once per duel; nothing is duplicated or flipped
+here, so :meth:`DuelData.split` can split duels without leaking one into both parts (estimators
+flip duels only inside ``fit``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import check_random_state
+
+
+@dataclass
+class DuelData:
+    """Duels (X_left, X_right, y[, context]) with the items they come from.
+
+    Attributes
+    ----------
+    X_left, X_right : ndarray (n, d)
+        Items of each duel; ``y[i] == 1`` means the left item won.
+    y : ndarray (n,) of 0/1
+    context : ndarray (n, p) or None
+    left_index, right_index : ndarray (n,)
+        Rows of ``items`` on each side.
+    items : ndarray (n_items, d)
+    item_labels : ndarray (n_items,) or None
+        Ground-truth groups of the items (clusters, latent states, travel modes), where known.
+    groups : ndarray (n,) or None
+        Duels sharing a group (e.g. one traveller's choices) are kept together by :meth:`split`.
+    feature_names, context_names : list of str
+    info : dict
+        Anything else the generator knows (e.g. the true preference matrix).
+
+    Examples
+    --------
+    >>> from kexplain.preference import make_cluster_duels
+    >>> data = make_cluster_duels(n_duels=100, n_items=50, random_state=0)
+    >>> train, test = data.split(test_size=0.3, random_state=0)
+    >>> len(train), len(test), data.feature_names[:2]
+    (70, 30, ['x0', 'xAB'])
+    """
+
+    X_left: np.ndarray
+    X_right: np.ndarray
+    y: np.ndarray
+    context: np.ndarray | None = None
+    left_index: np.ndarray | None = None
+    right_index: np.ndarray | None = None
+    items: np.ndarray | None = None
+    item_labels: np.ndarray | None = None
+    groups: np.ndarray | None = None
+    feature_names: list[str] = field(default_factory=list)
+    context_names: list[str] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(len(self.y))
+
+    def subset(self, rows: ArrayLike) -> DuelData:
+        """The duels ``rows`` (items, labels and info shared).
+
+        Examples
+        --------
+        >>> from kexplain.preference import make_cluster_duels
+        >>> len(make_cluster_duels(n_duels=20, n_items=10, random_state=0).subset([0, 3, 5]))
+        3
+        """
+        r = np.asarray(rows)
+
+        def take(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[r]
+
+        return replace(
+            self,
+            X_left=self.X_left[r],
+            X_right=self.X_right[r],
+            y=self.y[r],
+            context=take(self.context),
+            left_index=take(self.left_index),
+            right_index=take(self.right_index),
+            groups=take(self.groups),
+        )
+
+    def split(self, test_size: float = 0.3, random_state: Any = None) -> tuple[DuelData, DuelData]:
+        """Random train/test split of the duels (whole ``groups`` when present), before any flipping.
+
+        Examples
+        --------
+        >>> from kexplain.preference import make_cluster_duels
+        >>> train, test = make_cluster_duels(n_duels=10, n_items=10, random_state=0).split(0.2, random_state=1)
+        >>> len(train), len(test)
+        (8, 2)
+        """
+        if not 0.0 < float(test_size) < 1.0:
+            raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
+        rng = check_random_state(random_state)
+        keys = np.arange(len(self)) if self.groups is None else self.groups
+        uniq = np.unique(keys)
+        n_test = min(len(uniq) - 1, max(1, int(round(float(test_size) * len(uniq)))))
+        if len(uniq) < 2:
+            raise ValueError("split needs at least two duels (or two groups).")
+        test_keys = rng.choice(uniq, size=n_test, replace=False)
+        is_test = np.isin(keys, test_keys)
+        return self.subset(np.flatnonzero(~is_test)), self.subset(np.flatnonzero(is_test))
+
+
+def _random_pairs(n_items: int, n_duels: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n_duels`` pairs of distinct items, drawn uniformly with replacement."""
+    if n_items < 2:
+        raise ValueError(f"n_items must be at least 2, got {n_items}.")
+    a = rng.integers(n_items, size=n_duels)
+    b = (a + rng.integers(1, n_items, size=n_duels)) % n_items
+    return a, b
+
+
+def _check_count(value: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+CLUSTER_FEATURES = ["x0", "xAB", "xAC", "xBC", "A", "B", "C"]
+
+
+def make_cluster_duels(n_duels: int = 2000, n_items: int = 1000, random_state: Any = None) -> DuelData:
+    """The non-rankable cluster duels of Chau (2023, Section 7.4, Figure 7.1).
+
+    Items have four covariates ``[x0, xAB, xAC, xBC] ~ N(0, I_4)`` and a cluster A, B or C (equally
+    likely), one-hot encoded after them (7 features).  In a duel within a cluster the item with the
+    larger ``x0`` wins; across clusters the covariate of that pair decides (A vs B: larger ``xAB``
+    wins, and so on).  No cluster dominates, so the duels are not rankable.  The thesis uses 1,000
+    items and 40,000 duels.
+
+    Parameters
+    ----------
+    n_duels, n_items : int
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DuelData
+        ``item_labels`` holds the clusters 0, 1, 2 (A, B, C).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference import make_cluster_duels
+    >>> data = make_cluster_duels(n_duels=5, n_items=20, random_state=0)
+    >>> data.X_left.shape, data.feature_names[4:]
+    ((5, 7), ['A', 'B', 'C'])
+    """
+    n_duels = _check_count(n_duels, "n_duels")
+    n_items = _check_count(n_items, "n_items", 2)
+    rng = check_random_state(random_state)
+    p = rng.normal(size=(n_items, 4))
+    cluster = rng.integers(3, size=n_items)
+    items = np.hstack([p, np.eye(3)[cluster]])
+    a, b = _random_pairs(n_items, n_duels, rng)
+    ca, cb = cluster[a], cluster[b]
+    # column deciding each duel: x0 within a cluster; xAB (1), xAC (2), xBC (3) across
+    pair_col = {(0, 1): 1, (0, 2): 2, (1, 2): 3}
+    col = np.array([0 if u == v else pair_col[(min(u, v), max(u, v))] for u, v in zip(ca.tolist(), cb.tolist())])
+    y = (p[a, col] > p[b, col]).astype(np.float64)
+    return DuelData(
+        X_left=items[a],
+        X_right=items[b],
+        y=y,
+        left_index=a,
+        right_index=b,
+        items=items,
+        item_labels=cluster,
+        feature_names=list(CLUSTER_FEATURES),
+        info={"deciding_feature": np.array(CLUSTER_FEATURES)[col]},
+    )
+
+
+def _rbf_gram(X: np.ndarray, lengthscale: float) -> np.ndarray:
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    return np.exp(-0.5 * sq / lengthscale**2)
+
+
+def make_latent_state_duels(
+    n_items: int = 30,
+    n_features: int = 5,
+    n_states: int = 2,
+    density: float = 0.5,
+    *,
+    across: str = "utility",
+    lengthscale: float | None = None,
+    random_state: Any = None,
+) -> DuelData:
+    """Duels between items with latent states, after Chau (2023, Sections 6.4.1 and 6.4.2).
+
+    Each item gets a latent state z in {0, ..., n_states - 1} (uniform) and features
+    x | z ~ N(z 1, I).  Utilities r(x) = sum_j alpha_j k(x, x_j) (RBF kernel, alpha ~ N(0, I)) are
+    drawn per pair of states.  A duel within a state compares that state's utility.  Across states,
+    ``across="utility"`` compares the utility of the pair of states (cyclic, inconsistent
+    preferences: Section 6.4.1), ``across="random"`` gives a fair coin (clusters of comparable
+    items: Section 6.4.2).  A fraction ``density`` of all pairs of items is played once.
+
+    Parameters
+    ----------
+    n_items, n_features, n_states : int
+    density : float in (0, 1]
+        Fraction of the n_items (n_items - 1) / 2 pairs that are played (1 - sparsity).
+    across : {"utility", "random"}
+    lengthscale : float, optional
+        RBF lengthscale of the utilities (default sqrt(n_features)).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DuelData
+        ``item_labels`` holds the latent states; ``info["utilities"]`` the utility of each
+        state pair at every item, shape (n_states, n_states, n_items).
+
+    Examples
+    --------
+    >>> from kexplain.preference import make_latent_state_duels
+    >>> data = make_latent_state_duels(n_items=10, density=1.0, across="random", random_state=0)
+    >>> len(data), data.X_left.shape[1]
+    (45, 5)
+    """
+    n_items = _check_count(n_items, "n_items", 2)
+    n_features = _check_count(n_features, "n_features")
+    n_states = _check_count(n_states, "n_states")
+    if not 0.0 < float(density) <= 1.0:
+        raise ValueError(f"density must be in (0, 1], got {density!r}.")
+    if across not in ("utility", "random"):
+        raise ValueError(f"across must be 'utility' or 'random', got {across!r}.")
+    rng = check_random_state(random_state)
+    z = rng.integers(n_states, size=n_items)
+    X = z[:, None] + rng.normal(size=(n_items, n_features))
+    K = _rbf_gram(X, float(np.sqrt(n_features)) if lengthscale is None else float(lengthscale))
+    util = np.einsum("abj,ij->abi", rng.normal(size=(n_states, n_states, n_items)), K)
+    util = (util + util.transpose(1, 0, 2)) / 2  # one utility per unordered pair of states
+    iu, ju = np.triu_indices(n_items, 1)
+    n_pairs = max(1, int(round(float(density) * len(iu))))
+    pick = np.sort(rng.choice(len(iu), size=n_pairs, replace=False))
+    a, b = iu[pick], ju[pick]
+    swap = rng.random(n_pairs) < 0.5
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    za, zb = z[a], z[b]
+    left_wins = util[za, zb, a] > util[za, zb, b]
+    if across == "random":
+        coin = rng.random(n_pairs) < 0.5
+        left_wins = np.where(za == zb, left_wins, coin)
+    return DuelData(
+        X_left=X[a],
+        X_right=X[b],
+        y=left_wins.astype(np.float64),
+        left_index=a,
+        right_index=b,
+        items=X,
+        item_labels=z,
+        feature_names=[f"x{j}" for j in range(n_features)],
+        info={"utilities": util},
+    )
+
+
+def make_gpm_duels(
+    n_duels: int = 2000,
+    n_items: int = 100,
+    n_features: int = 3,
+    *,
+    lengthscale: float = 1.0,
+    amplitude: float = 3.0,
+    random_state: Any = None,
+) -> DuelData:
+    """Duels whose outcomes follow a preference function g drawn from the GPM prior.
+
+    g ~ GP(0, a^2 k_E) on all pairs of ``n_items`` items x ~ N(0, I), sampled exactly: with
+    K = A A^T the item Gram matrix (RBF kernel), H = A Z A^T (Z standard normal) has covariance
+    K (x) K, and G = a (H - H^T) / sqrt(2) has covariance a^2 k_E (Chau, 2023, Section 6.3).  Each
+    duel is a random pair (i, j) with y ~ Bernoulli(sigmoid(G_ij)).
+
+    Parameters
+    ----------
+    n_duels, n_items, n_features : int
+    lengthscale : float
+        RBF lengthscale of the item kernel.
+    amplitude : float
+        Scale a of g (larger: less noisy outcomes).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DuelData
+        ``info["G"]`` is the true preference matrix [g(x_i, x_j)] (skew-symmetric).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference import make_gpm_duels
+    >>> data = make_gpm_duels(n_duels=10, n_items=8, random_state=0)
+    >>> G = data.info["G"]
+    >>> bool(np.allclose(G, -G.T))
+    True
+    """
+    n_duels = _check_count(n_duels, "n_duels")
+    n_items = _check_count(n_items, "n_items", 2)
+    n_features = _check_count(n_features, "n_features")
+    rng = check_random_state(random_state)
+    X = rng.normal(size=(n_items, n_features))
+    K = _rbf_gram(X, float(lengthscale))
+    s, U = np.linalg.eigh(K)
+    A = U * np.sqrt(np.clip(s, 0.0, None))
+    H = A @ rng.normal(size=(n_items, n_items)) @ A.T
+    G = float(amplitude) * (H - H.T) / np.sqrt(2.0)
+    a, b = _random_pairs(n_items, n_duels, rng)
+    y = (rng.random(n_duels) < 1.0 / (1.0 + np.exp(-G[a, b]))).astype(np.float64)
+    return DuelData(
+        X_left=X[a],
+        X_right=X[b],
+        y=y,
+        left_index=a,
+        right_index=b,
+        items=X,
+        feature_names=[f"x{j}" for j in range(n_features)],
+        info={"G": G},
+    )
+
+
+def duels_from_matches(
+    winners: ArrayLike,
+    losers: ArrayLike,
+    items: Any,
+    *,
+    item_ids: ArrayLike | None = None,
+    context: Any = None,
+    groups: ArrayLike | None = None,
+    orientation: str = "random",
+    random_state: Any = None,
+) -> DuelData:
+    """Duels from match records: who beat whom, and a table of item features.
+
+    Parameters
+    ----------
+    winners, losers : array-like of shape (n,)
+        Ids of the winner and the loser of each match.
+    items : array-like or DataFrame of shape (n_items, d)
+        Item features, one row per item; a DataFrame's column names become feature names.
+    item_ids : array-like of shape (n_items,), optional
+        The id of each row of ``items`` (default: a DataFrame's index, else 0..n_items-1).
+    context : array-like or DataFrame of shape (n, p), optional
+        Context of each match (surface, tournament, a traveller's income).
+    groups : array-like of shape (n,), optional
+        Group of each match, kept together by :meth:`DuelData.split`.
+    orientation : {"random", "winner_left"}
+        Put the winner on a random side (y says which) or always on the left (y all 1; the
+        estimators accept that).  Each match gives exactly one duel either way.
+    random_state : int, Generator or None
+        Seeds the random orientation.
+
+    Returns
+    -------
+    DuelData
+
+    Raises
+    ------
+    ValueError
+        For an id missing from ``item_ids`` (named), a match of an item with itself, or lengths
+        that disagree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference import duels_from_matches
+    >>> items = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    >>> data = duels_from_matches(["b", "a"], ["c", "b"], items, item_ids=["a", "b", "c"],
+    ...                           orientation="winner_left")
+    >>> data.X_left, data.y
+    (array([[0., 1.],
+           [1., 0.]]), array([1., 1.]))
+    """
+    from .._validation import feature_names_of
+    from ._checks import check_side
+
+    names = feature_names_of(items)
+    if item_ids is None and hasattr(items, "index") and hasattr(items, "columns"):
+        item_ids = np.asarray(items.index)
+    table = check_side(items, "items")
+    ids = np.arange(len(table)) if item_ids is None else np.asarray(item_ids)
+    if ids.shape != (len(table),):
+        raise ValueError(f"item_ids has shape {ids.shape} for {len(table)} rows of items.")
+    lookup: dict[Any, int] = {}
+    for i, key in enumerate(ids.tolist()):
+        if key in lookup:
+            raise ValueError(f"item_ids has the id {key!r} twice.")
+        lookup[key] = i
+    w = np.asarray(winners).reshape(-1).tolist()
+    lo = np.asarray(losers).reshape(-1).tolist()
+    if len(w) != len(lo):
+        raise ValueError(f"winners has {len(w)} entries but losers has {len(lo)}; one of each per match.")
+    for what, seq in (("winners", w), ("losers", lo)):
+        for key in seq:
+            if key not in lookup:
+                raise ValueError(f"{what} has the id {key!r}, which is not among the item ids.")
+    wi = np.array([lookup[k] for k in w], dtype=np.int64)
+    li = np.array([lookup[k] for k in lo], dtype=np.int64)
+    if np.any(wi == li):
+        raise ValueError(f"match {int(np.flatnonzero(wi == li)[0])} has the same item as winner and loser.")
+    if orientation not in ("random", "winner_left"):
+        raise ValueError(f"orientation must be 'random' or 'winner_left', got {orientation!r}.")
+    n = len(wi)
+    left_wins = np.ones(n, dtype=bool)
+    if orientation == "random":
+        left_wins = check_random_state(random_state).random(n) < 0.5
+    a = np.where(left_wins, wi, li)
+    b = np.where(left_wins, li, wi)
+    ctx = None
+    cnames: list[str] = []
+    if context is not None:
+        ctx = check_side(context, "context")
+        if len(ctx) != n:
+            raise ValueError(f"context has {len(ctx)} rows for {n} matches.")
+        cn = feature_names_of(context)
+        cnames = list(cn) if cn is not None else [f"c{j}" for j in range(ctx.shape[1])]
+    grp = None
+    if groups is not None:
+        grp = np.asarray(groups).reshape(-1)
+        if len(grp) != n:
+            raise ValueError(f"groups has {len(grp)} entries for {n} matches.")
+    return DuelData(
+        X_left=table[a],
+        X_right=table[b],
+        y=left_wins.astype(np.float64),
+        context=ctx,
+        left_index=a,
+        right_index=b,
+        items=table,
+        groups=grp,
+        feature_names=list(names) if names is not None else [f"x{j}" for j in range(table.shape[1])],
+        context_names=cnames,
+    )
+
+
+MODES = ["air", "train", "bus", "car"]
+
+
+def load_modechoice(*, random_state: Any = 0, modes_as_features: bool = True) -> DuelData:
+    """Travel-mode choices (statsmodels' ``modechoice``) as duels: chosen mode vs each other mode.
+
+    210 travellers between Sydney and Melbourne each chose one of air, train, bus and car
+    (Greene, Econometric Analysis).  Each traveller gives three duels, the chosen mode against each
+    mode not chosen (630 duels).  Items are modes with the traveller's alternative-specific
+    features: terminal waiting time ``ttme``, in-vehicle cost ``invc``, in-vehicle time ``invt``
+    and generalised cost ``gc`` (plus one-hot mode indicators with ``modes_as_features``); the
+    context is the traveller's household income ``hinc`` and party size ``psize``.  ``groups`` is
+    the traveller, so :meth:`DuelData.split` keeps a traveller's duels together.  Needs the
+    optional extra ``preference`` (statsmodels, pandas).
+
+    Parameters
+    ----------
+    random_state : int, Generator or None
+        Seeds which side the chosen mode is put on.
+    modes_as_features : bool
+        Append one-hot indicators of the four modes to the item features.
+
+    Returns
+    -------
+    DuelData
+        ``item_labels`` holds the mode (0 air, 1 train, 2 bus, 3 car) of each row of ``items``.
+
+    Raises
+    ------
+    ImportError
+        Naming the extra ``preference`` when statsmodels is missing.
+
+    Examples
+    --------
+    >>> from kexplain.preference import load_modechoice
+    >>> data = load_modechoice()
+    >>> len(data), data.feature_names[:4], data.context_names
+    (630, ['ttme', 'invc', 'invt', 'gc'], ['hinc', 'psize'])
+    """
+    try:
+        import statsmodels.datasets.modechoice as mc
+    except ImportError as exc:
+        raise ImportError(
+            "load_modechoice needs the optional package 'statsmodels': pip install 'kexplain[preference]'"
+        ) from exc
+    df = mc.load_pandas().data
+    feats = ["ttme", "invc", "invt", "gc"]
+    X = df[feats].to_numpy(dtype=np.float64)
+    mode = df["mode"].to_numpy(dtype=np.int64) - 1
+    if modes_as_features:
+        X = np.hstack([X, np.eye(4)[mode]])
+        feats = feats + [f"mode_{m}" for m in MODES]
+    person = df["individual"].to_numpy(dtype=np.int64)
+    chosen = df["choice"].to_numpy() == 1
+    winners: list[int] = []
+    losers: list[int] = []
+    ctx_rows: list[int] = []
+    for p in np.unique(person):
+        rows = np.flatnonzero(person == p)
+        win = rows[chosen[rows]]
+        if len(win) != 1:
+            continue
+        for r in rows:
+            if r != win[0]:
+                winners.append(int(win[0]))
+                losers.append(int(r))
+                ctx_rows.append(int(win[0]))
+    context = df[["hinc", "psize"]].to_numpy(dtype=np.float64)[ctx_rows]
+    data = duels_from_matches(winners, losers, X, context=context, groups=person[ctx_rows], random_state=random_state)
+    data.feature_names = feats
+    data.context_names = ["hinc", "psize"]
+    data.item_labels = mode
+    return data

@@ -1,0 +1,339 @@
+"""PreferenceExpansion: a fitted preference model written over support duels, the form PREF-SHAP reads.
+
+A duel is a pair of items (x^l, x^r), optionally with a context c.  Every preference model of
+:mod:`kexplain.preference` reduces to a logit
+
+    g(x^l, x^r, c) = sum_i coef_i k_E((x^l, x^r), (L_i, R_i)) k_U(c, C_i)
+
+over support duels (L_i, R_i, C_i), with no intercept, where k_E is either the generalised
+preferential kernel of Chau's thesis (2023, Section 6.3; ``kind="general"``)
+
+    k_E((l, r), (L, R)) = k(l, L) k(r, R) - k(l, R) k(r, L)
+
+or the kernel of a rankable utility model g = f(x^l) - f(x^r) (``kind="utility"``)
+
+    k_E((l, r), (L, R)) = k(l, L) - k(l, R) - k(r, L) + k(r, R).
+
+Both are skew-symmetric in (l, r), so g(x, x) = 0 and g(r, l) = -g(l, r).  The item kernel k and
+the context kernel k_U are kexplain product kernels with amplitude 1 (amplitudes are folded into
+``coef`` at construction), so their per-feature factors (``feature_values``) are all a Shapley
+solver needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import to_array
+from ..kernels.base import Kernel, ProductKernel, SumKernel
+
+KINDS = ("general", "utility")
+
+#: estimator classes whose ``to_expansion()`` gives a PreferenceExpansion; each registers itself
+#: where it is defined (so this module imports none of them)
+MODEL_TYPES: list[type] = []
+
+
+def as_unit_product_kernel(kernel: Any, d: int, name: str) -> tuple[ProductKernel, float]:
+    """``kernel`` as a ProductKernel on ``d`` features with every amplitude 1, and the amplitude removed.
+
+    A per-feature kernel with one shared lengthscale is spread over the ``d`` features.
+    """
+    if isinstance(kernel, SumKernel) or not isinstance(kernel, Kernel):
+        raise TypeError(
+            f"{name} must be a kexplain product kernel (RBF, Laplacian, Cauchy, Categorical or a "
+            f"ProductKernel of them), got {kernel!r}."
+        )
+    if isinstance(kernel, ProductKernel):
+        kernel.check_n_features(d, name)
+        amp = kernel.total_amplitude
+        parts = []
+        for k, feats in kernel.parts:
+            k1 = k._copy()
+            k1.amplitude = 1.0
+            parts.append((k1, feats))
+        return ProductKernel(parts), amp
+    kernel.check_n_features(d, name)
+    amp = kernel.amplitude
+    k1 = kernel._copy()
+    k1.amplitude = 1.0
+    if k1.n_features is None:
+        if hasattr(k1, "lengthscale"):
+            k1.lengthscale = np.full(d, float(k1.lengthscale))
+        elif hasattr(k1, "_n_features"):
+            k1._n_features = d
+    if k1.n_features != d:  # pragma: no cover - every kexplain per-feature kernel is handled above
+        raise TypeError(f"{name} {kernel!r} cannot be spread over {d} features.")
+    return ProductKernel([k1]), amp
+
+
+def _item_array(value: Any, name: str, kernel: ProductKernel | None = None) -> np.ndarray:
+    """A 2-D array of items (rows) with finite numbers where the kernel needs numbers."""
+    arr = to_array(value, name)
+    if arr.ndim == 1:
+        raise ValueError(f"{name} must be 2-D (n_duels, n_features), got a 1-D array of shape {arr.shape}.")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_duels, n_features), got shape {arr.shape}.")
+    if kernel is not None:
+        kernel.check_n_features(arr.shape[1], name)
+        from .._validation import check_data
+
+        return check_data(arr, name=name, numeric_mask=kernel.numeric_mask(arr.shape[1]), min_rows=0)
+    return arr
+
+
+class PreferenceExpansion:
+    """A preference model g(x^l, x^r, c) = sum_i coef_i k_E((x^l, x^r), (L_i, R_i)) k_U(c, C_i).
+
+    The logit of "left wins"; no intercept (that keeps p(l > r) + p(r > l) = 1).  ``kind`` picks
+    k_E: ``"general"`` is the generalised preferential kernel of Chau (2023, Section 6.3),
+    k(l, L) k(r, R) - k(l, R) k(r, L); ``"utility"`` the rankable model g = f(x^l) - f(x^r),
+    k(l, L) - k(l, R) - k(r, L) + k(r, R).  With a context, k_U(c, C_i) multiplies each term
+    (the C-GPM of Section 6.4).
+
+    Parameters
+    ----------
+    left, right : array (m, d)
+        Items of the support duels.
+    coef : array (m,)
+        Weights of the support duels.
+    item_kernel : kexplain kernel
+        Product kernel on items; stored with amplitude 1, its amplitude folded into ``coef``
+        (squared for ``kind="general"``, whose k_E is quadratic in k).
+    kind : {"general", "utility"}
+    context : array (m, p), optional
+        Contexts of the support duels.
+    context_kernel : kexplain kernel, optional
+        Product kernel on contexts (required with ``context``); stored with amplitude 1.
+    feature_names, context_names : list of str, optional
+        Names of item features and context features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF
+    >>> from kexplain.preference import PreferenceExpansion
+    >>> L = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> R = np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> pe = PreferenceExpansion(L, R, [1.0, -0.5], RBF(1.0))
+    >>> g = pe.decision_function(L, R)
+    >>> np.round(g, 3)
+    array([ 0.748, -0.549])
+    >>> np.round(pe.decision_function(R, L), 3)  # skew-symmetric
+    array([-0.748,  0.549])
+    """
+
+    def __init__(
+        self,
+        left: ArrayLike,
+        right: ArrayLike,
+        coef: ArrayLike,
+        item_kernel: Kernel,
+        kind: str = "general",
+        context: ArrayLike | None = None,
+        context_kernel: Kernel | None = None,
+        feature_names: Sequence[str] | None = None,
+        context_names: Sequence[str] | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+        self.kind = kind
+        la = _item_array(left, "left")
+        ra = _item_array(right, "right")
+        if la.shape != ra.shape:
+            raise ValueError(f"left and right must have the same shape, got {la.shape} and {ra.shape}.")
+        d = la.shape[1]
+        self.item_kernel, amp = as_unit_product_kernel(item_kernel, d, "item_kernel")
+        self.left = _item_array(la, "left", self.item_kernel)
+        self.right = _item_array(ra, "right", self.item_kernel)
+        c = np.asarray(coef, dtype=np.float64).reshape(-1) if np.ndim(coef) <= 1 else None
+        if c is None or c.shape[0] != la.shape[0]:
+            raise ValueError(f"coef must have shape ({la.shape[0]},), one entry per support duel.")
+        if not np.all(np.isfinite(c)):
+            raise ValueError("coef contains NaN or infinite values.")
+        c = c * (amp * amp if kind == "general" else amp)
+        if (context is None) != (context_kernel is None):
+            raise ValueError("context and context_kernel must be given together (or neither).")
+        self.context: np.ndarray | None = None
+        self.context_kernel: ProductKernel | None = None
+        if context is not None:
+            ca = _item_array(context, "context")
+            if ca.shape[0] != la.shape[0]:
+                raise ValueError(f"context has {ca.shape[0]} rows for {la.shape[0]} support duels.")
+            self.context_kernel, camp = as_unit_product_kernel(context_kernel, ca.shape[1], "context_kernel")
+            self.context = _item_array(ca, "context", self.context_kernel)
+            c = c * camp
+        self.coef = c
+        names = feature_names if feature_names is not None else [f"x{j}" for j in range(d)]
+        self.feature_names = [str(f) for f in names]
+        if len(self.feature_names) != d:
+            raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} item features.")
+        self.context_names: list[str] | None = None
+        if self.context is not None:
+            p = self.context.shape[1]
+            names = context_names if context_names is not None else [f"c{j}" for j in range(p)]
+            self.context_names = [str(f) for f in names]
+            if len(self.context_names) != p:
+                raise ValueError(f"context_names has {len(self.context_names)} names for {p} context features.")
+        elif context_names is not None:
+            raise ValueError("context_names given without a context.")
+
+    @property
+    def n_features(self) -> int:
+        """Number of item features d."""
+        return int(self.left.shape[1])
+
+    @property
+    def n_context_features(self) -> int:
+        """Number of context features p (0 without a context)."""
+        return 0 if self.context is None else int(self.context.shape[1])
+
+    @property
+    def n_support(self) -> int:
+        """Number of support duels m."""
+        return int(self.left.shape[0])
+
+    def check_duels(
+        self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Validated (X_left, X_right, context): same shapes, finite numbers, context exactly when fitted with one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import RBF
+        >>> from kexplain.preference import PreferenceExpansion
+        >>> pe = PreferenceExpansion(np.zeros((1, 2)), np.ones((1, 2)), [1.0], RBF(1.0))
+        >>> try:
+        ...     pe.check_duels(np.zeros((1, 2)), np.zeros((1, 3)))
+        ... except ValueError as exc:
+        ...     print(exc)
+        X_left has 2 features but X_right has 3; both sides of a duel are items with the same features.
+        """
+        return check_duel_arrays(X_left, X_right, context, self.item_kernel, self.context_kernel)
+
+    def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
+        """The logit g(x^l, x^r, c) of "left wins" for each duel, shape (n,).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import RBF
+        >>> from kexplain.preference import PreferenceExpansion
+        >>> pe = PreferenceExpansion([[0.0]], [[1.0]], [2.0], RBF(1.0), kind="utility")
+        >>> np.round(pe.decision_function([[0.0], [1.0]], [[1.0], [1.0]]), 3)
+        array([1.574, 0.   ])
+        """
+        Xl, Xr, C = self.check_duels(X_left, X_right, context)
+        return self._logit(Xl, Xr, C)
+
+    def _logit(self, Xl: np.ndarray, Xr: np.ndarray, C: np.ndarray | None) -> np.ndarray:
+        """g on validated arrays, in row blocks bounding the (rows, m) temporaries."""
+        n, m = len(Xl), self.n_support
+        out = np.empty(n)
+        step = max(1, 2**20 // max(1, m))
+        for s in range(0, n, step):
+            sl = slice(s, s + step)
+            out[sl] = self._gram(Xl[sl], Xr[sl], None if C is None else C[sl]) @ self.coef
+        return out
+
+    def _gram(self, Xl: np.ndarray, Xr: np.ndarray, C: np.ndarray | None) -> np.ndarray:
+        """k_E((x^l, x^r), (L_i, R_i)) k_U(c, C_i) between validated duels and the support duels, (n, m).
+
+        The operation order makes g(r, l) = -g(l, r) and g(x, x) = 0 exactly in floating point.
+        """
+        k = self.item_kernel
+        KlL = k.gram(Xl, self.left, check_input=False)
+        KrR = k.gram(Xr, self.right, check_input=False)
+        KlR = k.gram(Xl, self.right, check_input=False)
+        KrL = k.gram(Xr, self.left, check_input=False)
+        E = KlL * KrR - KlR * KrL if self.kind == "general" else (KlL - KlR) - (KrL - KrR)
+        if C is not None and self.context_kernel is not None and self.context is not None:
+            E *= self.context_kernel.gram(C, self.context, check_input=False)
+        return E
+
+    def __repr__(self) -> str:
+        ctx = "" if self.context is None else f", n_context_features={self.n_context_features}"
+        return (
+            f"PreferenceExpansion(kind={self.kind!r}, n_support={self.n_support}, "
+            f"n_features={self.n_features}{ctx}, item_kernel={self.item_kernel!r})"
+        )
+
+
+def check_duel_arrays(
+    X_left: ArrayLike,
+    X_right: ArrayLike,
+    context: ArrayLike | None,
+    item_kernel: Kernel | None,
+    context_kernel: Kernel | None,
+    *,
+    fitted_with_context: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate duels: X_left and X_right 2-D with the same shape, context exactly when expected."""
+    Xl = _item_array(X_left, "X_left")
+    Xr = _item_array(X_right, "X_right")
+    if Xl.shape[1] != Xr.shape[1]:
+        raise ValueError(
+            f"X_left has {Xl.shape[1]} features but X_right has {Xr.shape[1]}; both sides of a duel are "
+            "items with the same features."
+        )
+    if Xl.shape[0] != Xr.shape[0]:
+        raise ValueError(f"X_left has {Xl.shape[0]} rows but X_right has {Xr.shape[0]}; one row per duel on each side.")
+    if item_kernel is not None:
+        Xl = _item_array(Xl, "X_left", item_kernel)  # type: ignore[arg-type]
+        Xr = _item_array(Xr, "X_right", item_kernel)  # type: ignore[arg-type]
+    expects = (context_kernel is not None) if fitted_with_context is None else fitted_with_context
+    if context is None:
+        if expects:
+            raise ValueError("context is required: the model was fitted with a context (one row per duel).")
+        return Xl, Xr, None
+    if not expects:
+        raise ValueError("context was given but the model was fitted without a context; drop the context argument.")
+    C = _item_array(context, "context")
+    if C.shape[0] != Xl.shape[0]:
+        raise ValueError(f"context has {C.shape[0]} rows for {Xl.shape[0]} duels; one row per duel.")
+    if context_kernel is not None:
+        C = _item_array(C, "context", context_kernel)  # type: ignore[arg-type]
+    return Xl, Xr, C
+
+
+def preference_expansion(model: Any) -> PreferenceExpansion:
+    """The PreferenceExpansion of a fitted preference model (the form PREF-SHAP reads).
+
+    Accepts a :class:`PreferenceExpansion` (returned as is), a fitted
+    :class:`~kexplain.preference.PreferenceClassifier` or a fitted
+    :class:`~kexplain.preference.PreferenceGPClassifier`.
+
+    Raises
+    ------
+    TypeError
+        For any other object, naming what is accepted.
+    sklearn.exceptions.NotFittedError
+        For an estimator that has not been fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference import PreferenceClassifier, preference_expansion
+    >>> rng = np.random.default_rng(0)
+    >>> L, R = rng.normal(size=(60, 2)), rng.normal(size=(60, 2))
+    >>> y = (L[:, 0] > R[:, 0]).astype(int)
+    >>> model = PreferenceClassifier(lengthscale=1.0, C=10.0, n_components=30, random_state=0).fit(L, R, y)
+    >>> pe = preference_expansion(model)
+    >>> bool(np.allclose(pe.decision_function(L, R), model.decision_function(L, R)))
+    True
+    """
+    if isinstance(model, PreferenceExpansion):
+        return model
+    if isinstance(model, tuple(MODEL_TYPES)):
+        out = model.to_expansion()  # type: ignore[attr-defined]
+        assert isinstance(out, PreferenceExpansion)
+        return out
+    raise TypeError(
+        f"preference_expansion accepts a PreferenceExpansion, a fitted PreferenceClassifier or a fitted "
+        f"PreferenceGPClassifier (kexplain.preference), got {type(model).__name__}."
+    )

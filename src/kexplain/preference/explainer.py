@@ -1,0 +1,491 @@
+"""PREF-SHAP: Shapley values of preference models over item features and context features.
+
+Chau's thesis (2023), chapter 7: a duel (x^l, x^r) (with a context u) is explained by a game
+whose players are the d item features, removed from BOTH items at once (d players, not 2d), or
+the p context features, or both.  The games of a kernel preference model are product games, so
+the interventional values are exact (``kexplain.preference._games``); the observational item and
+context values go through the conditional mean embeddings of RKHS-SHAP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_data, check_random_state, check_weights
+from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..explanation import Explanation
+from ..shapley.enumeration import exact_shapley
+from ..shapley.product import efficiency_error
+from ..shapley.result import ShapleyValues
+from ..shapley.sampling import sampled_shapley
+from ._games import BLOCK_BYTES, LEVELS, MAX_SUBSET_PLAYERS, ObservationalPreferenceGame, PreferenceGame
+from .expansion import PreferenceExpansion, preference_expansion
+
+VALUES = ("interventional", "observational")
+ROUTES = ("auto", "subsets", "quadrature")
+
+#: observational games are enumerated up to this many players, sampled beyond
+MAX_OBSERVATIONAL_ENUMERATION = 12
+
+#: a default background of the quadrature route keeps at most this many rows
+DEFAULT_QUADRATURE_BACKGROUND = 32
+
+#: default number of coalition evaluations of the sampled observational game
+DEFAULT_BUDGET = 2048
+
+OUTPUT = "decision_function: logit of p(left beats right)"
+
+
+def _distinct_rows(A: np.ndarray, cap: int | None = None) -> np.ndarray:
+    """The distinct rows of A in their first order of appearance (at most ``cap``, evenly spaced)."""
+    try:
+        _, idx = np.unique(np.asarray(A, dtype=np.float64), axis=0, return_index=True)
+    except (TypeError, ValueError):  # labels: compare rows as tuples
+        seen: dict[tuple[Any, ...], int] = {}
+        for i, row in enumerate(map(tuple, A)):
+            seen.setdefault(row, i)
+        idx = np.fromiter(seen.values(), dtype=np.int64)
+    idx = np.sort(idx)
+    if cap is not None and idx.size > cap:
+        idx = idx[np.unique(np.linspace(0, idx.size - 1, cap).round().astype(np.int64))]
+    return A[idx]
+
+
+def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}.")
+    return value
+
+
+def _orientation(y: Any, n: int) -> np.ndarray:
+    """+1 where the left item won, -1 where the right item won."""
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"y must hold one outcome per duel, shape ({n},), got shape {arr.shape}.")
+    if arr.dtype == bool:
+        return np.where(arr, 1.0, -1.0)
+    try:
+        f = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must be 1/0, 1/-1 or True/False (1 or True: the left item won).") from None
+    labels = set(np.unique(f).tolist())
+    if not (labels <= {0.0, 1.0} or labels <= {-1.0, 1.0}):
+        raise ValueError(
+            f"y must be 1/0, 1/-1 or True/False (1 or True: the left item won), got the labels {sorted(labels)}."
+        )
+    return np.where(f > 0, 1.0, -1.0)
+
+
+def _difference(Xl: np.ndarray, Xr: np.ndarray) -> np.ndarray | None:
+    try:
+        return np.asarray(Xl, dtype=np.float64) - np.asarray(Xr, dtype=np.float64)
+    except (TypeError, ValueError):  # categorical items: no difference to show
+        return None
+
+
+class PrefShapExplainer(Explainer):
+    """PREF-SHAP (Chau, 2023, thesis chapter 7): Shapley values of a preference model's duels.
+
+    The explained output is the logit g(x^l, x^r[, u]) of "left beats right" of a preference
+    model of :mod:`kexplain.preference` (a :class:`PreferenceClassifier`, a
+    :class:`PreferenceGPClassifier` or a :class:`PreferenceExpansion`).  The players are, by
+    ``level``:
+
+    - ``"item"``: the d item features; a coalition S keeps x^l_S and x^r_S and removes the other
+      features from BOTH items (d players, not 2d, as the thesis's Definition 7.3.1 asks).  A
+      context model is explained at each duel's own context.  The base value is 0 (v(empty) = 0
+      by the skew-symmetry of the kernel), so the values sum to g.
+    - ``"context"``: the p context features of a context model (thesis Proposition 7.3.4), the
+      items held at the explained duel.  The base value is the duel's logit averaged over the
+      context background, E_U g(x^l, x^r, U); the values sum to g minus it.
+    - ``"joint"``: item and context features together (d + p players).  The base value is 0.
+
+    ``value="interventional"`` removes features by the background's marginal distribution: the
+    left item's absent features from a background row z, the right item's from an independent row
+    z' (the reference factorises over the two items), a context's from a context background row.
+    These games are product games (rows: support duel x term of the kernel x background rows),
+    solved exactly by kexplain's product-game engine, or, for up to 12 players when cheaper, by
+    tabulating the absent sets once (the subset route).  ``value="observational"`` conditions on
+    the kept features through conditional mean embeddings (thesis Proposition 7.3.3, corrected:
+    the embedding is regressed on the item pool with the ridge K_S + n eta I) for the item and
+    context levels: exact enumeration of the 2^d coalitions up to 12 players, sampled coalitions
+    with standard errors beyond.
+
+    Parameters
+    ----------
+    model : PreferenceClassifier, PreferenceGPClassifier or PreferenceExpansion
+        A fitted preference model.
+    background : array-like (n_background, d), optional
+        Item rows over which absent item features are averaged (item and joint levels), or
+        the item pool of the observational embeddings.  Default: the distinct items of the
+        model's support duels (left and right); for the quadrature route (more than 12
+        players, or ``route="quadrature"``), whose cost grows with n_background ** 2 for the
+        general kernel, 32 of them, evenly spaced in their order of appearance.
+    background_weights : array-like (n_background,), optional
+        Weights of the background items.
+    feature_names : sequence of str, optional
+        Names of the players: d item names, p context names, or d + p (joint).  Default: the
+        model's names.
+    level : {"item", "context", "joint"}
+    value : {"interventional", "observational"}
+    context_background : array-like (n_contexts, p), optional
+        Context rows (context and joint levels).  Default: the distinct contexts of the support
+        duels (32 of them, evenly spaced, for the quadrature route).
+    context_background_weights : array-like (n_contexts,), optional
+    regularization : float
+        CME regularisation eta of the observational games (ridge n * eta).
+    n_landmarks : int, optional
+        Nystroem landmarks for the observational embeddings (chosen with a fixed seed); None
+        solves exactly.
+    route : {"auto", "subsets", "quadrature"}
+        Exact route of the interventional games; "auto" takes the cheaper one.
+    max_block_bytes : int
+        Bound on the work arrays of one block.
+
+    Attributes
+    ----------
+    expansion : PreferenceExpansion
+    game : str
+        The game ``explain`` solves, e.g. ``"preferential item (interventional)"``.
+    output : str
+    route : str
+        "subsets", "quadrature", "enumeration" or "sampling".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF
+    >>> from kexplain.preference import PreferenceExpansion
+    >>> from kexplain.preference.explainer import PrefShapExplainer
+    >>> rng = np.random.default_rng(0)
+    >>> L, R = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    >>> pe = PreferenceExpansion(L, R, rng.normal(size=5), RBF(1.0))
+    >>> ex = PrefShapExplainer(pe, rng.normal(size=(8, 3))).explain(L[:2], R[:2])
+    >>> ex.game, bool(np.abs(ex.values.sum(axis=1) - pe.decision_function(L[:2], R[:2])).max() < 1e-12)
+    ('preferential item (interventional)', True)
+    >>> np.round(ex.values[0], 3)
+    array([-0.385, -0.285, -0.269])
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        feature_names: Sequence[str] | None = None,
+        level: str = "item",
+        value: str = "interventional",
+        context_background: Any = None,
+        context_background_weights: Any = None,
+        regularization: float = 1e-3,
+        n_landmarks: int | None = None,
+        route: str = "auto",
+        max_block_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        self.level = _check_choice(level, "level", LEVELS)
+        self.value = _check_choice(value, "value", VALUES)
+        route = _check_choice(route, "route", ROUTES)
+        pe = preference_expansion(model)
+        super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        self.expansion: PreferenceExpansion = pe
+        if self.level != "item" and pe.context_kernel is None:
+            raise ValueError(
+                f"level={self.level!r} explains context features, but the model was fitted without a context."
+            )
+        if self.value == "observational" and self.level == "joint":
+            raise ValueError(
+                "value='observational' supports level='item' and level='context'; use value='interventional' "
+                "for the joint game."
+            )
+        if background_weights is not None and background is None:
+            raise ValueError("background_weights needs a background.")
+        if context_background_weights is not None and context_background is None:
+            raise ValueError("context_background_weights needs a context_background.")
+        if (
+            isinstance(max_block_bytes, (bool, np.bool_))
+            or not isinstance(max_block_bytes, (int, np.integer))
+            or max_block_bytes < 2**16
+        ):
+            raise ValueError(f"max_block_bytes must be an integer >= 65536, got {max_block_bytes!r}.")
+        uses_items = self.level in ("item", "joint")
+        uses_contexts = self.level in ("context", "joint")
+        if background is not None and not uses_items:
+            raise ValueError(
+                "background holds items, which level='context' does not remove; pass context rows as "
+                "context_background."
+            )
+        if context_background is not None and not uses_contexts:
+            raise ValueError("context_background is used by level='context' and level='joint' only.")
+        d, p = pe.n_features, pe.n_context_features
+        n_players = (d if uses_items else 0) + (p if uses_contexts else 0)
+        # the quadrature route costs (background rows)^2 per support duel: cap a default background
+        cap = (
+            DEFAULT_QUADRATURE_BACKGROUND
+            if self.value == "interventional" and (route == "quadrature" or n_players > MAX_SUBSET_PLAYERS)
+            else None
+        )
+        Z = wz = U = wu = None
+        if uses_items:
+            if background is None:
+                Z = _distinct_rows(np.vstack([pe.left, pe.right]), cap)
+            else:
+                Z = check_data(background, name="background", n_features=d, numeric_mask=pe.item_kernel.numeric_mask(d))
+            wz = (
+                np.full(Z.shape[0], 1.0 / Z.shape[0])
+                if background_weights is None
+                else check_weights(background_weights, Z.shape[0])
+            )
+        if uses_contexts:
+            assert pe.context is not None and pe.context_kernel is not None
+            if context_background is None:
+                U = _distinct_rows(pe.context, cap)
+            else:
+                U = check_data(
+                    context_background,
+                    name="context_background",
+                    n_features=p,
+                    numeric_mask=pe.context_kernel.numeric_mask(p),
+                )
+            wu = (
+                np.full(U.shape[0], 1.0 / U.shape[0])
+                if context_background_weights is None
+                else check_weights(context_background_weights, U.shape[0], name="context_background_weights")
+            )
+        self.n_features = (d if uses_items else 0) + (p if uses_contexts else 0)
+        names = list(pe.feature_names) if uses_items else []
+        if uses_contexts:
+            names += list(pe.context_names or [f"c{j}" for j in range(p)])
+        if self.feature_names is not None and len(self.feature_names) != self.n_features:
+            raise ValueError(
+                f"feature_names has {len(self.feature_names)} names for the {self.n_features} players of "
+                f"level={self.level!r}."
+            )
+        self._default_names = names
+        self.game = f"preferential {self.level} ({self.value})"
+        self.output = OUTPUT
+        self.max_block_bytes = int(max_block_bytes)
+        self._interventional: PreferenceGame | None = None
+        self._observational: ObservationalPreferenceGame | None = None
+        if self.value == "interventional":
+            self._interventional = PreferenceGame(
+                pe, self.level, Z, wz, U, wu, route=route, max_block_bytes=self.max_block_bytes
+            )
+            self.route = self._interventional.route
+        else:
+            if route != "auto":
+                raise ValueError("route applies to value='interventional' only.")
+            pool, w = (Z, wz) if self.level == "item" else (U, wu)
+            assert pool is not None and w is not None
+            uniform = background_weights is None if self.level == "item" else context_background_weights is None
+            landmarks = None
+            if n_landmarks is not None:
+                from ..rkhs.cme import choose_landmarks
+
+                bad = isinstance(n_landmarks, (bool, np.bool_)) or not isinstance(n_landmarks, (int, np.integer))
+                if bad or n_landmarks < 1:
+                    raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
+                landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
+            if not (isinstance(regularization, (int, float, np.floating)) and regularization > 0):
+                raise ValueError(f"regularization must be a positive number, got {regularization!r}.")
+            self._observational = ObservationalPreferenceGame(
+                pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
+            )
+            self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
+
+    def explain(  # type: ignore[override]
+        self,
+        X_left: Any,
+        X_right: Any,
+        context: Any = None,
+        *,
+        y: Any = None,
+        interactions: bool | str | None = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+        budget: int | None = None,
+        tol: float | None = None,
+    ) -> Explanation:
+        """PREF-SHAP values of the duels (X_left[i] vs X_right[i], in context[i]).
+
+        Solves ``self.game`` (see the class): the interventional games exactly (the product-game
+        engine or the subset route, ``info["route"]``), the observational ones by enumerating
+        all coalitions (up to 12 players) or by sampled coalitions with standard errors.  With
+        no background at construction, absent features come from the distinct items (contexts)
+        of the model's support duels.  A shap user gets the same interventional item values
+        from shap's ``ExactExplainer`` on the d-player function S -> g(hybrid duel) with an
+        independent masker whose background holds every pair (z_b, z_b') of background items
+        (examples in ``benchmarks/bench_preference_shap.py``); shap has no two-item masker of
+        its own, and applying it to the concatenated 2d-vector gives a different game (2d
+        players, each feature valued twice).
+
+        Parameters
+        ----------
+        X_left, X_right : array-like (N, d)
+            The two items of each duel.
+        context : array-like (N, p), optional
+            The context of each duel; required exactly when the model has one.
+        y : array-like (N,), optional
+            Outcomes (1/True: the left item won; 0, -1 or False: the right one).  When given,
+            each duel is explained as winner vs loser, as the thesis plots it: by
+            skew-symmetry the values (and base value and interactions) of duels the right item
+            won change sign, and ``data`` holds winner - loser.
+        interactions : bool or {"sii", "stii"}
+            Pairwise interaction values in shap's layout (half the index off the diagonal, the
+            main effect on it; each row sums to the feature's value): True or "sii" the Shapley
+            interaction index, "stii" the Shapley-Taylor index of order 2.  Exact games only.
+        progress : bool
+            Show a progress bar over duels.
+        n_jobs : int, optional
+            Threads over blocks of duels; the values do not depend on it.
+        random_state : None, int or numpy Generator
+            Seeds the sampled observational game (more than 12 players); no effect on the exact
+            games.
+        budget : int, optional
+            Coalition evaluations per duel of the sampled observational game (default 2048).
+        tol : float, optional
+            Stop sampling once the largest standard error falls below it (checked per block of
+            duels, so with ``tol`` the values may depend on ``n_jobs``).
+
+        Returns
+        -------
+        Explanation
+            ``values`` (N, players); ``base_values`` (0 for the item and joint levels, up to
+            rounding; E_U g for the context level); ``data``: X_left - X_right (winner - loser
+            with ``y``; the context rows for the context level, appended for the joint level;
+            None for categorical items); ``info["v_full"]`` the explained logit,
+            ``info["left"]``/``info["right"]`` the items, ``info["route"]``,
+            ``info["efficiency_error"]``; ``standard_errors`` for sampled values.
+
+        Examples
+        --------
+        Skew-symmetry: swapping the items changes the sign of every value.
+
+        >>> import numpy as np
+        >>> from kexplain.kernels import RBF
+        >>> from kexplain.preference import PreferenceExpansion
+        >>> from kexplain.preference.explainer import PrefShapExplainer
+        >>> rng = np.random.default_rng(1)
+        >>> L, R = rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+        >>> explainer = PrefShapExplainer(PreferenceExpansion(L, R, rng.normal(size=4), RBF(1.0)))
+        >>> a, b = explainer.explain(L[:1], R[:1]), explainer.explain(R[:1], L[:1])
+        >>> bool(np.allclose(a.values, -b.values))
+        True
+        """
+        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
+        pe = self.expansion
+        index = row_index(X_left)
+        Xl, Xr, C = pe.check_duels(X_left, X_right, context)
+        N = Xl.shape[0]
+        sign = None if y is None else _orientation(y, N)
+        sampled = self._observational is not None and self.route == "sampling"
+        if interactions and sampled:
+            raise ValueError(
+                f"interactions need an exact game; the observational game of {self.n_features} players is "
+                f"sampled (exact up to {MAX_OBSERVATIONAL_ENUMERATION} players)."
+            )
+        if budget is not None and not sampled:
+            raise ValueError("budget applies to the sampled observational game (more than 12 players) only.")
+        seed = int(check_random_state(random_state).integers(2**63)) if sampled else 0
+        names = list(self.feature_names) if self.feature_names is not None else list(self._default_names)
+
+        def run(rows: slice) -> Explanation:
+            c = None if C is None else C[rows]
+            res = self._solve(Xl[rows], Xr[rows], c, interactions, progress and n_jobs <= 1, seed, budget, tol)
+            return self._to_explanation(res, Xl[rows], Xr[rows], c, names, sign, rows, index)
+
+        ex = explain_in_blocks(run, N, n_jobs)
+        ex.info["efficiency_error"] = efficiency_error(
+            ex.values[:, :, None], np.asarray(ex.info["v_full"])[:, None], ex.base_values[:, None]
+        )
+        return ex
+
+    def __call__(self, X_left: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:  # type: ignore[override]
+        """Same as ``explain(X_left, X_right, context, **options)``."""
+        return self.explain(X_left, X_right, context, **options)
+
+    def _solve(
+        self,
+        Xl: np.ndarray,
+        Xr: np.ndarray,
+        C: np.ndarray | None,
+        interactions: str | None,
+        progress: bool,
+        seed: int,
+        budget: int | None,
+        tol: float | None,
+    ) -> ShapleyValues:
+        if self._interventional is not None:
+            return self._interventional.solve(Xl, Xr, C, interactions=interactions, progress=progress)
+        assert self._observational is not None
+        v = self._observational.value_function(Xl, Xr, C)
+        D = self.n_features
+        if self.route == "enumeration":
+            res = exact_shapley(v, D, interactions=interactions or False)
+        else:
+            res = sampled_shapley(v, D, DEFAULT_BUDGET if budget is None else budget, seed, tol=tol)
+        N = Xl.shape[0]
+        res.values = np.asarray(res.values).reshape(N, D, 1)
+        res.v_full = np.asarray(res.v_full).reshape(N, 1)
+        res.v_empty = np.asarray(res.v_empty).reshape(N, 1)
+        if res.standard_errors is not None:
+            res.standard_errors = np.asarray(res.standard_errors).reshape(N, D, 1)
+        if res.interactions is not None:
+            res.interactions = np.asarray(res.interactions).reshape(N, D, D, 1)
+        return res
+
+    def _to_explanation(
+        self,
+        res: ShapleyValues,
+        Xl: np.ndarray,
+        Xr: np.ndarray,
+        C: np.ndarray | None,
+        names: list[str],
+        sign: np.ndarray | None,
+        rows: slice,
+        index: list[Any] | None,
+    ) -> Explanation:
+        values = np.asarray(res.values)[:, :, 0]
+        base = np.asarray(res.v_empty)[:, 0]
+        v_full = np.asarray(res.v_full)[:, 0]
+        inter = None if res.interactions is None else np.asarray(res.interactions)[..., 0]
+        se = None if res.standard_errors is None else np.asarray(res.standard_errors)[:, :, 0]
+        s = np.ones(Xl.shape[0]) if sign is None else sign[rows]
+        # winner - loser when outcomes are given: the duel read from the winner's side
+        values, base, v_full = values * s[:, None], base * s, v_full * s
+        if inter is not None:
+            inter = inter * s[:, None, None]
+        if self.level == "context":
+            data: np.ndarray | None = C
+        else:
+            diff = _difference(Xl, Xr)
+            data = None if diff is None else diff * s[:, None]
+            if self.level == "joint" and data is not None and C is not None:
+                try:
+                    data = np.hstack([data, np.asarray(C, dtype=np.float64)])
+                except (TypeError, ValueError):
+                    data = None
+        return Explanation(
+            values=values,
+            base_values=base,
+            data=data,
+            feature_names=names,
+            output_names=["g"],
+            interactions=inter,
+            standard_errors=se,
+            game=self.game,
+            info={
+                "v_full": v_full,
+                "left": Xl,
+                "right": Xr,
+                "orientation": s,
+                "route": self.route,
+                "interaction_index": res.interaction_index,
+            },
+            output=self.output,
+            index=None if index is None else index[rows],
+        )
