@@ -33,7 +33,7 @@ typecheck: $(STAMP)
 
 doctest: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules src/kexplain
-	$(PY) -m pytest -q -p no:cacheprovider --doctest-glob="*.rst" docs/*.rst
+	$(PY) -m pytest -q -p no:cacheprovider --doctest-glob="*.rst" docs/*.rst docs/capabilities/*.rst
 
 unit: $(STAMP)
 	$(PY) -m pytest -q -n 2 --durations=15 tests

@@ -82,7 +82,11 @@ API_MODULES = [
     ("kexplain.gp", "Orthogonal additive GPs", "OAK regression and its exact local and global Shapley values."),
     ("kexplain.star", "STAR-SHAP and RKHS Weightings", "Structured additive models and their exact values."),
     ("kexplain.rkhs", "RKHS-SHAP", "Observational values through conditional mean embeddings; the regulariser."),
-    ("kexplain.plots", "Plots", "The plots shap lacks (use shap's own on ``Explanation.to_shap()``)."),
+    ("kexplain.preference", "Preferences and PREF-SHAP", "Preferential GPs, duel data and exact PREF-SHAP values."),
+    ("kexplain.embeddings", "Kernel mean embeddings", "Conditional and Bayesian embeddings; the deconditional GP."),
+    ("kexplain.causal", "Interventional mean processes", "BayesIMP: E[T | do(x)] with uncertainty from two data sets."),
+    ("kexplain.report", "Reports", "HTML reports of exact Shapley values for your own model."),
+    ("kexplain.plots", "Plots", "shap's plots titled with output and game; credible intervals; comparisons."),
 ]
 
 
@@ -146,7 +150,7 @@ def _write_cli_help() -> None:
     out.mkdir(exist_ok=True)
     code = "import sys; from kexplain.cli import main; sys.exit(main(sys.argv[1:]))"
     parts = []
-    for argv in (["--help"], ["explain", "--help"], ["demo", "--help"]):
+    for argv in (["--help"], *([c, "--help"] for c in ("explain", "report", "mmd", "hsic", "oak", "star", "demo"))):
         res = subprocess.run(
             [sys.executable, "-c", code, *argv], capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"}
         )

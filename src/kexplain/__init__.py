@@ -19,9 +19,9 @@ from .explanation import Explanation, GlobalAttribution, PermutationTestResult
 from .models import KernelExpansion
 from .shapley import exact_shapley
 
-# Capabilities with heavier imports load on first use: kx.stats, kx.gp, kx.star, kx.rkhs,
-# and the RKHS-SHAP names.
-_LAZY_MODULES = {"stats", "gp", "star", "rkhs", "plots", "report", "cli"}
+# Capabilities with heavier imports load on first use (kx.stats, kx.gp, kx.preference, ...),
+# and so do the RKHS-SHAP names.
+_LAZY_MODULES = {"stats", "gp", "star", "rkhs", "preference", "embeddings", "causal", "dask", "plots", "report", "cli"}
 _LAZY_NAMES = {
     "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
     "RKHSExplainer": ("kexplain.rkhs", "RKHSExplainer"),

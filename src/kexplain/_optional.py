@@ -17,6 +17,9 @@ _EXTRAS = {
     "array_api_compat": "torch",
     "dask": "dask",
     "distributed": "dask",
+    "jinja2": "report",
+    "skops": "skops",
+    "statsmodels": "preference",
 }
 
 
