@@ -16,6 +16,6 @@ class UnsupportedModelError(TypeError, ValueError):
     >>> try:
     ...     kx.models.as_kernel_expansion(model)
     ... except kx.UnsupportedModelError as exc:
-    ...     print(str(exc)[:61])
-    SVR with kernel='poly' has no exact product-kernel form. Supp
+    ...     print(str(exc)[:56])
+    SVR with kernel='poly' has no exact product-kernel form.
     """

@@ -46,6 +46,23 @@ def _real(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
     return arr
 
 
+def _check_covariance(cov: np.ndarray, name: str) -> None:
+    """Refuse a covariance that is not symmetric or has negative variances (beyond rounding).
+
+    ``cov`` is (N, d, d, ...) per point (axes 1 and 2 paired), or the (N * d, N * d) matrix of a
+    joint covariance.
+    """
+    if cov.size == 0:
+        return
+    axes = (0, 1) if cov.ndim == 2 else (1, 2)
+    tol = 1e-6 * float(np.max(np.abs(cov)))
+    if float(np.max(np.abs(cov - np.swapaxes(cov, *axes)))) > tol:
+        raise ValueError(f"{name} must be symmetric (a covariance matrix per point); got an asymmetric matrix.")
+    smallest = float(np.min(np.diagonal(cov, axis1=axes[0], axis2=axes[1])))
+    if smallest < -tol:
+        raise ValueError(f"{name} has negative variances on its diagonal (smallest {smallest:.3g}).")
+
+
 class Explanation:
     """Shapley values of a batch of explained points.
 
@@ -166,6 +183,8 @@ class Explanation:
         self.covariance = None if covariance is None else _real(covariance, "covariance")
         if self.covariance is not None and self.covariance.shape[:3] != (N, d, d):
             raise ValueError(f"covariance must have shape ({N}, {d}, {d}[, ...]), got {self.covariance.shape}.")
+        if self.covariance is not None:
+            _check_covariance(self.covariance, "covariance")
         self.joint_covariance = None if joint_covariance is None else _real(joint_covariance, "joint_covariance")
         if self.joint_covariance is not None:
             if self.values.ndim != 2 or self.joint_covariance.shape != (N, d, N, d):
@@ -173,6 +192,7 @@ class Explanation:
                     f"joint_covariance must have shape ({N}, {d}, {N}, {d}) (single output), got "
                     f"{self.joint_covariance.shape}."
                 )
+            _check_covariance(self.joint_covariance.reshape(N * d, N * d), "joint_covariance")
             if self.covariance is None:
                 self.covariance = self.joint_covariance[np.arange(N), :, np.arange(N), :]
         self.base_variance = self._per_row(base_variance, "base_variance", N)
@@ -260,6 +280,8 @@ class Explanation:
         """
         from scipy.stats import norm
 
+        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)):
+            raise TypeError(f"level must be a number in (0, 1), got {level!r} of type {type(level).__name__}.")
         level = float(level)
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must be in (0, 1), got {level}.")

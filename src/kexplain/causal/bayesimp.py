@@ -55,6 +55,7 @@ from scipy.linalg import cho_solve
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.gaussian_process.kernels import Kernel as _SkKernel
 
+from ..embeddings._checks import check_array_arg, check_positive
 from ..embeddings.bayesian import nuclear_dominant_rbf
 from ..embeddings.deconditional import _chol, _logdet, rbf
 from ..kernels.heuristics import median_heuristic
@@ -96,25 +97,20 @@ class InterventionalPrediction:
         return np.sqrt(np.maximum(np.diag(self.cov), 0.0))
 
 
-def _rows(a: Any, name: str, n: int | None = None, other: str = "") -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+def _rows(a: Any, name: str, n: int | None = None, other: str = "", *, tiny: bool = False) -> np.ndarray:
+    arr = check_array_arg(a, name, ndims=(1, 2), tiny=tiny)
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2 or arr.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D or 2-D array; got shape {arr.shape}.")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} rows but {other} has {n}; the rows of a data set must match.")
-    if not np.all(np.isfinite(arr)):
-        r, c = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} contains NaN or infinity (row {r}, column {c}).")
     return arr
 
 
 def _ls(value: Any, data: np.ndarray, name: str) -> np.ndarray:
     if value is None:
         return np.atleast_1d(np.asarray(median_heuristic(data, per_feature=True), dtype=np.float64))
-    ls = np.atleast_1d(np.asarray(value, dtype=np.float64))
-    if ls.size not in (1, data.shape[1]) or np.any(ls <= 0):
+    ls = np.atleast_1d(check_positive(value, name, allow_array=True))
+    if ls.size not in (1, data.shape[1]):
         raise ValueError(f"{name} must be positive, a scalar or one per column ({data.shape[1]}); got {value!r}.")
     return ls
 
@@ -214,12 +210,16 @@ class BayesIMP:
         if isinstance(self.regularization, str):
             if self.regularization != "ml":
                 raise ValueError(f"regularization must be a positive float or 'ml'; got {self.regularization!r}.")
-        elif not float(self.regularization) > 0:
-            raise ValueError(f"regularization must be a positive float or 'ml'; got {self.regularization!r}.")
-        Xv = _rows(X, "X")
+        else:
+            check_positive(self.regularization, "regularization")
+        check_positive(self.amplitude, "amplitude")
+        check_positive(self.noise, "noise")
+        if self.measure_scale is not None:
+            check_positive(self.measure_scale, "measure_scale")
+        Xv = _rows(X, "X", tiny=self.lengthscale_x is None)
         N = Xv.shape[0]
-        Yv = _rows(Y, "Y", N, "X")
-        Y2v = _rows(Y2, "Y2")
+        Yv = _rows(Y, "Y", N, "X", tiny=self.lengthscale_y is None)
+        Y2v = _rows(Y2, "Y2", tiny=self.lengthscale_y is None)
         Tv = _rows(T, "T", Y2v.shape[0], "Y2")
         if Tv.shape[1] != 1:
             raise ValueError(f"T must be one target per row of Y2; got {Tv.shape[1]} columns.")
@@ -229,7 +229,7 @@ class BayesIMP:
             raise ValueError("Z was given but adjustment=None; pass adjustment='backdoor' or 'frontdoor' to use it.")
         if self.adjustment is not None and Z is None:
             raise ValueError(f"adjustment={self.adjustment!r} needs the adjustment variables Z of D1.")
-        Zv = None if Z is None else _rows(Z, "Z", N, "X")
+        Zv = None if Z is None else _rows(Z, "Z", N, "X", tiny=self.lengthscale_z is None)
         self.n_features_in_ = Xv.shape[1]
         self.lengthscale_x_ = _ls(self.lengthscale_x, Xv, "lengthscale_x")
         self.lengthscale_z_ = None if Zv is None else _ls(self.lengthscale_z, Zv, "lengthscale_z")

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.base import RBF
 from ..kernels.heuristics import median_heuristic
+from ._checks import check_array_arg, check_positive
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import jittered_cholesky
 
@@ -178,19 +179,23 @@ class BayesianCME(BaseEstimator):
         """
         r = self.regularization
         numeric = isinstance(r, Real) and not isinstance(r, bool) and bool(np.isfinite(r)) and r > 0
-        if not (r == "marginal_likelihood" or numeric):
+        if not ((isinstance(r, str) and r == "marginal_likelihood") or numeric):
             raise ValueError(f"regularization must be a positive number or 'marginal_likelihood', got {r!r}.")
-        if not (isinstance(self.measure_scale, Real) and np.isfinite(self.measure_scale) and self.measure_scale > 0):
-            raise ValueError(f"measure_scale must be a positive number, got {self.measure_scale!r}.")
+        check_positive(self.measure_scale, "measure_scale")
+        n_rows = check_array_arg(X, "X").shape[0]
+        check_array_arg(y, "y", ndims=(1, 2), n_rows=n_rows, rows_of="X", tiny=self.lengthscale is None)
         X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         Y2 = as_2d(Y)
         self.X_fit_, self.Y_fit_ = X, Y2
         if self.lengthscale is None:
             self.lengthscale_ = np.atleast_1d(median_heuristic(Y2, per_feature=True)).astype(np.float64)
         else:
-            self.lengthscale_ = np.broadcast_to(np.asarray(self.lengthscale, dtype=np.float64), (Y2.shape[1],)).copy()
-            if np.any(~np.isfinite(self.lengthscale_)) or np.any(self.lengthscale_ <= 0):
-                raise ValueError(f"lengthscale must be positive, got {self.lengthscale!r}.")
+            ls = np.atleast_1d(check_positive(self.lengthscale, "lengthscale", allow_array=True))
+            if ls.shape[0] not in (1, Y2.shape[1]):
+                raise ValueError(
+                    f"lengthscale must be one number or one per column of y ({Y2.shape[1]}), got {ls.shape[0]}."
+                )
+            self.lengthscale_ = np.broadcast_to(ls, (Y2.shape[1],)).copy()
         self.kernel_ = resolve_kernel(self.kernel, X, "kernel")
         n = X.shape[0]
         K = self.kernel_(X, X)
@@ -226,6 +231,7 @@ class BayesianCME(BaseEstimator):
 
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "_K_factor")
+        check_array_arg(X, "X", huge=False)
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def _weights(self, Xv: np.ndarray) -> np.ndarray:
@@ -245,7 +251,12 @@ class BayesianCME(BaseEstimator):
         array([[1.  , 0.01]])
         """
         Xv = self._check_X(X)
-        Yv = as_2d(np.asarray(Y, dtype=np.float64))
+        Yv = as_2d(check_array_arg(Y, "Y", ndims=(1, 2), huge=False))
+        if Yv.shape[1] != self.Y_fit_.shape[1]:
+            raise ValueError(
+                f"Y has {Yv.shape[1]} columns, but the y given to fit had {self.Y_fit_.shape[1]}; Y must be "
+                "points of y's space."
+            )
         beta = self._weights(Xv)  # (n, N)
         rY = self.nuclear_kernel(self.Y_fit_, Yv)  # (n, M)
         # mean = beta^T L R^-1 r(Y, y) = beta^T (R^-1 L)^T r(Y, y)  (R, L symmetric)

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import check_random_state
+from ._checks import check_array_arg
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
 
@@ -221,6 +222,12 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         True
         """
         self._check_params()
+        n_rows = check_array_arg(X, "X").shape[0]
+        check_array_arg(y, "y", ndims=(1, 2), n_rows=n_rows, rows_of="X")
+        if sample_weight is not None:
+            sw = check_array_arg(sample_weight, "sample_weight", ndims=(1,), n_rows=n_rows, rows_of="X", huge=False)
+            if np.any(sw < 0) or not np.any(sw > 0):
+                raise ValueError("sample_weight must be non-negative and not all zero (at least one positive weight).")
         X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         n = X.shape[0]
         self._y_1d = np.asarray(Y).ndim == 1
@@ -282,6 +289,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     # -- the embedding ------------------------------------------------------------------------------
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "solver_")
+        check_array_arg(X, "X", huge=False)
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def weights(self, X: Any) -> np.ndarray:

@@ -59,6 +59,9 @@ from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import to_array
+from ._checks import check_array_arg, check_positive, check_positive_int
+
 _ESTIMATORS = ("exact", "shrinkage", "variational")
 _JITTER = 1e-10
 _LOG_BOUNDS = (-9.0, 9.0)
@@ -110,10 +113,11 @@ def _as_bags(X: Any, bags: Any) -> tuple[Any, np.ndarray | None, bool]:
     if isinstance(X, (list, tuple)) and len(X) > 0 and all(_ndim(b) == 2 for b in X if _is_arraylike(b)):
         if not all(_is_arraylike(b) for b in X):
             return X, None, False
-        arrays = [np.asarray(b, dtype=np.float64) for b in X]
-        for j, b in enumerate(arrays):
-            if b.shape[0] == 0:
+        for j, b in enumerate(X):
+            if np.shape(b)[0] == 0:
                 raise ValueError(f"X: bag {j} is empty; every bag needs at least one row.")
+        arrays = [check_array_arg(b, f"X[{j}]") for j, b in enumerate(X)]
+        for j, b in enumerate(arrays):
             if b.shape[1] != arrays[0].shape[1]:
                 raise ValueError(
                     f"X: bag {j} has {b.shape[1]} features but bag 0 has {arrays[0].shape[1]}; "
@@ -125,7 +129,7 @@ def _as_bags(X: Any, bags: Any) -> tuple[Any, np.ndarray | None, bool]:
         return np.vstack(arrays), labels, True
     if bags is None:
         return X, None, False
-    return X, np.asarray(bags), False
+    return X, to_array(bags, "bags"), False
 
 
 def _ndim(b: Any) -> int:
@@ -140,17 +144,28 @@ def _is_arraylike(b: Any) -> bool:
 
 
 def _check_2d(a: Any, name: str, n_rows: int, what: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+    arr = check_array_arg(a, name, ndims=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, features); got {arr.ndim} dimensions.")
     if arr.shape[0] != n_rows:
         raise ValueError(f"{name} has {arr.shape[0]} rows but there are {n_rows} {what}.")
-    if not np.all(np.isfinite(arr)):
-        r, c = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} contains NaN or infinity (row {r}, column {c}).")
     return arr
+
+
+def _check_bag_labels(bags: Any, n_rows: int) -> np.ndarray:
+    """One bag label per row of X (numbers or strings, of one kind), or an error naming bags."""
+    labels = to_array(bags, "bags")
+    if labels.ndim != 1:
+        raise ValueError(f"bags must be a 1-D array with one bag label per row of X, got shape {labels.shape}.")
+    if labels.shape[0] != n_rows:
+        raise ValueError(f"bags has {labels.shape[0]} labels but X has {n_rows} rows.")
+    if labels.dtype.kind == "c" or (labels.dtype.kind == "f" and not np.all(np.isfinite(labels))):
+        raise ValueError("bags must be finite real numbers or strings (one label per row of X).")
+    try:
+        np.unique(labels)
+    except TypeError:
+        raise ValueError("bags must be labels of one kind (all numbers or all strings); got a mixture.") from None
+    return labels
 
 
 class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
@@ -273,10 +288,23 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         if isinstance(self.regularization, str):
             if self.regularization != "ml":
                 raise ValueError(f"regularization must be a float >= 0 or 'ml'; got {self.regularization!r}.")
-        elif not float(self.regularization) >= 0:
-            raise ValueError(f"regularization must be a float >= 0 or 'ml'; got {self.regularization!r}.")
+        else:
+            check_positive(self.regularization, "regularization", allow_zero=True)
+        check_positive(self.lengthscale, "lengthscale", allow_array=True)
+        check_positive(self.mediator_lengthscale, "mediator_lengthscale", allow_array=True)
+        check_positive(self.amplitude, "amplitude")
+        check_positive(self.noise, "noise")
+        check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.n_inducing, "n_inducing")
         data, labels, _ = _as_bags(X, bags)
+        n_rows = check_array_arg(data, "X").shape[0]
         if labels is None:
+            z_rows = None if y is None else check_array_arg(y, "y", ndims=(1, 2)).shape[0]
+            if z_rows is not None and z_rows != n_rows:
+                raise ValueError(
+                    f"y has {z_rows} targets but X has {n_rows} rows, each its own bag (bags=None): pass bags, "
+                    "the bag label of each row, or X as a list of bags."
+                )
             Xc, z = validate_data(self, data, y, dtype=np.float64, y_numeric=True)
             labels = np.arange(Xc.shape[0])
         else:
@@ -284,11 +312,8 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
             if y is None:
                 name = type(self).__name__
                 raise ValueError(f"This {name} estimator requires y to be passed, but the target y is None.")
-            z = np.asarray(y, dtype=np.float64).ravel()
-            if not np.all(np.isfinite(z)):
-                raise ValueError(f"y contains NaN or infinity (target {int(np.flatnonzero(~np.isfinite(z))[0])}).")
-            if labels.shape[0] != Xc.shape[0]:
-                raise ValueError(f"bags has {labels.shape[0]} labels but X has {Xc.shape[0]} rows.")
+            z = check_array_arg(y, "y", ndims=(1, 2)).ravel()
+            labels = _check_bag_labels(labels, Xc.shape[0])
         _, inv = np.unique(labels, return_inverse=True)
         order = np.argsort(inv, kind="stable")
         self.X_train_ = Xc[order]
@@ -575,6 +600,7 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         if return_std and return_cov:
             raise ValueError("return_std and return_cov cannot both be True; ask for one of them.")
+        check_array_arg(X, "X", huge=False)
         Xq = validate_data(self, X, reset=False, dtype=np.float64)
         ls, amp = np.atleast_1d(self.lengthscale_), self.amplitude_
         s, mu = self.y_std_, self.y_mean_

@@ -170,7 +170,7 @@ class ProductKernelExplainer(Explainer):
             if not (
                 hasattr(background, "columns")
                 or (hasattr(background, "nnz") and hasattr(background, "toarray"))
-                or np.ndim(background) == 2
+                or to_array(background, "background").ndim == 2
             ):
                 raise ValueError(
                     "background must be a 2-D array or DataFrame of rows (n_rows, n_features), got shape "

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import to_array
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import Kernel, SumKernel
 from .expansion import KernelExpansion
@@ -35,6 +37,17 @@ SUPPORTED_POSTERIORS = (
     "one of est.base_estimator_.estimators_), a Pipeline of per-feature scalers ending in one of "
     "these, or a kx.models.GPPosterior built from a KernelExpansion and its posterior precision"
 )
+
+
+def _real_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array, refusing complex, text and ragged input by ``name``."""
+    arr = to_array(x, name)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must hold real numbers, got complex values.")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold real numbers, got values of type {arr.dtype} such as text.") from None
 
 
 @dataclass(eq=False)
@@ -103,13 +116,13 @@ class GPPosterior:
                 f"{type(self.kernel).__name__}; "
                 "convert a scikit-learn kernel with kx.kernels.from_sklearn."
             )
-        coef = np.asarray(self.coef, dtype=np.float64)
+        coef = _real_array(self.coef, "coef")
         # the expansion validates X_train against the kernel and coef against X_train
         em = KernelExpansion(self.X_train, coef, self.kernel, feature_names=self.feature_names)
         if coef.ndim != 1:
             raise ValueError(f"coef must have shape (n,) (one output), got shape {coef.shape}.")
         n = em.X_ref.shape[0]
-        A = np.asarray(self.precision, dtype=np.float64)
+        A = _real_array(self.precision, "precision")
         if A.shape != (n, n):
             raise ValueError(f"precision must have shape ({n}, {n}) for {n} training rows, got shape {A.shape}.")
         if not np.all(np.isfinite(A)):
@@ -118,7 +131,10 @@ class GPPosterior:
         if not np.allclose(A, A.T, rtol=1e-8, atol=1e-12 * max(1.0, abs(float(scale)))):
             raise ValueError("precision must be a symmetric matrix.")
         for name in ("offset", "scale", "constant", "noise_variance"):
-            v = float(getattr(self, name))
+            raw = getattr(self, name)
+            if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, Real):
+                raise TypeError(f"{name} must be a real number, got {raw!r} of type {type(raw).__name__}.")
+            v = float(raw)
             if not np.isfinite(v):
                 raise ValueError(f"{name} must be a finite number, got {v}.")
             setattr(self, name, v)
@@ -230,7 +246,8 @@ def _no_posterior(model: Any, why: str = "") -> UnsupportedModelError:
     name = type(model).__name__
     why = why or f"{name} is not a Gaussian-process model, so its predictions carry no posterior distribution."
     return UnsupportedModelError(
-        f"uncertainty of explanations needs a Gaussian-process posterior: {why} Accepted: {SUPPORTED_POSTERIORS}."
+        f"uncertainty of explanations needs the model to be a Gaussian-process posterior: {why} Accepted: "
+        f"{SUPPORTED_POSTERIORS}."
     )
 
 

@@ -524,7 +524,8 @@ class RKHSExplainer(Explainer):
         d = self.n_features
         names = self._names(X, d)
         index = row_index(X)
-        if check_bool(uncertainty, "uncertainty") or check_bool(joint, "joint"):
+        uncertainty, joint = check_bool(uncertainty, "uncertainty"), check_bool(joint, "joint")
+        if uncertainty or joint:
             if not uncertainty:
                 raise ValueError("joint=True needs uncertainty=True.")
             return self._explain_uncertain(Xv, names, index, interactions, budget, n_jobs, joint)

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from ..shapley.enumeration import all_coalitions, shapley_weights
 from .cme import ProductCME
 
@@ -194,6 +195,7 @@ class ObservationalGPSHAP:
         The mean is the observational Shapley values of the posterior mean (without the scale's
         offset, which is in the base value); the covariance is that of the module docstring.
         """
+        joint = check_bool(joint, "joint")
         X = np.asarray(X, dtype=np.float64)
         N = X.shape[0]
         if not joint:
