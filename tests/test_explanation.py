@@ -153,17 +153,26 @@ def test_shap_plots_accept_to_shap(single, multi):
     shap = pytest.importorskip("shap")
     import matplotlib.pyplot as plt
 
+    def labels() -> set[str]:  # the feature names shap drew on the y axis
+        return {t.get_text() for ax in plt.gcf().axes for t in ax.get_yticklabels()}
+
     _, _, ex = single
+    names = set(ex.feature_names)
     shap.plots.bar(ex.to_shap(), show=False)
+    assert names <= labels()
     plt.close("all")
     shap.plots.beeswarm(ex.to_shap(), show=False)
+    assert names <= labels()
     plt.close("all")
     shap.plots.waterfall(ex[0].to_shap(), show=False)
+    assert any(n in label for n in names for label in labels())
     plt.close("all")
     _, _, exm = multi
     shap.plots.bar(exm.to_shap(output="up"), show=False)
+    assert set(exm.feature_names) <= labels()
     plt.close("all")
     shap.plots.waterfall(exm[1, "down"].to_shap(), show=False)
+    assert any(n in label for n in exm.feature_names for label in labels())
     plt.close("all")
 
 
