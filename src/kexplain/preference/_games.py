@@ -40,11 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from ..shapley.enumeration import exact_shapley
 from ..shapley.product import solve_product_game
 from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
-from ..shapley.subsets import SubsetGame, absent_set_table, compiled_available, subset_products
+from ..shapley.subsets import SubsetGame, absent_set_table, compiled_available
 
 #: terms of k_E: (pairs (explained side, support side), sign); side 0 = left, 1 = right
 TERMS: dict[str, list[tuple[tuple[tuple[int, int], ...], float]]] = {
@@ -134,8 +133,9 @@ class PreferenceGame:
         self._subset_game: SubsetGame | None = None
         if self.route == "subsets":
             self.table = self._absent_table()
-            if self.point_free:
-                self._subset_game = SubsetGame(self.table, self.row_coef)
+            # the row weights W (row_coef, times k_E or k_U at the explained duel for the context
+            # and item-with-context levels) come with the present factors, point by point
+            self._subset_game = SubsetGame(self.table, np.ones(self.n_rows))
 
     # -- cost model ------------------------------------------------------------------------------
     def _choose_route(self, route: str) -> str:
@@ -231,51 +231,19 @@ class PreferenceGame:
         def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
             return self.present(Xl[pts], Xr[pts], None if C is None else C[pts])
 
-        if self.route == "subsets":
-            assert self.table is not None
-            if self._subset_game is not None:
-                return self._subset_game.solve(
-                    lambda pts: present(pts)[0],
-                    n_points=N,
-                    interactions=interactions,
-                    max_block_bytes=self.max_block_bytes,
-                    progress=progress,
-                )
-            return self._solve_subsets_weighted(present, N, interactions)
+        if self._subset_game is not None:
+            return self._subset_game.solve(
+                present,
+                n_points=N,
+                interactions=interactions,
+                max_block_bytes=self.max_block_bytes,
+                progress=progress,
+            )
         return solve_product_game(
             _QuadratureGame(self, present, N),
             interactions=interactions,
             max_block_bytes=self.max_block_bytes,
             progress=progress,
-        )
-
-    def _solve_subsets_weighted(
-        self, present: Callable[[slice], tuple[np.ndarray, np.ndarray]], N: int, interactions: str | None
-    ) -> ShapleyValues:
-        """The subset route with per-duel row weights: v_p(S) = sum_r W_pr prod_{j in S} a_prj B_r(not S)."""
-        assert self.table is not None
-        D, R = self.D, self.n_rows
-        n_sets = 2**D
-        complement = (n_sets - 1) ^ np.arange(n_sets)
-        Tc = np.ascontiguousarray(self.table[:, complement].T)  # (2^D, R): B_r(complement of S)
-        bits = 1 << np.arange(D)
-        step = max(1, self.max_block_bytes // (16 * n_sets * R))
-        values = np.empty((N, D, 1))
-        v_full, v_empty = np.empty((N, 1)), np.empty((N, 1))
-        inter = np.empty((N, D, D, 1)) if interactions else None
-        for p0 in range(0, N, step):
-            pts = slice(p0, min(N, p0 + step))
-            a, W = present(pts)
-            P = subset_products(a)  # (2^D, pb, R)
-            P *= W[None]
-            v = np.matmul(P, Tc[:, :, None])[:, :, 0]  # (2^D, pb)
-            res = exact_shapley(_Lookup(v, bits), D, interactions=interactions or False)
-            values[pts, :, 0] = np.asarray(res.values).reshape(-1, D)
-            v_full[pts, 0], v_empty[pts, 0] = v[-1], v[0]
-            if inter is not None:
-                inter[pts, :, :, 0] = np.asarray(res.interactions).reshape(-1, D, D)
-        return ShapleyValues(
-            values=values, v_full=v_full, v_empty=v_empty, interactions=inter, interaction_index=interactions
         )
 
     # -- quadrature route: the absent factors of (row, background combination) pairs ----------------
@@ -305,16 +273,6 @@ class PreferenceGame:
             out[:, :, :, self.d :] = Uf[:, None, :, :]
             wt *= self.wu[None, :]
         return out.reshape(rows.size, self.n_combos, self.D), wt.reshape(-1)
-
-
-class _Lookup:
-    """The value function of a tabulated game: coalitions (n, D) -> rows of ``v`` (bit j = player j)."""
-
-    def __init__(self, v: np.ndarray, bits: np.ndarray) -> None:
-        self.v, self.bits = v, bits
-
-    def __call__(self, S: np.ndarray) -> np.ndarray:
-        return self.v[S.astype(np.int64) @ self.bits]
 
 
 class _QuadratureGame:

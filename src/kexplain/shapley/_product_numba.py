@@ -181,8 +181,10 @@ def weighted_loo_integrals(a, b, t, w, out, bad, pa):  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
-def subset_values(a, Bc, v):  # pragma: no cover - compiled; tested via subsets.py
-    """v[m, p, q] = sum_i Bc[q, i, m] prod_{j in m} a[p, i, j] for every subset m (bit j = feature j).
+def subset_values(a, Bc, v, w):  # pragma: no cover - compiled; tested via subsets.py
+    """v[m, p, q] = sum_i w[p, i] Bc[q, i, m] prod_{j in m} a[p, i, j] for every subset m (bit j = feature j).
+
+    ``w`` (points, rows) are per-point row weights (ones when the rows weigh the same at every point).
 
     The subset route (``kexplain.shapley.subsets``): per point and row,
     the table of subset products is built by doubling in a small scratch array and accumulated at
@@ -197,7 +199,7 @@ def subset_values(a, Bc, v):  # pragma: no cover - compiled; tested via subsets.
             for m in range(n_sets):
                 acc[q, m] = 0.0
         for i in range(R):
-            A[0] = 1.0
+            A[0] = w[p, i]
             h = 1
             for j in range(d):
                 aj = a[p, i, j]

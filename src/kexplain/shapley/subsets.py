@@ -35,7 +35,7 @@ _WORK_BYTES = 4 * 2**20
 #: default bound, in bytes, on the work arrays of one pass over explained points
 DEFAULT_BLOCK_BYTES = 32 * 2**20
 
-SubsetKernel = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+SubsetKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], None]
 
 
 def subset_products(F: np.ndarray) -> np.ndarray:
@@ -113,14 +113,16 @@ def absent_set_table(factors: np.ndarray, weights: np.ndarray, *, backend: str =
     nb, R, d = factors.shape
     table = np.ascontiguousarray(np.broadcast_to(weights[None, :, None], (1, nb, 2**d)))
     v = np.empty((2**d, R, 1))
-    kernel(np.ascontiguousarray(factors.transpose(1, 0, 2)), table, v)
+    kernel(np.ascontiguousarray(factors.transpose(1, 0, 2)), table, v, np.ones((R, nb)))
     return v[:, :, 0].T
 
 
-def _subset_values_numpy(a: np.ndarray, table: np.ndarray, v: np.ndarray) -> None:
-    """v[m, p, q] = sum_i table[q, m, i] prod_{j in m} a[p, i, j]: the compiled kernel's fallback,
-    with the table laid out (outputs, 2^d, rows)."""
+def _subset_values_numpy(a: np.ndarray, table: np.ndarray, v: np.ndarray, w: np.ndarray | None) -> None:
+    """v[m, p, q] = sum_i w[p, i] table[q, m, i] prod_{j in m} a[p, i, j]: the compiled kernel's
+    fallback, with the table laid out (outputs, 2^d, rows)."""
     A = subset_products(a)  # (2^d, p, R)
+    if w is not None:
+        A *= w[None]
     o = table.shape[0]
     for q in range(o):
         prod = np.multiply(A, table[q][:, None, :], out=np.empty_like(A) if q < o - 1 else A)
@@ -233,13 +235,16 @@ class SubsetGame:
         """Bytes held by the coefficient-weighted table."""
         return int(self._table.nbytes)
 
-    def values(self, present: np.ndarray) -> np.ndarray:
+    def values(self, present: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """The game values v_p(S) of every coalition, shape (2**d, points, outputs).
 
         Parameters
         ----------
         present : ndarray of shape (points, rows, d)
             Factors of the present players.
+        weights : ndarray of shape (points, rows), optional
+            Per-point row weights, multiplying ``coef``: rows whose weight depends on the
+            explained point (e.g. a context kernel evaluated at it).
 
         Returns
         -------
@@ -257,15 +262,22 @@ class SubsetGame:
         a = np.ascontiguousarray(present, dtype=np.float64)
         if a.ndim != 3 or a.shape[1:] != (self.n_rows, self.n_features):
             raise ValueError(f"present must have shape (points, {self.n_rows}, {self.n_features}), got {a.shape}.")
+        w = None
+        if weights is not None:
+            w = np.ascontiguousarray(weights, dtype=np.float64)
+            if w.shape != a.shape[:2]:
+                raise ValueError(f"weights must have shape {a.shape[:2]} (points, rows), got {w.shape}.")
+        elif self._kernel is not _subset_values_numpy:
+            w = np.ones(a.shape[:2])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
-        self._kernel(a, self._table, v)
+        self._kernel(a, self._table, v, w)
         if not np.all(np.isfinite(v)):
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
 
     def solve(
         self,
-        present: np.ndarray | Callable[[slice], np.ndarray],
+        present: np.ndarray | Callable[[slice], np.ndarray | tuple[np.ndarray, np.ndarray]],
         *,
         n_points: int | None = None,
         interactions: bool | str | None = False,
@@ -279,7 +291,8 @@ class SubsetGame:
         present : ndarray of shape (points, rows, d), or callable
             The present factors, or a function returning them for a slice of points (then
             ``n_points`` is required): points are taken a block at a time, so the factors of all
-            points are never held at once.
+            points are never held at once.  The function may also return a pair ``(a, w)``
+            with ``w`` (points, rows) per-point row weights (see :meth:`values`).
         n_points : int, optional
             Number of points when ``present`` is a callable.
         interactions : bool or {"sii", "stii"}
@@ -317,7 +330,7 @@ class SubsetGame:
                 raise ValueError(f"present must have shape (points, rows, d), got {arr.shape}.")
             N = arr.shape[0]
 
-            def get(pts: slice) -> np.ndarray:
+            def get(pts: slice) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
                 return arr[pts]
 
         d, R, o = self.n_features, self.n_rows, self.n_outputs
@@ -341,7 +354,8 @@ class SubsetGame:
             bar = tqdm(total=N, desc="kexplain", unit="pt")
         for p0 in range(0, N, step):
             pts = slice(p0, min(N, p0 + step))
-            v = self.values(get(pts))
+            got = get(pts)
+            v = self.values(*got) if isinstance(got, tuple) else self.values(got)
             res = exact_shapley(_TableLookup(v, bits), d, interactions=index or False)
             values[pts] = np.asarray(res.values).reshape(-1, d, o)
             v_full[pts], v_empty[pts] = v[-1], v[0]
