@@ -56,8 +56,10 @@ from scipy.optimize import minimize, minimize_scalar
 from sklearn.gaussian_process.kernels import Kernel as _SkKernel
 
 from ..embeddings._checks import check_array_arg, check_positive
+from ..embeddings._kernels import rbf
+from ..embeddings._ridge import cholesky_logdet as _logdet
+from ..embeddings._ridge import gp_cholesky as _chol
 from ..embeddings.bayesian import nuclear_dominant_rbf
-from ..embeddings.deconditional import _chol, _logdet, rbf
 from ..kernels.heuristics import median_heuristic
 from ._stage1 import Stage1
 

@@ -35,3 +35,18 @@ def as_2d(Y: np.ndarray) -> np.ndarray:
     """Targets as a 2-D (n, q) array."""
     Y = np.asarray(Y, dtype=np.float64)
     return Y[:, None] if Y.ndim == 1 else Y
+
+
+def rbf(A: Any, B: Any, lengthscale: Any, amplitude: float = 1.0) -> np.ndarray:
+    """Gaussian Gram matrix amplitude * exp(-|a - b|^2 / (2 lengthscale^2)) (one lengthscale or one
+    per column) of already validated rows, through :class:`kexplain.kernels.RBF`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.embeddings._kernels import rbf
+    >>> print(np.round(rbf(np.zeros((1, 1)), np.ones((1, 1)), 1.0), 3))
+    [[0.607]]
+    """
+    kernel = RBF(lengthscale=lengthscale, amplitude=float(amplitude))
+    return kernel.gram(np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64), check_input=False)

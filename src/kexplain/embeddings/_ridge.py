@@ -29,16 +29,31 @@ from .._validation import check_random_state
 _JITTER = 1e-9
 
 
-def jittered_cholesky(M: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, bool]:
-    """Cholesky factor of M + ridge I (+ a tiny jitter); retries with a larger jitter if it fails."""
+def jittered_cholesky(
+    M: np.ndarray, ridge: float = 0.0, *, jitters: tuple[float, ...] = (_JITTER, _JITTER + 1e-6)
+) -> tuple[np.ndarray, bool]:
+    """Cholesky factor of M + ridge I + jitter * mean(diag M) I, trying each relative jitter in
+    turn until the factorisation succeeds (a LinAlgError when none does)."""
     n = M.shape[0]
     scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
-    M = M + (ridge + _JITTER * scale) * np.eye(n)
-    try:
-        return cho_factor(M, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        M = M + 1e-6 * scale * np.eye(n)
-        return cho_factor(M, lower=True, check_finite=False)
+    for jitter in jitters[:-1]:
+        try:
+            return cho_factor(M + (ridge + jitter * scale) * np.eye(n), lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+    return cho_factor(M + (ridge + jitters[-1] * scale) * np.eye(n), lower=True, check_finite=False)
+
+
+def gp_cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Cholesky factor of a GP covariance matrix with the smallest relative jitter that works
+    (1e-10, then 1e-8, then 1e-6): marginal likelihoods and their optimisers see as little jitter as
+    possible."""
+    return jittered_cholesky(M, jitters=(1e-10, 1e-8, 1e-6))
+
+
+def cholesky_logdet(factor: tuple[np.ndarray, bool]) -> float:
+    """log det of the matrix whose Cholesky factor (as from :func:`jittered_cholesky`) is given."""
+    return 2.0 * float(np.log(np.diag(factor[0])).sum())
 
 
 def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: np.ndarray | None = None) -> np.ndarray:

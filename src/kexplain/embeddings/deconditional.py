@@ -54,53 +54,27 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import to_array
 from ._checks import check_array_arg, check_positive, check_positive_int
+from ._kernels import rbf
+from ._ridge import cholesky_logdet as _logdet
+from ._ridge import gp_cholesky as _chol
 
 _ESTIMATORS = ("exact", "shrinkage", "variational")
-_JITTER = 1e-10
 _LOG_BOUNDS = (-9.0, 9.0)
 
 
 def _sqdist(A: np.ndarray, B: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    """Squared distances of the rows scaled by ``ls`` (for the lengthscale gradients)."""
     A = A / ls
     B = B / ls
     d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
     return np.maximum(d, 0.0)
-
-
-def rbf(A: Any, B: Any, lengthscale: Any, amplitude: float = 1.0) -> np.ndarray:
-    """Gaussian kernel amplitude * exp(-|a - b|^2 / (2 lengthscale^2)) (one lengthscale or one per column).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.embeddings.deconditional import rbf
-    >>> print(np.round(rbf(np.zeros((1, 1)), np.ones((1, 1)), 1.0), 3))
-    [[0.607]]
-    """
-    ls = np.asarray(lengthscale, dtype=np.float64)
-    return float(amplitude) * np.exp(-0.5 * _sqdist(np.asarray(A, float), np.asarray(B, float), ls))
-
-
-def _chol(M: np.ndarray) -> tuple[np.ndarray, bool]:
-    n = M.shape[0]
-    scale = max(float(np.trace(M)) / max(n, 1), 1e-300)
-    for jit in (_JITTER, 1e-8, 1e-6):
-        try:
-            return cho_factor(M + jit * scale * np.eye(n), lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            continue
-    raise np.linalg.LinAlgError("matrix is not positive definite, even with jitter")
-
-
-def _logdet(c: tuple[np.ndarray, bool]) -> float:
-    return 2.0 * float(np.log(np.diag(c[0])).sum())
 
 
 def _bag_sums(M: np.ndarray, starts: np.ndarray) -> np.ndarray:

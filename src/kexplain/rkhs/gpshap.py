@@ -42,6 +42,7 @@ import numpy as np
 
 from .._validation import check_bool
 from ..shapley.enumeration import all_coalitions, shapley_weights
+from ..shapley.subsets import subset_products
 from .cme import ProductCME
 
 #: bytes of the stacked (pairs, n, points) arrays built at once in the prior term
@@ -71,17 +72,6 @@ def shapley_coefficients(d: int) -> np.ndarray:
         C[inj, j] = w[size[inj] - 1]
         C[~inj, j] = -w[size[~inj]]
     return C
-
-
-def _subset_products(F: np.ndarray) -> np.ndarray:
-    """(2^d, ...) products over the features of every mask of the per-feature factors F (d, ...)."""
-    d = F.shape[0]
-    out = np.empty((2**d,) + F.shape[1:])
-    out[0] = 1.0
-    for j in range(d):
-        lo = 1 << j
-        out[lo : 2 * lo] = out[:lo] * F[j]
-    return out
 
 
 class ObservationalGPSHAP:
@@ -123,7 +113,7 @@ class ObservationalGPSHAP:
         """Per term the (2^d, n, N) products kappa_S(R, x); the (2^d, n, N) CME weights; Psi (n_model, N, d)."""
         c = self.cme
         d, N = self.d, X.shape[0]
-        A = [_subset_products(np.moveaxis(t.feature_values(c.R, X), -1, 0)) for t in c.em.terms]
+        A = [subset_products(t.feature_values(c.R, X)) for t in c.em.terms]
         B = np.empty((2**d, c.n, N))
         B[0] = self.w[:, None]
         B[-1] = self.w[:, None]
@@ -167,7 +157,7 @@ class ObservationalGPSHAP:
         chunk = max(1, _PAIR_BYTES // (8 * n * P))
         for t, (term_amp, At) in enumerate(zip(self.cme.amps, A)):
             Al, Ar = At[:, :, iL], At[:, :, iR]
-            cx = _subset_products(feats[t])  # (2^d, P): kappa_{S and T}(x, x')
+            cx = subset_products(np.moveaxis(feats[t], 0, -1))  # (2^d, P): kappa_{S and T}(x, x')
             for u in range(2**d):
                 pairs = order[bounds[u] : bounds[u + 1]]
                 V = full & ~u
