@@ -12,10 +12,11 @@ import importlib
 
 from . import kernels, models, shapley
 from ._version import __version__
+from .attribution import GlobalAttribution, PermutationTestResult
 from .base import Explainer
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
-from .explanation import Explanation, GlobalAttribution, PermutationTestResult
+from .explanation import Explanation
 from .models import KernelExpansion
 from .shapley import exact_shapley
 

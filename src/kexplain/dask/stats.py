@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import stats as _stats
-from ..explanation import GlobalAttribution, PermutationTestResult
+from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
 from ..stats._pairs import DEFAULT_BLOCK_BYTES, use_runner
 

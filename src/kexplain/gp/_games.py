@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..explanation import GlobalAttribution
+from ..attribution import GlobalAttribution
 from ..shapley.additive import additive_block_values
 from ._fitting import BLOCK_BYTES
 from .kernels import ConstrainedCategorical, ConstrainedEmpiricalRBF, ConstrainedKernel

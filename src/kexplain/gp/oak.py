@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_data, check_legacy_random_state, feature_names_of
-from ..explanation import Explanation, GlobalAttribution
+from ..attribution import GlobalAttribution
+from ..explanation import Explanation
 from . import _fitting as fitting
 from ._checks import check_dense_2d, check_fit_inputs, numeric_target, refuse_sparse, standardize_target
 from ._encoding import InputEncoder, categorical_mask, feature_index
@@ -215,9 +216,8 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def explain(self, X: Any, **options: Any) -> Explanation:
         """Exact local Shapley values in the functional-ANOVA game: ``OAKExplainer(self).explain(X, **options)``.
 
-        phi_j(x) = sum_{T containing j} f_T(x) / |T| ("Exact Shapley Value for Local and Global Explanation of
-        Additive Gaussian Processes", section 3, Lemma 1); the values sum with the base value f_0 to
-        ``predict(X)``.  For the interventional game over background rows, use ``OAKExplainer``.
+        phi_j(x) = sum_{T containing j} f_T(x) / |T| (additive-GP paper, section 3, Lemma 1); the values
+        sum with the base value f_0 to ``predict(X)``.  For the interventional game, use ``OAKExplainer``.
 
         Examples
         --------

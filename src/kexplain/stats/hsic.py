@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_data, check_n_jobs, check_random_state
-from ..explanation import GlobalAttribution, PermutationTestResult
+from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import RBF, Categorical, Kernel, ProductKernel
 from ..kernels.heuristics import median_heuristic
 from ._common import (

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_n_jobs, check_random_state, feature_names_of
-from ..explanation import GlobalAttribution, PermutationTestResult
+from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
 from ._common import (
     check_estimator_name,

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, check_scalar, validate_data
 
 from .._validation import check_bool, check_random_state
-from ..explanation import GlobalAttribution
+from ..attribution import GlobalAttribution
 from ..kernels.base import Categorical, Kernel
 from ._common import check_estimator_name
 from .hsic import hsic_shapley

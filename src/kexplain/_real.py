@@ -1,0 +1,32 @@
+"""Real-number arrays for the result types: complex numbers, None, NaN and infinities refused by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _real(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """``x`` as a float64 array of real numbers, or a ValueError naming ``name``.
+
+    Complex numbers are refused rather than truncated, and so are NaN and infinite values (a
+    result holding them would look certain while being undefined).
+    """
+    try:
+        arr = np.asarray(x)
+    except ValueError:  # ragged nested sequences
+        raise ValueError(f"{name} must be a rectangular array of real numbers, got a ragged sequence.") from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must hold real numbers, got complex values.")
+    if arr.dtype.kind == "O" and any(v is None for v in arr.ravel()):
+        raise ValueError(f"{name} must hold real numbers, got None.")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must hold real numbers, got values of type {arr.dtype}.") from None
+    arr = arr.astype(np.float64, copy=False)
+    if not allow_nan and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    return arr
