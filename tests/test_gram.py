@@ -12,7 +12,8 @@ from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
 import kexplain as kx
 from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
-from kexplain.kernels.base import GRAM_BLOCK_ELEMS, kernel_terms, term_amplitude
+from kexplain.kernels._gram import GRAM_BLOCK_ELEMS
+from kexplain.kernels.base import kernel_terms, term_amplitude
 
 #: entries below this are (near-)subnormal, where relative accuracy has no meaning
 TINY = 1e-290
@@ -144,12 +145,12 @@ def test_gram_blocks_bound_memory(rng):
 
 
 def test_gram_blocks_do_not_change_results(rng, monkeypatch):
-    import kexplain.kernels.base as base
+    import kexplain.kernels._gram as gram
 
     X, Y = 3 * rng.normal(size=(70, 4)), 3 * rng.normal(size=(50, 4))
     kernels = [RBF(0.4), Laplacian(1.0), Cauchy(0.7), ProductKernel([RBF(1.0), Categorical(0.5), RBF([1.0, 2.0])])]
     full = [k(X, Y) for k in kernels]
-    monkeypatch.setattr(base, "GRAM_BLOCK_ELEMS", 7)
+    monkeypatch.setattr(gram, "GRAM_BLOCK_ELEMS", 7)
     for k, K in zip(kernels, full):  # BLAS may sum a row block in another order: rounding only
         np.testing.assert_allclose(k(X, Y), K, rtol=1e-13, atol=0)
         np.testing.assert_allclose(k(X), k(X, X), rtol=1e-13, atol=0)
