@@ -21,10 +21,9 @@ from kexplain.explainers.product_games import (
 )
 from kexplain.shapley import product as engine
 from kexplain.shapley import subsets
+from kexplain.shapley.interactions import interaction_layout, interaction_values
 from kexplain.shapley.product import (
     block_shape,
-    interaction_layout,
-    interaction_values,
     product_game_block,
     solve_product_game,
 )

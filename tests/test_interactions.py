@@ -13,7 +13,8 @@ from conftest import interventional_value_function
 
 import kexplain as kx
 from kexplain.base import check_explain_options
-from kexplain.shapley.product import interaction_layout, product_game_block
+from kexplain.shapley.interactions import interaction_layout
+from kexplain.shapley.product import product_game_block
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 

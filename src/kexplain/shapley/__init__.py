@@ -2,7 +2,9 @@
 
 Every solver returns one result type, :class:`ShapleyValues`.
 
-- ``product``: exact values and interactions of product games by Gauss-Legendre quadrature.
+- ``product``: exact values and interactions of product games by Gauss-Legendre quadrature
+  (its array-API path in ``_product_xp``; the interaction indices' rules and layout in
+  ``interactions``).
 - ``subsets``: exact values of product games whose absent-set values are tabulated once (few
   players, many background rows), through the enumeration solver.
 - ``additive``: exact values of additive (elementary-symmetric-polynomial) games, as in
@@ -22,9 +24,9 @@ from .additive import (
     solve_additive_game,
 )
 from .enumeration import all_coalitions, exact_shapley
+from .interactions import interaction_values
 from .product import (
     ProductGame,
-    interaction_values,
     product_game_block,
     solve_product_game,
 )
