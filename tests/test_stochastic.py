@@ -17,7 +17,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
 from sklearn.svm import SVR
 
 import kexplain as kx
-from kexplain.explainers.product_games import summarize_background
+from kexplain.explainers.posterior_games import summarize_background
 from kexplain.models import GPPosterior, gp_posterior
 from kexplain.shapley.stochastic import product_covariance, row_shapley_values
 

@@ -18,14 +18,13 @@ from ..shapley._array_api import array_namespace, device_of, is_foreign_array, r
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
+from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
-    PosteriorCovariance,
     choose_route,
     subset_game,
-    summarize_background,
 )
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
@@ -76,7 +75,7 @@ class ProductKernelExplainer(Explainer):
         Bound on the largest temporary array of the solver (memory per block), at least 65536.
     background_summary : int, optional
         Replace the background by this many k-means centres weighted by the (weighted) number of
-        rows they hold (:func:`~kexplain.explainers.product_games.summarize_background`); the
+        rows they hold (:func:`~kexplain.explainers.posterior_games.summarize_background`); the
         values and their covariance are then exact for the game on the summarised background.
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
