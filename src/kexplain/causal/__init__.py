@@ -7,6 +7,7 @@ backdoor or front-door adjustment; ``bo_prior`` gives the moment-matched GP prio
 and scikit-learn kernel) for causal Bayesian optimisation.
 """
 
-from .bayesimp import BayesIMP, InterventionalGPPrior, InterventionalKernel, InterventionalPrediction
+from ._results import InterventionalGPPrior, InterventionalKernel, InterventionalPrediction
+from .bayesimp import BayesIMP
 
 __all__ = ["BayesIMP", "InterventionalPrediction", "InterventionalGPPrior", "InterventionalKernel"]

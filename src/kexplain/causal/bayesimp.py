@@ -47,13 +47,11 @@ BayesIMP covariance inaccurate (a Monte Carlo check agrees to sampling error at 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_solve
 from scipy.optimize import minimize, minimize_scalar
-from sklearn.gaussian_process.kernels import Kernel as _SkKernel
 
 from ..embeddings._checks import check_array_arg, check_positive
 from ..embeddings._kernels import rbf
@@ -61,42 +59,11 @@ from ..embeddings._ridge import cholesky_logdet as _logdet
 from ..embeddings._ridge import gp_cholesky as _chol
 from ..embeddings.bayesian import nuclear_dominant_rbf
 from ..kernels.heuristics import median_heuristic
+from ._results import InterventionalGPPrior, InterventionalPrediction
 from ._stage1 import Stage1
 
 _METHODS = ("imp", "bayesime", "bayesimp")
 _ADJUSTMENTS = (None, "backdoor", "frontdoor")
-
-
-@dataclass
-class InterventionalPrediction:
-    """Mean and covariance of E[T | do(X) = x] at query treatments, with the covariance's parts.
-
-    Attributes
-    ----------
-    mean : ndarray of shape (q,)
-    cov : ndarray of shape (q, q)
-        The sum of ``components``.
-    components : dict of str to ndarray of shape (q, q)
-        ``"D1"`` (uncertainty of the embedding learnt from D1), ``"D2"`` (uncertainty of f learnt
-        from D2), ``"interaction"`` (their product term, BayesIMP only); a method has only its own.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.causal import InterventionalPrediction
-    >>> p = InterventionalPrediction(np.zeros(1), np.eye(1), {"D2": np.eye(1)})
-    >>> print(p.std)
-    [1.]
-    """
-
-    mean: np.ndarray
-    cov: np.ndarray
-    components: dict[str, np.ndarray] = field(default_factory=dict)
-
-    @property
-    def std(self) -> np.ndarray:
-        """Pointwise standard deviation sqrt(diag(cov))."""
-        return np.sqrt(np.maximum(np.diag(self.cov), 0.0))
 
 
 def _rows(a: Any, name: str, n: int | None = None, other: str = "", *, tiny: bool = False) -> np.ndarray:
@@ -433,69 +400,3 @@ class BayesIMP:
         """
         self._check(np.zeros((1, self.n_features_in_)))
         return InterventionalGPPrior(self)
-
-
-class InterventionalKernel(_SkKernel):
-    """The covariance of a fitted ``BayesIMP`` as a scikit-learn kernel (no hyperparameters).
-
-    Parameters
-    ----------
-    model : BayesIMP
-        A fitted model.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.causal import BayesIMP, InterventionalKernel
-    >>> rng = np.random.default_rng(4)
-    >>> X = rng.normal(size=(30, 1)); Y = X + 0.2 * rng.normal(size=(30, 1))
-    >>> k = InterventionalKernel(BayesIMP("imp").fit(X, Y, Y[:20], Y[:20, 0]))
-    >>> k(np.zeros((2, 1))).shape
-    (2, 2)
-    """
-
-    def __init__(self, model: BayesIMP) -> None:
-        self.model = model
-
-    def __call__(self, X: Any, Y: Any = None, eval_gradient: bool = False) -> Any:
-        X = np.asarray(X, dtype=np.float64)
-        K = self.model.predict(X, return_cov=True).cov if Y is None else self.model.cross_cov(X, Y)
-        if eval_gradient:
-            return K, np.empty((X.shape[0], X.shape[0], 0))
-        return K
-
-    def diag(self, X: Any) -> np.ndarray:
-        """Prior variances at the rows of X."""
-        return np.diag(self(X))
-
-    def is_stationary(self) -> bool:
-        """False: the interventional covariance is not stationary."""
-        return False
-
-
-class InterventionalGPPrior:
-    """Moment-matched GP prior of E[T | do(X) = x]: ``mean(x)`` and a scikit-learn ``kernel``.
-
-    Parameters
-    ----------
-    model : BayesIMP
-        A fitted model.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.causal import BayesIMP, InterventionalGPPrior
-    >>> rng = np.random.default_rng(5)
-    >>> X = rng.normal(size=(30, 1)); Y = X + 0.2 * rng.normal(size=(30, 1))
-    >>> prior = InterventionalGPPrior(BayesIMP().fit(X, Y, Y[:20], Y[:20, 0]))
-    >>> prior.mean(np.zeros((3, 1))).shape
-    (3,)
-    """
-
-    def __init__(self, model: BayesIMP) -> None:
-        self.model = model
-        self.kernel = InterventionalKernel(model)
-
-    def mean(self, x: Any) -> np.ndarray:
-        """Prior mean E[T | do(X) = x] at the rows of x."""
-        return np.asarray(self.model.predict(x))
