@@ -10,19 +10,13 @@ Outcomes ``y`` are 1 where the LEFT item wins (0 or -1 where the right one does)
 """
 
 from .clusters import comparable_clusters
-from .data import (
-    DuelData,
-    duels_from_matches,
-    load_modechoice,
-    make_cluster_duels,
-    make_gpm_duels,
-    make_latent_state_duels,
-)
+from .data import DuelData, duels_from_matches, load_modechoice
 from .estimators import PreferenceClassifier
 from .expansion import PreferenceExpansion, preference_expansion
 from .explainer import PrefShapExplainer
 from .gp import PreferenceGPClassifier
 from .kernel import PreferenceKernel
+from .synthetic import make_cluster_duels, make_gpm_duels, make_latent_state_duels
 
 __all__ = [
     "PrefShapExplainer",
