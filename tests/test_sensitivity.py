@@ -456,3 +456,23 @@ def test_variance_attribution_n_jobs_identical():
     a = e.explain(X[:5], target="variance", n_jobs=1)
     b = e.explain(X[:5], target="variance", n_jobs=2)
     np.testing.assert_array_equal(a.values, b.values)
+
+
+def test_posterior_draws_sum_to_one_and_are_bracketed_by_the_expectation():
+    rng = np.random.default_rng(17)
+    d = 3
+    X = rng.uniform(-1, 1, size=(20, d))
+    gpr = GaussianProcessRegressor(ConstantKernel(1.0) * SkRBF([0.5, 0.8, 1.0]), alpha=0.05, optimizer=None).fit(
+        X, np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2]
+    )
+    Z = rng.uniform(-1, 1, size=(8, d))
+    sa = SensitivityAnalysis(gpr, background=Z)
+    draws = sa.posterior_draws(400, random_state=0)
+    assert draws["shapley_effect"].shape == (400, d)
+    np.testing.assert_allclose(draws["shapley_effect"].sum(axis=1), 1.0, atol=1e-9)
+    assert np.all(draws["total_sobol"] >= draws["first_order_sobol"] - 1e-9)
+    expected = SensitivityAnalysis(gpr, background=Z, target="posterior_expectation").variance
+    mean_var = draws["variance"].mean()
+    se = draws["variance"].std() / np.sqrt(400)
+    assert sa.variance - 4 * se <= mean_var <= expected + 4 * se
+    assert draws["shapley_effect"].std(axis=0).max() > 0
