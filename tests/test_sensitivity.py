@@ -476,3 +476,46 @@ def test_posterior_draws_sum_to_one_and_are_bracketed_by_the_expectation():
     se = draws["variance"].std() / np.sqrt(400)
     assert sa.variance - 4 * se <= mean_var <= expected + 4 * se
     assert draws["shapley_effect"].std(axis=0).max() > 0
+
+
+# ----------------------------------------------------------------------------- global importance
+def test_global_importance_mean_is_exact_and_intervals_cover():
+    rng = np.random.default_rng(18)
+    X = rng.normal(size=(30, 3))
+    gpr = GaussianProcessRegressor(SkRBF([1.0, 1.0, 1.0]), alpha=0.1, optimizer=None).fit(
+        X, 2 * X[:, 0] + 0.3 * X[:, 1] + 0.1 * rng.normal(size=30)
+    )
+    ex = kx.ProductKernelExplainer(gpr, background=X[:6]).explain(X[:5], uncertainty=True, joint=True)
+    imp = kx.sensitivity.global_importance(ex, n_samples=20000, random_state=1)
+    # the exact mean against brute-force sampling of the joint Gaussian
+    N, d = ex.values.shape
+    cov = ex.joint_covariance.reshape(N * d, N * d)
+    draws = rng.multivariate_normal(ex.values.ravel(), cov, size=40000, method="eigh")
+    mc = np.abs(draws.reshape(-1, N, d)).mean(axis=1)
+    se = mc.std(axis=0) / np.sqrt(len(mc))
+    assert np.all(np.abs(imp.mean_abs - mc.mean(axis=0)) <= 5 * se + 1e-12)
+    assert np.all(imp.lower <= imp.mean_abs) and np.all(imp.mean_abs <= imp.upper)
+    np.testing.assert_allclose(imp.rank_probabilities.sum(axis=0), 1.0)
+    np.testing.assert_allclose(imp.rank_probabilities.sum(axis=1), 1.0)
+    assert imp.rank_probabilities[0, 0] > 0.99
+    lo, hi = np.quantile(mc, [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(imp.lower, lo, atol=0.05 * (hi - lo).max())
+    np.testing.assert_allclose(imp.upper, hi, atol=0.05 * (hi - lo).max())
+
+
+def test_global_importance_plot_and_bad_input():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(19)
+    X = rng.normal(size=(20, 2))
+    gpr = GaussianProcessRegressor(alpha=0.1, optimizer=None).fit(X, X[:, 0])
+    e = kx.ProductKernelExplainer(gpr, background=X[:4])
+    ex = e.explain(X[:3], uncertainty=True, joint=True)
+    ax = kx.sensitivity.global_importance(ex, n_samples=500, random_state=0).plot()
+    assert len(ax.patches) == 2
+    with pytest.raises(ValueError, match="joint=True"):
+        kx.sensitivity.global_importance(e.explain(X[:3], uncertainty=True))
+    with pytest.raises(ValueError, match="level"):
+        kx.sensitivity.global_importance(ex, level=95)
