@@ -261,6 +261,7 @@ def test_distributions_match_a_large_sample():
 
 # ----------------------------------------------------------------------------- SALib
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # x3 is irrelevant: huge lengthscale
 def test_salib_estimates_cover_the_exact_indices():
     SALib = pytest.importorskip("SALib")  # noqa: F841
     from SALib.analyze import sobol as sobol_analyze
@@ -519,3 +520,34 @@ def test_global_importance_plot_and_bad_input():
         kx.sensitivity.global_importance(e.explain(X[:3], uncertainty=True))
     with pytest.raises(ValueError, match="level"):
         kx.sensitivity.global_importance(ex, level=95)
+
+
+# ----------------------------------------------------------------------------- axioms (hypothesis)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=hst.integers(0, 10_000), d=hst.integers(2, 5), n=hst.integers(1, 6), null=hst.integers(0, 4))
+def test_shapley_effects_axioms(seed, d, n, null):
+    """Efficiency (sum = Var f), null player (a feature with a point-mass marginal gets 0) and
+    symmetry (two features with identical columns, lengthscales and reference values share equally)."""
+    rng = np.random.default_rng(seed)
+    null = null % d
+    ls = rng.uniform(0.5, 2.0, size=d)
+    X_ref = rng.normal(size=(n, d))
+    Z = rng.normal(size=(6, d))
+    Z[:, null] = 0.3  # point mass: the feature cannot move f
+    em = kx.KernelExpansion(X_ref, rng.normal(size=n), kx.kernels.RBF(ls))
+    sa = SensitivityAnalysis(em, background=Z)
+    phi = sa.shapley_values()
+    assert abs(phi.sum() - sa.variance) <= 1e-10 * max(1.0, abs(sa.variance))
+    assert abs(phi[null]) <= 1e-12 * max(1.0, abs(sa.variance))
+    if d >= 3:
+        j, k = [i for i in range(d) if i != null][:2]
+        ls[k] = ls[j]
+        X_ref[:, k] = X_ref[:, j]
+        Z[:, k] = Z[:, j]
+        sym = SensitivityAnalysis(kx.KernelExpansion(X_ref, em.coef[:, 0], kx.kernels.RBF(ls)), background=Z)
+        p2 = sym.shapley_values()
+        assert abs(p2[j] - p2[k]) <= 1e-10 * max(1.0, abs(sym.variance))

@@ -69,17 +69,16 @@ def empirical_tables(groups: list[RowGroup], Z: np.ndarray, w: np.ndarray, *, pr
     R = sum(g.n_rows for g in groups)
     d = Z.shape[1]
     m = np.zeros((R, d))
-    A = np.zeros((R, R, d))
+    Ad = np.zeros((d, R, R))
     step = max(1, _CHUNK_BYTES // (8 * max(1, R) * d))
     for s in range(0, Z.shape[0], step):
         Zc, wc = Z[s : s + step], w[s : s + step]
         F = np.concatenate([g.factors(Zc) for g in groups], axis=1)  # (Bc, R, d)
         m += np.einsum("b,brj->rj", wc, F)
-        for j in range(d):
-            Fj = F[:, :, j]
-            A[:, :, j] += Fj.T @ (wc[:, None] * Fj)
-    # exactly symmetric, as the expectation is
-    A = 0.5 * (A + A.transpose(1, 0, 2))
+        Ft = np.ascontiguousarray(F.transpose(2, 0, 1))  # (d, Bc, R): one BLAS product per feature
+        Ad += np.matmul(Ft.transpose(0, 2, 1), wc[None, :, None] * Ft)
+    # exactly symmetric, as the expectation is; (R, R, d) so that a block of pairs is contiguous
+    A = np.ascontiguousarray((0.5 * (Ad + Ad.transpose(0, 2, 1))).transpose(1, 2, 0))
     e = None
     if prior:
         e = np.ones((len(groups), d))
