@@ -551,3 +551,45 @@ def test_shapley_effects_axioms(seed, d, n, null):
         sym = SensitivityAnalysis(kx.KernelExpansion(X_ref, em.coef[:, 0], kx.kernels.RBF(ls)), background=Z)
         p2 = sym.shapley_values()
         assert abs(p2[j] - p2[k]) <= 1e-10 * max(1.0, abs(sym.variance))
+
+
+def test_pipeline_and_svc_use_the_explainers_adapter():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(20)
+    d, B = 3, 4
+    X = rng.normal(size=(40, d)) * [1.0, 3.0, 0.5] + [0.0, 2.0, -1.0]
+    Z = X[:B]
+    w = np.full(B, 1.0 / B)
+    pipe = make_pipeline(StandardScaler(), SVR(C=2.0)).fit(X, X[:, 0] * X[:, 1])
+    svc = SVC(gamma=0.3).fit(X, (X[:, 0] > 0).astype(int))
+    for model, predict in [(pipe, pipe.predict), (svc, svc.decision_function)]:
+        V = grid_closed_variances(predict, Z, w)
+        sa = SensitivityAnalysis(model, background=Z)
+        scale = V[(True,) * d]
+        np.testing.assert_allclose(sa.shapley_values(), enumerate_shapley(V, d), atol=1e-10 * scale, rtol=0)
+
+
+def test_posterior_expectation_of_a_sum_kernel_posterior():
+    """A GPPosterior on a mixture (SumKernel) with a constant: cross-term pairs and the prior game."""
+    rng = np.random.default_rng(21)
+    d, B = 3, 3
+    Xt = rng.normal(size=(10, d))
+    k = kx.kernels.SumKernel([kx.kernels.RBF([0.7, 1.0, 1.3]), 0.4 * kx.kernels.RBF(2.5)])
+    K = k(Xt) + 0.3
+    A = np.linalg.inv(K + 0.1 * np.eye(10))
+    post = kx.models.GPPosterior(Xt, k, A @ rng.normal(size=10), A, constant=0.3, scale=1.7, offset=0.2)
+    Z = rng.normal(size=(B, d))
+    grid, Q = grid_quadratic_forms(Z, np.full(B, 1.0 / B))
+    mu, Sigma = post.mean(grid), post.covariance(grid)
+    expect = {S: float(mu @ q @ mu + np.trace(q @ Sigma)) for S, q in Q.items()}
+    sa = SensitivityAnalysis(post, background=Z, target="posterior_expectation")
+    scale = expect[(True,) * d]
+    np.testing.assert_allclose(sa.shapley_values(), enumerate_shapley(expect, d), atol=1e-9 * scale, rtol=0)
+    np.testing.assert_allclose(
+        sa.total_order(normalized=False),
+        [scale - expect[tuple(k != j for k in range(d))] for j in range(d)],
+        atol=1e-9 * scale,
+    )
