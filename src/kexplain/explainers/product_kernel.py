@@ -386,6 +386,13 @@ class ProductKernelExplainer(Explainer):
         >>> lower, upper = ex.interval(0.95)
         >>> np.round(ex.std[0], 3)
         array([0.02 , 0.005, 0.028])
+
+        Where the uncertainty comes from: Shapley values of the posterior variance.
+
+        >>> ex = kx.ProductKernelExplainer(gpr, background=X[:5]).explain(X[:2] + 3, target="variance")
+        >>> std = gpr.predict(X[:2] + 3, return_std=True)[1]
+        >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
+        ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
