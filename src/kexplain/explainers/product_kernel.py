@@ -26,6 +26,7 @@ from .product_games import (
     choose_route,
     subset_game,
 )
+from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
 DEVICE_BLOCK_BYTES = 512 * 2**20
@@ -270,6 +271,7 @@ class ProductKernelExplainer(Explainer):
         uncertainty: bool = False,
         joint: bool = False,
         noisy: bool = False,
+        target: str = "mean",
     ) -> Explanation:
         """Exact Shapley values of each row of ``X`` for the game chosen at construction.
 
@@ -333,6 +335,15 @@ class ProductKernelExplainer(Explainer):
             With ``uncertainty``: explain the noisy observation y = f + noise (the model's
             ``noise_variance``: a WhiteKernel and scalar ``alpha`` of a GaussianProcessRegressor)
             rather than the latent f; the values' means do not change, their covariance grows.
+            With ``target="variance"``: add the noise variance to the explained variance (a
+            constant: it moves the base value and the prediction, not the values).
+        target : {"mean", "variance"}
+            "mean" (default): the model's output (a GP's posterior mean).  "variance" (Gaussian
+            processes, interventional and baseline games): the exact Shapley values of the
+            posterior predictive variance sigma^2(x) of the latent f, v(S) = E_z sigma^2(x_S,
+            z_{-S}); the base value is the background mean of sigma^2 and the values sum to
+            sigma^2(x) minus it (``kexplain.explainers.variance_games``).  Cost per point about
+            B n^2 d^2 / 2 operations for n training rows and B background rows.
 
         Notes
         -----
@@ -375,9 +386,18 @@ class ProductKernelExplainer(Explainer):
         >>> lower, upper = ex.interval(0.95)
         >>> np.round(ex.std[0], 3)
         array([0.02 , 0.005, 0.028])
+
+        Where the uncertainty comes from: Shapley values of the posterior variance.
+
+        >>> ex = kx.ProductKernelExplainer(gpr, background=X[:5]).explain(X[:2] + 3, target="variance")
+        >>> std = gpr.predict(X[:2] + 3, return_std=True)[1]
+        >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
+        ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
+        if target != "mean":
+            return self._explain_variance(X, target, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy)
         em = self.expansion
         xp, device = None, None
         if is_foreign_array(X):
@@ -408,6 +428,59 @@ class ProductKernelExplainer(Explainer):
             values, v_full = values[:, :, None], v_full
         v_full = v_full.reshape(values.shape[0], -1)
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        return ex
+
+    def _explain_variance(
+        self, X: Any, target: Any, interactions: Any, progress: bool, n_jobs: int, dtype: Any, *flags: Any
+    ) -> Explanation:
+        """``explain(X, target="variance")``: Shapley values of the posterior variance (module
+        ``variance_games``)."""
+        uncertainty, joint, noisy = flags
+        if target != "variance":
+            raise ValueError(f"target must be 'mean' or 'variance', got {target!r}.")
+        if not isinstance(noisy, (bool, np.bool_)):
+            raise TypeError(f"noisy must be True or False, got {noisy!r}.")
+        if uncertainty or joint or dtype not in (None, "float64") or is_foreign_array(X):
+            raise ValueError(
+                "target='variance' runs in numpy float64 without uncertainty=True/joint=True (the variance is "
+                "already a posterior quantity)."
+            )
+        try:
+            post = gp_posterior(self.model)
+        except UnsupportedModelError as exc:
+            raise UnsupportedModelError(f"target='variance' on {type(self.model).__name__}: {exc}") from None
+        if self.game == "functional":
+            raise ValueError(
+                "target='variance' needs the interventional game (background=B) or the baseline game (baseline=z): "
+                "the functional game integrates absent features against the constant 1, which is no input point, "
+                "so the posterior variance there is undefined."
+            )
+        Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
+        names, index = self._names(X, self.expansion.n_features), row_index(X)
+        extra = post.scale**2 * post.noise_variance if noisy else 0.0
+
+        def run(rows: slice) -> Explanation:
+            game = PosteriorVarianceGame(post, Xv[rows], self._Z, self._w)
+            res = solve_product_game(
+                game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress and n_jobs <= 1
+            )
+            const = game.constant + extra
+            inter = None if res.interactions is None else res.interactions[..., 0]
+            return Explanation(
+                values=res.values[:, :, 0],
+                base_values=res.v_empty[:, 0] + const,
+                data=Xv[rows],
+                feature_names=names,
+                interactions=inter,
+                game=self.game,
+                info={"v_full": res.v_full[:, 0] + const, "route": "quadrature", "target": "variance", "noisy": noisy},
+                output=f"posterior {'predictive variance of y' if noisy else 'variance'} of {post.output}",
+                index=None if index is None else index[rows],
+            )
+
+        ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
+        vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.info["v_full"])[:, None]
+        ex.info["efficiency_error"] = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
         return ex
 
     def _covariance_solver(
