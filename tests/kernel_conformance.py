@@ -1,0 +1,233 @@
+"""The kernel conformance registry: every kexplain kernel joins the suite by being registered ONCE.
+
+``tests/test_kernel_conformance.py`` runs every check on every registered case (in the spirit of
+GPyTorch's ``BaseKernelTestCase``); the other test files take their lists of kernels from here
+instead of writing them by hand.  To add a kernel:
+
+- a stationary profile k_j(x, y) = profile((x - y) / l): ``register_stationary(MyKernel, profile)``
+  (then it is also in ``STATIONARY``, which the Gram, rescaling, message and property tests
+  parametrise over), where ``profile`` is a plain scalar formula written from the definition, not
+  from kexplain's code;
+- any other kernel: ``register(KernelCase(...))`` with a factory and a per-feature scalar formula
+  (or, for a sum, ``terms``: a list of (amplitude, per-feature formula) pairs).
+
+The formulas here are the slow, obviously correct references: one pair of scalars at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
+
+#: a per-feature formula: (x_j, y_j, j) -> k_j(x_j, y_j), from the kernel's definition
+Factor = Callable[[Any, Any, int], float]
+
+
+@dataclass
+class KernelCase:
+    """One registered kernel: how to build it on d features and its reference formula.
+
+    ``make(d)`` returns the kernel; ``terms`` lists (amplitude, per-feature formula) pairs whose
+    sum is the kernel (one pair for a product kernel); ``labels`` marks the features that hold
+    labels (the data generator draws strings there); ``product`` is False for sums (no
+    ``feature_values``, and the statistics refuse them); ``compiled`` says whether the
+    statistics' compiled pair loop is expected to take the kernel.
+    """
+
+    name: str
+    make: Callable[[int], Any]
+    terms: Callable[[int], list[tuple[float, Factor]]]
+    labels: Callable[[int], np.ndarray] = field(default=lambda d: np.zeros(d, dtype=bool))
+    product: bool = True
+    compiled: bool = False
+    d_values: tuple[int, ...] = (1, 3, 5)
+
+    def data(self, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
+        """n rows on d features: normals, or labels where ``labels(d)`` says so."""
+        lab = self.labels(d)
+        if not lab.any():
+            return rng.normal(size=(n, d))
+        out = np.empty((n, d), dtype=object)
+        for j in range(d):
+            out[:, j] = rng.choice(np.array(["a", "b", "c"], dtype=object), size=n) if lab[j] else rng.normal(size=n)
+        return out
+
+    def direct(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """The Gram matrix from the formula, one pair and one feature at a time."""
+        d = X.shape[1]
+        K = np.zeros((len(X), len(Y)))
+        for amp, factor in self.terms(d):
+            for p in range(len(X)):
+                for r in range(len(Y)):
+                    K[p, r] += amp * math.prod(factor(X[p, j], Y[r, j], j) for j in range(d))
+        return K
+
+    def direct_factors(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Per-feature values (len(X), len(Y), d) of a product kernel, from the formula."""
+        (amp, factor), *rest = self.terms(X.shape[1])
+        assert not rest, "a sum has no per-feature values"
+        return np.array([[[factor(x[j], y[j], j) for j in range(len(x))] for y in Y] for x in X], dtype=np.float64)
+
+    def amplitude(self, d: int) -> float:
+        (amp, _), *rest = self.terms(d)
+        assert not rest
+        return amp
+
+
+#: every registered kernel case, in registration order
+CASES: list[KernelCase] = []
+#: stationary kernel classes and their one-dimensional profiles of u = (x - y) / l
+STATIONARY: dict[type, Callable[[float], float]] = {}
+
+
+def register(case: KernelCase) -> KernelCase:
+    """Add one case to the suite (names are unique)."""
+    assert case.name not in {c.name for c in CASES}, f"{case.name} is registered twice"
+    CASES.append(case)
+    return case
+
+
+def _ls(d: int) -> np.ndarray:
+    """Per-feature lengthscales used by the ARD cases."""
+    return np.linspace(0.6, 1.8, d)
+
+
+def register_stationary(cls: type, profile: Callable[[float], float], *, compiled: bool = False) -> None:
+    """Register a stationary kernel class: one isotropic and one ARD case, and add it to STATIONARY."""
+    STATIONARY[cls] = profile
+    name = cls.__name__
+    register(
+        KernelCase(
+            f"{name}-iso",
+            lambda d: cls(0.9, amplitude=1.7),
+            lambda d: [(1.7, lambda x, y, j: profile((x - y) / 0.9))],
+            compiled=compiled,
+        )
+    )
+    register(
+        KernelCase(
+            f"{name}-ard",
+            lambda d: cls(_ls(d)),
+            lambda d: [(1.0, lambda x, y, j: profile((x - y) / _ls(d)[j]))],
+            compiled=compiled,
+        )
+    )
+
+
+def _rbf(u: float) -> float:
+    return math.exp(-0.5 * u * u)
+
+
+def _laplace(u: float) -> float:
+    return math.exp(-abs(u))
+
+
+def _cauchy(u: float) -> float:
+    return 1.0 / (1.0 + u * u)
+
+
+register_stationary(RBF, _rbf, compiled=True)
+register_stationary(Laplacian, _laplace, compiled=True)
+register_stationary(Cauchy, _cauchy, compiled=True)
+
+register(
+    KernelCase(
+        "Categorical",
+        lambda d: Categorical(0.3, amplitude=1.2),
+        lambda d: [(1.2, lambda x, y, j: 1.0 if x == y else 0.3)],
+        labels=lambda d: np.ones(d, dtype=bool),
+        compiled=True,
+    )
+)
+
+
+def _mixed_kinds(d: int) -> list[str]:
+    return [("rbf", "cat", "laplace", "cauchy")[j % 4] for j in range(d)]
+
+
+def _mixed_make(d: int) -> ProductKernel:
+    parts = {"rbf": RBF(1.1), "cat": Categorical(0.4), "laplace": Laplacian(0.8), "cauchy": Cauchy(1.3)}
+    return ProductKernel([parts[k] for k in _mixed_kinds(d)], amplitude=0.8)
+
+
+def _mixed_factor(x: Any, y: Any, j: int, d: int) -> float:
+    kind = _mixed_kinds(d)[j]
+    if kind == "cat":
+        return 1.0 if x == y else 0.4
+    u = float(x) - float(y)
+    return {"rbf": _rbf(u / 1.1), "laplace": _laplace(u / 0.8), "cauchy": _cauchy(u / 1.3)}[kind]
+
+
+register(
+    KernelCase(
+        "ProductKernel-mixed",
+        _mixed_make,
+        lambda d: [(0.8, lambda x, y, j, d=d: _mixed_factor(x, y, j, d))],
+        labels=lambda d: np.array([k == "cat" for k in _mixed_kinds(d)]),
+        compiled=True,
+    )
+)
+
+register(
+    KernelCase(
+        "PointwiseProduct-rbf-laplacian",
+        lambda d: 2.0 * (RBF(_ls(d)) * Laplacian(1.5)),
+        lambda d: [(2.0, lambda x, y, j: _rbf((x - y) / _ls(d)[j]) * _laplace((x - y) / 1.5))],
+    )
+)
+
+register(
+    KernelCase(
+        "SumKernel-rbf-cauchy-laplacian",
+        lambda d: RBF(_ls(d), amplitude=1.5) + 0.5 * Cauchy(0.7) + Laplacian(1.2),
+        lambda d: [
+            (1.5, lambda x, y, j: _rbf((x - y) / _ls(d)[j])),
+            (0.5, lambda x, y, j: _cauchy((x - y) / 0.7)),
+            (1.0, lambda x, y, j: _laplace((x - y) / 1.2)),
+        ],
+        product=False,
+    )
+)
+
+register(
+    KernelCase(
+        "SumKernel-of-products",
+        lambda d: (RBF(1.0) + Cauchy(2.0)) * Laplacian(_ls(d)),
+        lambda d: [
+            (1.0, lambda x, y, j: _rbf(x - y) * _laplace((x - y) / _ls(d)[j])),
+            (1.0, lambda x, y, j: _cauchy((x - y) / 2.0) * _laplace((x - y) / _ls(d)[j])),
+        ],
+        product=False,
+    )
+)
+
+
+def cases(*, product: bool | None = None, numeric: bool | None = None) -> list[KernelCase]:
+    """Registered cases, optionally only product kernels (or sums) and only numeric ones."""
+    out = CASES
+    if product is not None:
+        out = [c for c in out if c.product == product]
+    if numeric is not None:
+        out = [c for c in out if (not c.labels(3).any()) == numeric]
+    return list(out)
+
+
+def stationary_classes() -> list[type]:
+    """The registered stationary kernel classes (for tests parametrised over kernel families)."""
+    return list(STATIONARY)
+
+
+def profile_of(cls: type) -> Callable[[Any], Any]:
+    """The registered profile of a stationary class, vectorised over arrays."""
+    return np.vectorize(STATIONARY[cls], otypes=[np.float64])
+
+
+def sum_kernel(d: int) -> SumKernel:
+    """A registered sum kernel on d features (for tests that need any sum)."""
+    return cases(product=False)[0].make(d)
