@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
+from ._routes import route_for
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
@@ -101,12 +102,9 @@ def _svm(est: Any) -> _Parts:
     """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF kernel."""
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
     if est.kernel != "rbf":
-        fn = "model.decision_function" if type(est).__name__ in ("SVC", "NuSVC") else "model"
-        advice = (
-            f" kx.RKHSExplainer({fn}, background=B, value='interventional') explains any kernel exactly by "
-            "evaluating the model on coalitions (up to 12 features)."
-        )
-        raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.{advice}")
+        name = type(est).__name__
+        route = route_for(name, precomputed=isinstance(est.kernel, str) and est.kernel == "precomputed")
+        raise _unsupported(f"{name} with kernel={est.kernel!r} has no exact product-kernel form. {route}")
     gamma = float(est._gamma)
     kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
     sv = est.support_vectors_
@@ -154,11 +152,13 @@ def _kernel_ridge(est: Any) -> _Parts:
         elif k == "laplacian":
             kernel, const = Laplacian(lengthscale=1.0 / gamma), 0.0
         else:
-            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form.")
+            route = route_for("KernelRidge", precomputed=k == "precomputed")
+            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form. {route}")
     elif hasattr(k, "get_params") and hasattr(k, "theta"):
         kernel, const = _from_sklearn(k, d, "KernelRidge")
     else:
-        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form.")
+        route = route_for("KernelRidge")
+        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form. {route}")
     coef = np.asarray(est.dual_coef_, dtype=np.float64)
     intercept = const * coef.sum(axis=0)
     if kernel is None:
