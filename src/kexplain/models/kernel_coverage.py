@@ -247,12 +247,12 @@ def coverage_table(rows: list[CoverageRow] | None = None) -> str:
     Examples
     --------
     >>> from kexplain.models.kernel_coverage import CoverageRow, coverage_table
-    >>> print(coverage_table([CoverageRow('"rbf"', "SVC", "exact")]))  # doctest: +NORMALIZE_WHITESPACE
-    +---------+-------+
-    | kernel  | SVC   |
-    +=========+=======+
-    | "rbf"   | exact |
-    +---------+-------+
+    >>> print(coverage_table([CoverageRow('"rbf"', "SVC", "exact")]))
+    +--------+-------+
+    | kernel | SVC   |
+    +========+=======+
+    | "rbf"  | exact |
+    +--------+-------+
     """
     rows = coverage() if rows is None else rows
     estimators = [e for e in ESTIMATORS if any(r.estimator == e for r in rows)]
