@@ -735,7 +735,8 @@ class PointwiseProduct(Kernel):
             if not isinstance(f, Kernel):
                 raise TypeError(msg.format(factors))
             if isinstance(f, PointwiseProduct):
-                flat.extend(f.factors)
+                inner: list[Kernel] = f.factors
+                flat.extend(inner)
                 amp *= f.amplitude
             else:
                 flat.append(f)
@@ -744,7 +745,7 @@ class PointwiseProduct(Kernel):
         nfs = {f.n_features for f in flat if f.n_features is not None}
         if len(nfs) > 1:
             raise ValueError(f"the factors of a product disagree on the number of features: {sorted(nfs)}.")
-        self.factors = flat
+        self.factors: list[Kernel] = flat
         self.amplitude = _check_amplitude(amp)
         self.numeric = any(f.numeric for f in flat)
 
@@ -802,7 +803,8 @@ class PointwiseProduct(Kernel):
 
     def rescaled(self, scale: ArrayLike) -> PointwiseProduct:
         """Every factor rescaled (see :meth:`Kernel.rescaled`)."""
-        return PointwiseProduct([f.rescaled(scale) for f in self.factors], amplitude=self.amplitude)
+        s = np.asarray(scale, dtype=np.float64)
+        return PointwiseProduct([f.rescaled(s) for f in self.factors], amplitude=self.amplitude)
 
     def __repr__(self) -> str:
         inner = " * ".join(repr(f) for f in self.factors)
