@@ -204,3 +204,58 @@ def test_registry_names_every_public_kernel_class():
             stack.extend(p for p, _ in getattr(t, "parts", []))
     missing = sorted(c.__name__ for c in exported - seen)
     assert not missing, f"register these kernels in tests/kernel_conformance.py: {missing}"
+
+
+def test_kernel_algebra_matches_scikit_learn_kernel_algebra():
+    from sklearn.gaussian_process import kernels as sk
+
+    from kexplain.kernels import RBF, Laplacian, PointwiseProduct
+
+    rng = np.random.default_rng(16)
+    X, Y = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    ls = np.array([0.7, 1.3, 2.0])
+    ours = 1.5 * RBF(ls) * RBF(1.1) + 0.5 * RBF(0.8)
+    theirs = sk.ConstantKernel(1.5) * sk.RBF(ls) * sk.RBF(1.1) + sk.ConstantKernel(0.5) * sk.RBF(0.8)
+    np.testing.assert_allclose(ours(X, Y), theirs(X, Y), rtol=1e-13)
+    assert isinstance(RBF(1.0) * Laplacian(1.0), PointwiseProduct)
+    # a product with a sum is multiplied out into a sum of products (still a sum of product kernels)
+    k = (RBF(1.0) + Laplacian(2.0)) * (RBF(0.5) + 2.0 * Laplacian(1.0))
+    assert isinstance(k, SumKernel) and len(k.terms) == 4
+    np.testing.assert_allclose(
+        k(X, Y), (RBF(1.0)(X, Y) + Laplacian(2.0)(X, Y)) * (RBF(0.5)(X, Y) + 2.0 * Laplacian(1.0)(X, Y)), rtol=1e-13
+    )
+    s = RBF(1.0) + (Laplacian(1.0) + RBF(2.0))
+    assert len(s.terms) == 3  # sums are flattened
+
+
+@pytest.mark.parametrize("bad", ["rbf", None, [1.0], np.array([1.0, 2.0]), True])
+def test_kernel_algebra_refuses_what_is_not_a_kernel_or_a_number(bad):
+    from kexplain.kernels import RBF
+
+    with pytest.raises(TypeError):
+        RBF(1.0) * bad
+    with pytest.raises(TypeError):
+        RBF(1.0) + bad
+    with pytest.raises(TypeError):
+        (RBF(1.0) + RBF(2.0)) * bad
+
+
+def test_pointwise_product_checks_its_factors():
+    from kexplain.kernels import RBF, PointwiseProduct
+
+    with pytest.raises(TypeError, match="factors"):
+        PointwiseProduct([])
+    with pytest.raises(TypeError, match="factors"):
+        PointwiseProduct([RBF(1.0), RBF(1.0) + RBF(2.0)])
+    with pytest.raises(ValueError, match="disagree on the number of features"):
+        PointwiseProduct([RBF([1.0, 2.0]), RBF([1.0, 2.0, 3.0])])
+    with pytest.raises(ValueError, match="amplitude"):
+        PointwiseProduct([RBF(1.0)], amplitude=-1.0)
+    with pytest.raises(ValueError, match="amplitude"):
+        RBF(1.0) * Laplacian_of(1.0) * 0.0
+
+
+def Laplacian_of(ls):
+    from kexplain.kernels import Laplacian
+
+    return Laplacian(ls)

@@ -65,6 +65,8 @@ class Kernel:
     """
 
     amplitude: float = 1.0
+    #: numpy defers to the kernel's operators, so ``kernel * array`` is a TypeError, not an array of kernels
+    __array_ufunc__ = None
 
     #: number of features the kernel is defined on, or None when it adapts to any number
     @property
@@ -832,6 +834,9 @@ class SumKernel:
     >>> k.diag_value()
     1.5
     """
+
+    #: numpy defers to the kernel's operators (see Kernel)
+    __array_ufunc__ = None
 
     def __init__(self, terms: Any) -> None:
         msg = (

@@ -52,6 +52,12 @@ class CoverageRow:
         For a refusal, the ``kx.RKHSExplainer(...)`` call its message names; else "".
     detail : str
         The refusal's or the estimator's message (empty when exact).
+
+    Examples
+    --------
+    >>> from kexplain.models import CoverageRow
+    >>> CoverageRow('"rbf"', "SVC", "exact").status
+    'exact'
     """
 
     kernel: str
