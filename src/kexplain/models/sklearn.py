@@ -53,7 +53,8 @@ def _unsupported(msg: str) -> UnsupportedModelError:
 _OTHER_KERNEL_ROUTE = {
     "GaussianProcessClassifier": (
         "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional') "
-        "explains its class-1 probability exactly by evaluating the model on coalitions (up to 12 features)"
+        "explains its class-1 probability by evaluating the model on coalitions: exact up to 12 features, "
+        "sampled with standard errors beyond"
     ),
 }
 
@@ -66,7 +67,8 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
         route = _OTHER_KERNEL_ROUTE.get(
             owner,
             "kx.RKHSExplainer(model, value='interventional') explains it exactly by evaluating the model on "
-            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled beyond), "
+            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled with "
+            "standard errors beyond), "
             "and kx.RKHSExplainer(model) gives the observational game",
         )
         raise _unsupported(
