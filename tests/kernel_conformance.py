@@ -37,7 +37,8 @@ class KernelCase:
     sum is the kernel (one pair for a product kernel); ``labels`` marks the features that hold
     labels (the data generator draws strings there); ``product`` is False for sums (no
     ``feature_values``, and the statistics refuse them); ``compiled`` says whether the
-    statistics' compiled pair loop is expected to take the kernel.
+    statistics' compiled pair loop is expected to take the kernel; ``rtol`` is the agreement
+    with the formula that the Gram, feature-value and explainer checks ask for.
     """
 
     name: str
@@ -47,6 +48,9 @@ class KernelCase:
     product: bool = True
     compiled: bool = False
     d_values: tuple[int, ...] = (1, 3, 5)
+    #: relative agreement with the formula; an approximating kernel (a discretised scale mixture)
+    #: registers its guaranteed accuracy here, the exact kernels keep the default
+    rtol: float = 1e-13
 
     def data(self, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """n rows on d features: normals, or labels where ``labels(d)`` says so."""
