@@ -9,8 +9,12 @@ per-feature factors k_j(X_pj, Y_rj) as an array of shape (p, r, d).  Conventions
 scikit-learn: RBF = exp(-(x - y)^2 / (2 l^2)), Laplacian = exp(-|x - y| / l),
 Cauchy = 1 / (1 + (x - y)^2 / l^2), with one lengthscale for all features or one per feature (ARD).
 
-Gram matrices (``kernel(X, Y)``) never build the (p, r, d) factor tensor; how each kernel's is
-computed, in bounded blocks, is in ``kernels/_gram.py``.
+Gram matrices (``kernel(X, Y)``) never build the (p, r, d) factor tensor.  Each kernel class owns
+its idea in one place: its formula, its Gram path (the blocked routines of ``kernels/_gram.py``; a
+stationary profile without its own gets the feature-by-feature one), its matched-pair values and
+compiled pair-loop code for the statistics, and its default lengthscale.  Kernels combine as
+scikit-learn's do: ``k1 * k2`` (:class:`PointwiseProduct`), ``k1 + k2`` (:class:`SumKernel`) and a
+positive number times a kernel.
 """
 
 from __future__ import annotations
