@@ -51,6 +51,18 @@ class KernelCase:
     #: relative agreement with the formula; an approximating kernel (a discretised scale mixture)
     #: registers its guaranteed accuracy here, the exact kernels keep the default
     rtol: float = 1e-13
+    #: for a kernel that is not a sum of per-feature products (a Matern of the whole distance):
+    #: (x, y, mask) -> the kernel restricted to the features where mask is True; None derives it
+    #: from ``terms``
+    restricted: Callable[[Any, Any, np.ndarray], float] | None = None
+
+    def restrict(self, x: Any, y: Any, mask: np.ndarray) -> float:
+        """k_S(x, y): the kernel on the features in ``mask`` only (absent features drop out)."""
+        if self.restricted is not None:
+            return float(self.restricted(x, y, mask))
+        return float(
+            sum(amp * math.prod(f(x[j], y[j], j) for j in np.flatnonzero(mask)) for amp, f in self.terms(len(x)))
+        )
 
     def data(self, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """n rows on d features: normals, or labels where ``labels(d)`` says so."""
@@ -62,15 +74,10 @@ class KernelCase:
             out[:, j] = rng.choice(np.array(["a", "b", "c"], dtype=object), size=n) if lab[j] else rng.normal(size=n)
         return out
 
-    def direct(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """The Gram matrix from the formula, one pair and one feature at a time."""
-        d = X.shape[1]
-        K = np.zeros((len(X), len(Y)))
-        for amp, factor in self.terms(d):
-            for p in range(len(X)):
-                for r in range(len(Y)):
-                    K[p, r] += amp * math.prod(factor(X[p, j], Y[r, j], j) for j in range(d))
-        return K
+    def direct(self, X: np.ndarray, Y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The Gram matrix from the formula (restricted to ``mask``), one pair at a time."""
+        mask = np.ones(X.shape[1], dtype=bool) if mask is None else mask
+        return np.array([[self.restrict(x, y, mask) for y in Y] for x in X], dtype=np.float64).reshape(len(X), len(Y))
 
     def direct_factors(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """Per-feature values (len(X), len(Y), d) of a product kernel, from the formula."""
