@@ -55,6 +55,9 @@ class KernelCase:
     #: (x, y, mask) -> the kernel restricted to the features where mask is True; None derives it
     #: from ``terms``
     restricted: Callable[[Any, Any, np.ndarray], float] | None = None
+    #: the kernel takes non-negative inputs only and is not translation invariant (chi-squared):
+    #: data are drawn positive, and ``rescaled`` is checked for positive scales without shift
+    positive: bool = False
 
     def restrict(self, x: Any, y: Any, mask: np.ndarray) -> float:
         """k_S(x, y): the kernel on the features in ``mask`` only (absent features drop out)."""
@@ -67,6 +70,8 @@ class KernelCase:
     def data(self, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """n rows on d features: normals, or labels where ``labels(d)`` says so."""
         lab = self.labels(d)
+        if self.positive:
+            return np.abs(rng.normal(size=(n, d))) + 0.1
         if not lab.any():
             return rng.normal(size=(n, d))
         out = np.empty((n, d), dtype=object)
@@ -242,3 +247,52 @@ def profile_of(cls: type) -> Callable[[Any], Any]:
 def sum_kernel(d: int) -> SumKernel:
     """A registered sum kernel on d features (for tests that need any sum)."""
     return cases(product=False)[0].make(d)
+
+
+# -- kernels of the sibling branches of issue 20, registered when they are there ----------------------
+import kexplain.kernels as _kernels  # noqa: E402
+
+
+def _scaled_r2(x: Any, y: Any, mask: np.ndarray) -> float:
+    ls = _ls(len(x))
+    return float(sum(((x[j] - y[j]) / ls[j]) ** 2 for j in np.flatnonzero(mask)))
+
+
+def _matern52(r2: float) -> float:
+    r = math.sqrt(5.0 * r2)
+    return (1.0 + r + r * r / 3.0) * math.exp(-r)
+
+
+if hasattr(_kernels, "ScaleMixtureKernel"):  # item 2: Matern and RQ of the whole scaled distance
+    _mix = _kernels.ScaleMixtureKernel
+    register(
+        KernelCase(
+            "ScaleMixtureKernel-matern52",
+            lambda d: _mix.matern(lengthscale=_ls(d), nu=2.5),
+            lambda d: [],
+            product=False,
+            rtol=1e-10,
+            restricted=lambda x, y, mask: _matern52(_scaled_r2(x, y, mask)),
+        )
+    )
+    register(
+        KernelCase(
+            "ScaleMixtureKernel-rq",
+            lambda d: _mix.rational_quadratic(lengthscale=_ls(d), alpha=2.0),
+            lambda d: [],
+            product=False,
+            rtol=1e-10,
+            restricted=lambda x, y, mask: (1.0 + _scaled_r2(x, y, mask) / 4.0) ** -2.0,
+        )
+    )
+
+if hasattr(_kernels, "Chi2"):  # item 3: the exponential chi-squared kernel, a product over features
+    _chi2 = _kernels.Chi2
+    register(
+        KernelCase(
+            "Chi2",
+            lambda d: _chi2(gamma=0.7, amplitude=1.4),
+            lambda d: [(1.4, lambda x, y, j: math.exp(-0.7 * (x - y) ** 2 / (x + y)))],
+            positive=True,
+        )
+    )
