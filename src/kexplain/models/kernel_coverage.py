@@ -177,18 +177,37 @@ def _kernel_error(kernel: Any) -> float:
     return err
 
 
-def _answer(label: str, estimator: str, model: Any) -> CoverageRow:
+def _converters() -> list[Callable[[Any], Any]]:
+    """The adapters ProductKernelExplainer accepts a model through, the product-kernel one first.
+
+    Any other exact adapter the models package exports under a name listed here (the polynomial
+    route's ``as_polynomial_expansion``) is asked too, so its kernels show as exact once it exists.
+    """
+    import kexplain.models as models
+
     from .sklearn import as_kernel_expansion
 
+    others = [getattr(models, name) for name in ("as_polynomial_expansion",) if hasattr(models, name)]
+    return [as_kernel_expansion, *others]
+
+
+def _answer(label: str, estimator: str, model: Any) -> CoverageRow:
     if isinstance(model, str):
         return CoverageRow(label, estimator, "n/a", detail=model)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            em = as_kernel_expansion(model)
-    except UnsupportedModelError as exc:
-        return CoverageRow(label, estimator, "refused", route=_route_in(str(exc)), detail=str(exc))
-    kernels = em.kernels if hasattr(em, "kernels") else [em.kernel]
+    refusal: UnsupportedModelError | None = None
+    em = None
+    for convert in _converters():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                em = convert(model)
+            break
+        except UnsupportedModelError as exc:
+            refusal = refusal or exc  # the product-kernel adapter's message: the one users see first
+    if em is None:
+        assert refusal is not None
+        return CoverageRow(label, estimator, "refused", route=_route_in(str(refusal)), detail=str(refusal))
+    kernels = em.kernels if hasattr(em, "kernels") else [getattr(em, "kernel", None)]
     err = max(_kernel_error(k) for k in kernels)
     return CoverageRow(label, estimator, "bound" if err > 0 else "exact")
 
