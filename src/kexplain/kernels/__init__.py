@@ -6,11 +6,13 @@ from .base import (
     Cauchy,
     Kernel,
     Laplacian,
+    PointwiseProduct,
     ProductKernel,
     SumKernel,
+    default_kernel,
     kernel_terms,
 )
-from .heuristics import median_heuristic
+from .heuristics import default_lengthscale, median_heuristic
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -20,8 +22,11 @@ __all__ = [
     "Cauchy",
     "Categorical",
     "ProductKernel",
+    "PointwiseProduct",
     "SumKernel",
     "kernel_terms",
     "from_sklearn",
     "median_heuristic",
+    "default_kernel",
+    "default_lengthscale",
 ]

@@ -1,6 +1,7 @@
 """Models as kernel expansions, and adapters from fitted scikit-learn estimators."""
 
 from .expansion import KernelExpansion
+from .kernel_coverage import CoverageRow, coverage, coverage_table
 from .posterior import GPPosterior, gp_posterior
 from .sklearn import SUPPORTED_MODELS, as_kernel_expansion, describe_output, model_output
 
@@ -12,4 +13,7 @@ __all__ = [
     "SUPPORTED_MODELS",
     "GPPosterior",
     "gp_posterior",
+    "coverage",
+    "coverage_table",
+    "CoverageRow",
 ]

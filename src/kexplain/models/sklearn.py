@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
+from ._routes import route_for
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
@@ -52,7 +53,8 @@ def _unsupported(msg: str) -> UnsupportedModelError:
 _OTHER_KERNEL_ROUTE = {
     "GaussianProcessClassifier": (
         "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional') "
-        "explains its class-1 probability exactly by evaluating the model on coalitions (up to 12 features)"
+        "explains its class-1 probability by evaluating the model on coalitions: exact up to 12 features, "
+        "sampled with standard errors beyond"
     ),
 }
 
@@ -65,7 +67,8 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
         route = _OTHER_KERNEL_ROUTE.get(
             owner,
             "kx.RKHSExplainer(model, value='interventional') explains it exactly by evaluating the model on "
-            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled beyond), "
+            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled with "
+            "standard errors beyond), "
             "and kx.RKHSExplainer(model) gives the observational game",
         )
         raise _unsupported(
@@ -101,12 +104,9 @@ def _svm(est: Any) -> _Parts:
     """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF kernel."""
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
     if est.kernel != "rbf":
-        fn = "model.decision_function" if type(est).__name__ in ("SVC", "NuSVC") else "model"
-        advice = (
-            f" kx.RKHSExplainer({fn}, background=B, value='interventional') explains any kernel exactly by "
-            "evaluating the model on coalitions (up to 12 features)."
-        )
-        raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.{advice}")
+        name = type(est).__name__
+        route = route_for(name, precomputed=isinstance(est.kernel, str) and est.kernel == "precomputed")
+        raise _unsupported(f"{name} with kernel={est.kernel!r} has no exact product-kernel form. {route}")
     gamma = float(est._gamma)
     kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
     sv = est.support_vectors_
@@ -154,11 +154,13 @@ def _kernel_ridge(est: Any) -> _Parts:
         elif k == "laplacian":
             kernel, const = Laplacian(lengthscale=1.0 / gamma), 0.0
         else:
-            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form.")
+            route = route_for("KernelRidge", precomputed=k == "precomputed")
+            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form. {route}")
     elif hasattr(k, "get_params") and hasattr(k, "theta"):
         kernel, const = _from_sklearn(k, d, "KernelRidge")
     else:
-        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form.")
+        route = route_for("KernelRidge")
+        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form. {route}")
     coef = np.asarray(est.dual_coef_, dtype=np.float64)
     intercept = const * coef.sum(axis=0)
     if kernel is None:
