@@ -11,6 +11,7 @@ from .base import (
     kernel_terms,
 )
 from .heuristics import median_heuristic
+from .mixture import ScaleMixtureKernel
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ProductKernel",
     "SumKernel",
     "kernel_terms",
+    "ScaleMixtureKernel",
     "from_sklearn",
     "median_heuristic",
 ]
