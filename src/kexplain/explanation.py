@@ -387,7 +387,9 @@ class Explanation:
         if scalar_row:
             ex._scalar_row = True
         bound = self.kernel_error_bound
-        ex.kernel_error_bound = bound if out is None or np.ndim(bound) == 0 else float(np.asarray(bound)[o])
+        if out is not None and isinstance(bound, np.ndarray):
+            bound = float(bound[o])
+        ex.kernel_error_bound = bound
         return ex
 
     def _output_index(self, out: Any) -> int:

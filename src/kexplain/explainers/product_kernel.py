@@ -224,10 +224,11 @@ class ProductKernelExplainer(Explainer):
     def _build_tables(self) -> None:
         """The background tables of the chosen route and the base value (from ``self.expansion``)."""
         em, Z, w = self.expansion, self._Z, self._w
+        assert (Z is None) == (w is None)
         self._background_factors = None
         self._subset_game = None
         self._covariance = None
-        if Z is not None:
+        if Z is not None and w is not None:
             if em.n_rows:
                 self.route = choose_route(
                     em.n_features,
@@ -487,6 +488,7 @@ class ProductKernelExplainer(Explainer):
             raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
         if self._mixture is not None:
             post = self._mixture.refit_posterior(post)
+        assert self._Z is not None and self._w is not None  # not the functional game
         self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
         return self._covariance
 
@@ -557,6 +559,7 @@ class ProductKernelExplainer(Explainer):
             game = FunctionalGame(em, Xv, xp=xp, device=device)
         else:
             if self._background_factors is None:  # the subset route was chosen for numpy: build once
+                assert self._Z is not None and self._w is not None
                 self._background_factors = BackgroundFactors(em, self._Z, self._w)
             game = InterventionalGame(em, Xv, self._background_factors, xp=xp, device=device)
         res = solve_product_game(

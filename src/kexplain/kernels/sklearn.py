@@ -69,15 +69,15 @@ def _expand(k: Any) -> list[tuple[float, list[Any]]]:
         ls = np.asarray(k.length_scale, dtype=np.float64)
         return [(1.0, [1.0 / ls**2])]
     if type(k) is sk.Matern:
-        inv_sq = _check_inv_sq(k.length_scale, "length_scale of Matern")
+        m_inv = _check_inv_sq(k.length_scale, "length_scale of Matern")
         nu = _check_shape_param(k.nu, "nu of Matern", allow_inf=True)
         if nu == np.inf:  # scikit-learn's Matern with nu = inf is its RBF
-            return [(1.0, [np.asarray(inv_sq)])]
-        return [(1.0, [MixtureFactor("matern", nu, inv_sq)])]
+            return [(1.0, [np.asarray(m_inv)])]
+        return [(1.0, [MixtureFactor("matern", nu, m_inv)])]
     if type(k) is sk.RationalQuadratic:
-        inv_sq = _check_inv_sq(k.length_scale, "length_scale of RationalQuadratic")
+        q_inv = _check_inv_sq(k.length_scale, "length_scale of RationalQuadratic")
         alpha = _check_shape_param(k.alpha, "alpha of RationalQuadratic", allow_inf=False)
-        return [(1.0, [MixtureFactor("rq", alpha, inv_sq)])]
+        return [(1.0, [MixtureFactor("rq", alpha, q_inv)])]
     raise UnsupportedModelError(
         f"kernel {k!r} has no exact product form. Supported scikit-learn kernels: "
         f"{SUPPORTED_SKLEARN_KERNELS} (not DotProduct, ExpSineSquared, ...). {OTHER_KERNELS_ADVICE}"
@@ -124,7 +124,7 @@ def from_sklearn(kernel: Any, n_features: int, *, tol: float | None = None) -> t
     >>> k.error <= 2e-12, const
     (True, 0.0)
     """
-    terms: list[Kernel] = []
+    terms: list[RBF] = []
     components: list[MixtureComponent] = []
     constant = 0.0
     for amp, inv_sq in _expand(kernel):
