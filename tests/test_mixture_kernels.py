@@ -259,15 +259,20 @@ def test_multiclass_gpc_with_one_kernel_per_class():
         assert np.abs(ex[:, k].values - ref).max() <= ex[:, k].kernel_error_bound
 
 
-def test_uncertainty_matches_enumeration_of_coalition_pairs():
+@pytest.mark.parametrize("spread", [1.0, 4.0])  # 4: the point widens the range (the mixture is refitted)
+def test_uncertainty_matches_enumeration_of_coalition_pairs(spread):
     d = 4
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, d))
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
     gp = GaussianProcessRegressor(sk.ConstantKernel(1.5) * sk.Matern([1.0, 1.5, 0.8, 2.0], nu=1.5), alpha=1e-2)
     gp.set_params(optimizer=None).fit(X, y)
-    x, Z = rng.normal(size=(1, d)), X[:3]
-    ex = kx.ProductKernelExplainer(gp, background=Z).explain(x, uncertainty=True)
+    x, Z = rng.normal(size=(1, d)) * spread, X[:3]
+    explainer = kx.ProductKernelExplainer(gp, background=Z)
+    explainer.explain(X[:1], uncertainty=True)  # the covariance solver is built before the range widens
+    R0 = explainer.expansion.kernel.max_sq_dists()[0][0]
+    ex = explainer.explain(x, uncertainty=True)
+    assert (explainer.expansion.kernel.max_sq_dists()[0][0] > R0) == (spread > 1)
     # every hybrid point of every coalition, and scikit-learn's posterior covariance between them
     C = 2**d
     S = ((np.arange(C)[:, None] >> np.arange(d)[None, :]) & 1).astype(bool)
