@@ -11,6 +11,7 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion, describe_output
@@ -18,6 +19,7 @@ from ..shapley._array_api import array_namespace, device_of, is_foreign_array, r
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
+from .mixture_range import MixtureRange, value_error_bound
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
     BackgroundFactors,
@@ -81,6 +83,11 @@ class ProductKernelExplainer(Explainer):
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
         with given weights: pass them with ``background_weights`` instead.
+    kernel_tol : float, optional
+        For Matérn and rational quadratic kernels (a
+        :class:`~kexplain.kernels.ScaleMixtureKernel`): the uniform kernel error allowed, relative
+        to the kernel's amplitude, in (0, 1); default 1e-12.  A looser tolerance needs fewer RBF
+        terms (faster); ``explain`` reports the resulting bound as ``Explanation.kernel_error_bound``.
 
     Notes
     -----
@@ -133,7 +140,9 @@ class ProductKernelExplainer(Explainer):
         feature_names: Sequence[str] | None = None,
         max_block_bytes: int = DEFAULT_BLOCK_BYTES,
         background_summary: int | None = None,
+        kernel_tol: float | None = None,
     ) -> None:
+        self.kernel_tol = check_kernel_tol(kernel_tol)
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
         em = model.expansion() if isinstance(model, GPPosterior) else as_kernel_expansion(model)
@@ -204,8 +213,23 @@ class ProductKernelExplainer(Explainer):
         if background_summary is not None and self.game != "interventional":
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
-        if Z is not None:
-            self._Z, self._w = Z, w
+        # a Matérn or rational quadratic kernel: discretise it for the box of the reference points
+        # and the background (widened by explain when explained points fall outside)
+        self._mixture: MixtureRange | None = None
+        if isinstance(em.kernel, ScaleMixtureKernel):
+            self._mixture = MixtureRange(self.kernel_tol, em.X_ref if Z is None else np.vstack([em.X_ref, Z]))
+            self.expansion = em = self._mixture.refit_expansion(em)
+        self._Z, self._w = Z, (w if Z is not None else None)
+        self._build_tables()
+
+    def _build_tables(self) -> None:
+        """The background tables of the chosen route and the base value (from ``self.expansion``)."""
+        em, Z, w = self.expansion, self._Z, self._w
+        assert (Z is None) == (w is None)
+        self._background_factors = None
+        self._subset_game = None
+        self._covariance = None
+        if Z is not None and w is not None:
             if em.n_rows:
                 self.route = choose_route(
                     em.n_features,
@@ -355,13 +379,26 @@ class ProductKernelExplainer(Explainer):
         arrays (``data`` is ``X`` copied to the host); ``info["device"]`` names the device.  The
         same path runs for numpy ``X`` with ``dtype="float32"``.  It needs ``array_api_compat``.
 
+        Matérn and rational quadratic kernels (any game, interactions and ``uncertainty``): the
+        kernel is a positive sum of RBF kernels within a uniform error eps measured on the range of
+        the data (reference points, background and ``X``; see
+        :class:`~kexplain.kernels.ScaleMixtureKernel`).  The values are the exact Shapley values of
+        that sum, itself a valid kernel model within eps sum_i |c_i| of the model everywhere on the
+        data's range, and ``ex.kernel_error_bound`` = 2 eps sum_i |c_i| bounds their distance to
+        the values of the model's own kernel (``info["interaction_error_bound"]`` bounds each
+        interaction entry off the diagonal, and d times it each entry on the diagonal).  The
+        posterior covariance of ``uncertainty=True`` uses the same sum for the prior and the data
+        terms.
+
         Returns
         -------
         Explanation
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
             ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
             ``info["route"]`` and ``info["efficiency_error"]`` (the largest
-            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|)).
+            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|));
+            ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
+            scale-mixture kernel.
 
         Examples
         --------
@@ -406,6 +443,11 @@ class ProductKernelExplainer(Explainer):
         array_path = xp is not None or dtype not in (None, "float64")
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = em.check_input(X, name="X", feature_names=self._columns)
+        if self._mixture is not None and self._mixture.grow(Xv):
+            # explained points outside the box: a wider range needs the mixture refitted
+            self.expansion = em = self._mixture.refit_expansion(em)
+            self._build_tables()
+            cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         names = self._names(X, em.n_features)
         index = row_index(X)
 
@@ -428,6 +470,14 @@ class ProductKernelExplainer(Explainer):
             values, v_full = values[:, :, None], v_full
         v_full = v_full.reshape(values.shape[0], -1)
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        if self._mixture is not None:
+            kernel = em.kernel
+            assert isinstance(kernel, ScaleMixtureKernel)
+            ex.kernel_error_bound = value_error_bound(em)
+            ex.info["kernel_error"] = kernel.error
+            ex.info["mixture_terms"] = kernel.n_mixture_terms
+            if interactions:
+                ex.info["interaction_error_bound"] = ex.kernel_error_bound
         return ex
 
     def _explain_variance(
@@ -509,6 +559,9 @@ class ProductKernelExplainer(Explainer):
             )
         if array_path:
             raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
+        if self._mixture is not None:
+            post = self._mixture.refit_posterior(post)
+        assert self._Z is not None and self._w is not None  # not the functional game
         self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
         return self._covariance
 
@@ -579,6 +632,7 @@ class ProductKernelExplainer(Explainer):
             game = FunctionalGame(em, Xv, xp=xp, device=device)
         else:
             if self._background_factors is None:  # the subset route was chosen for numpy: build once
+                assert self._Z is not None and self._w is not None
                 self._background_factors = BackgroundFactors(em, self._Z, self._w)
             game = InterventionalGame(em, Xv, self._background_factors, xp=xp, device=device)
         res = solve_product_game(

@@ -13,6 +13,7 @@ from .base import (
     kernel_terms,
 )
 from .heuristics import default_lengthscale, median_heuristic
+from .mixture import ScaleMixtureKernel
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "PointwiseProduct",
     "SumKernel",
     "kernel_terms",
+    "ScaleMixtureKernel",
     "from_sklearn",
     "median_heuristic",
     "default_kernel",

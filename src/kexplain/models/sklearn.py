@@ -219,6 +219,13 @@ def _gpc(est: Any) -> _Parts | list[_Parts]:
             intercept = np.array([p[3] for p in parts])
             return X, coef, parts[0][1], intercept, names
         # each class learned its own kernel: one expansion per class, stacked (a kernel per output)
+        if any(type(p[1]).__name__ == "ScaleMixtureKernel" for p in parts):
+            raise _unsupported(
+                "GaussianProcessClassifier with several classes whose Matern or RationalQuadratic kernels differ "
+                "per class: the discretised kernels cannot share one error bound. Explain each class's binary "
+                "classifier, model.base_estimator_.estimators_[k], with kx.ProductKernelExplainer (its latent "
+                "mean is output k)."
+            )
         return [(p[0], p[2], p[1], p[3], [name]) for p, name in zip(parts, names)]
     X, kernel, coef, const = _binary_gpc_parts(base)
     if kernel is None:

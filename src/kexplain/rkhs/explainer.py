@@ -33,6 +33,7 @@ from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
+from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion
@@ -272,9 +273,12 @@ class RKHSExplainer(Explainer):
         if hasattr(model, "to_kernel_expansion"):
             return model.to_kernel_expansion()
         try:
-            return as_kernel_expansion(model, feature_names=feature_names)
+            em = as_kernel_expansion(model, feature_names=feature_names)
         except UnsupportedModelError:
             return None
+        # a Matérn or rational quadratic kernel is a discretised sum of RBFs, with an error bound that
+        # only ProductKernelExplainer reports: here it keeps the generic route on the model's own kernel
+        return None if isinstance(em.kernel, ScaleMixtureKernel) else em
 
     def _choose_landmarks(self) -> np.ndarray | None:
         if self.approximation != "nystroem":
