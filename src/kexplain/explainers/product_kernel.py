@@ -12,7 +12,7 @@ from ..base import Explainer, check_explain_options, explain_in_blocks, row_inde
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
@@ -403,6 +403,8 @@ class ProductKernelExplainer(Explainer):
         ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
         if cov_solver is not None and joint:
             self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
+        if cov_solver is not None:
+            warn_accuracy(ex)
         values, v_full = np.asarray(ex.values), np.asarray(ex.info["v_full"])
         if em.single_output:
             values, v_full = values[:, :, None], v_full
@@ -421,7 +423,10 @@ class ProductKernelExplainer(Explainer):
             if joint or noisy:
                 raise ValueError("joint=True and noisy=True apply to uncertainty=True.")
             return None
+        if array_path:  # checked on every call, not only when the solver is first built
+            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
         if self._covariance is not None:
+            self._covariance.posterior._check_noisy(noisy)
             return self._covariance
         try:
             post = gp_posterior(self.model)
@@ -434,8 +439,7 @@ class ProductKernelExplainer(Explainer):
                 "the RKHS of the RBF (Laplacian, Cauchy) kernel, so its plug-in covariance is not positive "
                 "semi-definite and no stochastic version exists for these kernels."
             )
-        if array_path:
-            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
+        post._check_noisy(noisy)
         self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
         return self._covariance
 
@@ -443,7 +447,7 @@ class ProductKernelExplainer(Explainer):
         self, ex: Explanation, solver: PosteriorCovariance, Xv: np.ndarray, noisy: bool, *, joint: bool
     ) -> None:
         """Set the covariance fields of ``ex`` (explained rows ``Xv``) from the posterior."""
-        cov = solver.values_covariance(Xv, noisy=noisy, joint=joint)
+        cov, bound = solver.values_covariance_and_bound(Xv, noisy=noisy, joint=joint)
         N = Xv.shape[0]
         if joint:
             ex.joint_covariance = cov
@@ -451,8 +455,10 @@ class ProductKernelExplainer(Explainer):
         else:
             ex.covariance = cov
         ex.base_variance = np.full(N, solver.base_variance(noisy=noisy))
-        ex.prediction_variance = solver.posterior.variance(Xv, noisy=noisy)
+        pvar, pbound = solver.posterior.variance_and_bound(Xv, noisy=noisy)
+        ex.prediction_variance = pvar
         ex.info["noisy"] = noisy
+        record_accuracy(ex, solver.posterior, bound, pbound)
 
     def _solve(
         self,
