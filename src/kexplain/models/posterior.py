@@ -497,7 +497,9 @@ class GPPosterior:
 UNCERTAINTY_RTOL = 1e-8
 
 
-def check_accuracy(variances: ArrayLike, radii_sq: ArrayLike, condition_number: float, what: str) -> None:
+def check_accuracy(
+    variances: ArrayLike, radii_sq: ArrayLike, condition_number: float, what: str, *, stacklevel: int = 2
+) -> None:
     """Warn (:class:`~kexplain.exceptions.AccuracyWarning`) where a rounding bound exceeds ``UNCERTAINTY_RTOL``.
 
     A variance v with a data-term rounding bound b (``GPPosterior.error_radius`` squared) is
@@ -514,6 +516,8 @@ def check_accuracy(variances: ArrayLike, radii_sq: ArrayLike, condition_number: 
         ``GPPosterior.condition_number``.
     what : str
         What the variances are, in words (with where the bound is recorded).
+    stacklevel : int
+        Passed to ``warnings.warn`` (2: the caller of this function).
 
     Examples
     --------
@@ -544,7 +548,7 @@ def check_accuracy(variances: ArrayLike, radii_sq: ArrayLike, condition_number: 
         "cannot be resolved in double precision.  The bounds are in the result; a larger noise level (alpha or "
         "a WhiteKernel) or shorter length-scale bounds give a better-conditioned fit.",
         AccuracyWarning,
-        stacklevel=3,
+        stacklevel=stacklevel + 1,
     )
 
 
@@ -579,12 +583,14 @@ def record_accuracy(ex: Any, posterior: GPPosterior, values_bound: ArrayLike, pr
     ex.info["condition_number"] = posterior.condition_number
 
 
-def warn_accuracy(ex: Any) -> None:
+def warn_accuracy(ex: Any, *, stacklevel: int = 3) -> None:
     """:func:`check_accuracy` on an explanation filled by :func:`record_accuracy` (once per call).
 
     Parameters
     ----------
     ex : Explanation
+    stacklevel : int
+        Where the warning points (3: the caller of the function that calls this one).
 
     Examples
     --------
@@ -602,7 +608,11 @@ def warn_accuracy(ex: Any) -> None:
         C = np.asarray(ex.covariance)
         var = np.diagonal(C, axis1=-2, axis2=-1)
         check_accuracy(
-            var, info["variance_error_bound"], cond, 'variances of the Shapley values (info["variance_error_bound"])'
+            var,
+            info["variance_error_bound"],
+            cond,
+            'variances of the Shapley values (info["variance_error_bound"])',
+            stacklevel=stacklevel + 1,
         )
     if ex.prediction_variance is not None and "prediction_variance_error_bound" in info:
         check_accuracy(
@@ -610,6 +620,7 @@ def warn_accuracy(ex: Any) -> None:
             info["prediction_variance_error_bound"],
             cond,
             'prediction variances (info["prediction_variance_error_bound"])',
+            stacklevel=stacklevel + 1,
         )
 
 

@@ -1,0 +1,233 @@
+"""Reliability of the numerics (issue #28, numerical part): uncertainty under ill-conditioning,
+``background_summary`` recorded, OAK's Gamma at long length scales, the Nystrom jitter, memory.
+
+References are independent of the code under test: 60-digit arithmetic (mpmath) for the posterior
+variance of scikit-learn's own fitted hyperparameters, and enumeration of coalition pairs on
+scikit-learn's own posterior covariance (``predict(return_cov=True)`` on the hybrid points).
+"""
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+import kexplain as kx
+from kexplain.exceptions import AccuracyWarning
+from kexplain.models.posterior import UNCERTAINTY_RTOL
+from kexplain.shapley import all_coalitions
+from kexplain.shapley.enumeration import shapley_weights
+
+
+def _smooth_fit(seed, n=18, d=2):
+    """The reviewers' case: the default optimiser on smooth data gives a near-interpolating fit."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, d))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's ConvergenceWarning at the length-scale bound
+        gpr = GaussianProcessRegressor(ConstantKernel(1.0) * RBF(np.ones(d)), normalize_y=True, random_state=0)
+        gpr.fit(X, y)
+    return X, gpr, rng
+
+
+def _mp_variance(gpr, Xq, dps=60):
+    """Posterior variance of f at Xq for the fitted hyperparameters, in ``dps``-digit arithmetic."""
+    mpmath.mp.dps = dps
+    X = gpr.X_train_
+    cv = mpmath.mpf(float(gpr.kernel_.k1.constant_value))
+    ls = [mpmath.mpf(float(v)) for v in np.atleast_1d(gpr.kernel_.k2.length_scale)]
+
+    def k(a, b):
+        s = sum((mpmath.mpf(float(a[j])) - mpmath.mpf(float(b[j]))) ** 2 / ls[j] ** 2 for j in range(len(ls)))
+        return cv * mpmath.exp(-s / 2)
+
+    n = X.shape[0]
+    K = mpmath.matrix(n, n)
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = k(X[i], X[j]) + (mpmath.mpf(float(gpr.alpha)) if i == j else 0)
+    out = []
+    for x in Xq:
+        kx_ = mpmath.matrix([k(x, X[i]) for i in range(n)])
+        u = mpmath.lu_solve(K, kx_)
+        out.append(
+            float(
+                (k(x, x) - (kx_.T * u)[0])
+                * mpmath.mpf(float(gpr._y_train_std[0] if np.ndim(gpr._y_train_std) else gpr._y_train_std)) ** 2
+            )
+        )
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_prediction_variance_against_60_digit_arithmetic_on_default_optimiser_fits(seed):
+    X, gpr, rng = _smooth_fit(seed)
+    post = kx.models.gp_posterior(gpr)
+    assert post.condition_number > 1e12  # the case is the ill-conditioned one
+    Xq = np.vstack([rng.uniform(-1, 1, size=(3, 2)), X[:2]])
+    ref = _mp_variance(gpr, Xq)
+    var, bound = post.variance_and_bound(Xq)
+    assert np.all(var >= 0)
+    # within the recorded bound, and the bound is not vacuous: far below the prior variance
+    assert np.all(np.abs(var - ref) <= bound)
+    prior = post.scale**2 * (post.kernel.diag_value() + post.constant)
+    assert np.all(bound < 1e-8 * prior)
+    # where the bound resolves the variance, it is right to the requested relative accuracy
+    resolved = bound <= UNCERTAINTY_RTOL * var
+    np.testing.assert_array_less(np.abs(var - ref)[resolved], (UNCERTAINTY_RTOL * ref)[resolved] + 1e-300)
+    # the explainer says so, and records the bounds
+    ex_ = kx.ProductKernelExplainer(gpr, background=X[:4])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ex = ex_.explain(Xq, uncertainty=True)
+    np.testing.assert_allclose(ex.prediction_variance, var, rtol=0, atol=0)
+    np.testing.assert_array_equal(ex.info["prediction_variance_error_bound"], bound)
+    assert ex.info["condition_number"] == post.condition_number
+    warned = [w for w in caught if issubclass(w.category, AccuracyWarning)]
+    unresolved = not np.all(resolved) or np.any(
+        ex.info["variance_error_bound"] > UNCERTAINTY_RTOL * np.diagonal(ex.covariance, axis1=1, axis2=2)
+    )
+    assert bool(warned) == unresolved
+    if warned:
+        assert "condition number" in str(warned[0].message)
+    assert np.all(np.diagonal(ex.covariance, axis1=1, axis2=2) >= 0)
+    assert np.all(ex.std >= 0)
+
+
+def _enumerated_covariance(gpr, x, Z, w):
+    """Cov(phi_j(x), phi_l(x)) of the interventional game by enumerating coalition pairs on
+    scikit-learn's own posterior covariance of the hybrid points (x_S, z_b,not S)."""
+    d = x.shape[0]
+    coal = all_coalitions(d)
+    wts = shapley_weights(d)
+    size = coal.sum(axis=1)
+    H = []
+    for S in coal:
+        Hs = Z.copy()
+        Hs[:, S] = x[S]
+        H.append(Hs)
+    H = np.concatenate(H)  # (2^d B, d)
+    _, cov = gpr.predict(H, return_cov=True)
+    B = Z.shape[0]
+    # v(S) = sum_b w_b f(h_b^S); phi_j = sum_S c_j(S) v(S)
+    Cmat = np.zeros((d, 2**d * B))
+    for m, S in enumerate(coal):
+        for j in range(d):
+            c = wts[size[m] - 1] if S[j] else -wts[size[m]]
+            Cmat[j, m * B : (m + 1) * B] = c * w
+    return Cmat @ cov @ Cmat.T
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    d=st.integers(2, 3),
+    n=st.integers(4, 14),
+    log_ls=st.lists(st.floats(-0.5, 2.0), min_size=3, max_size=3),
+    alpha=st.sampled_from([1e-10, 1e-6, 1e-2]),
+    amp=st.floats(0.3, 3.0),
+)
+def test_random_ard_gp_covariance_against_enumeration_of_coalition_pairs(seed, d, n, log_ls, alpha, amp):
+    """Random ARD GPs (long length scales and tiny alpha included: ill-conditioned) against
+    enumeration on scikit-learn's posterior covariance: right to 1e-8 relative, or an AccuracyWarning."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, -1]
+    kernel = ConstantKernel(amp) * RBF(10.0 ** np.asarray(log_ls[:d]))
+    gpr = GaussianProcessRegressor(kernel, alpha=alpha, optimizer=None, normalize_y=True).fit(X, y)
+    Z = rng.normal(size=(2, d))
+    Xq = np.vstack([rng.normal(size=(1, d)), X[:1]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ex = kx.ProductKernelExplainer(gpr, background=Z).explain(Xq, uncertainty=True)
+    warned = any(issubclass(w.category, AccuracyWarning) for w in caught)
+    post = kx.models.gp_posterior(gpr)
+    prior = post.scale**2 * (post.kernel.diag_value() + post.constant)
+    for p in range(Xq.shape[0]):
+        C = ex.covariance[p]
+        assert np.all(np.diag(C) >= 0)
+        ref = _enumerated_covariance(gpr, Xq[p], Z, np.full(2, 0.5))
+        err = np.abs(C - ref)
+        # the reference sums 4^d B^2 posterior covariances of O(prior) size: its own rounding
+        tol_ref = 64 * np.finfo(float).eps * prior
+        bound = ex.info["variance_error_bound"][p]
+        # always within the recorded bound (geometric mean for off-diagonal entries)
+        assert np.all(err <= np.sqrt(np.outer(bound, bound)) + tol_ref)
+        if not warned:
+            scale = np.sqrt(np.outer(np.diag(ref), np.diag(ref)))
+            assert np.all(err <= 1e-8 * scale + tol_ref), (err, scale)
+    assert np.all(ex.prediction_variance >= 0)
+
+
+def _uncertain_gp(n=30, d=3, seed=0, **kw):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X[:, 0] - X[:, 1] * X[:, 2]
+    gpr = GaussianProcessRegressor(RBF(np.ones(d)), normalize_y=True, random_state=0, **kw).fit(X, y)
+    return X, gpr
+
+
+@pytest.mark.parametrize("value", ["observational", "interventional"])
+def test_n_jobs_and_blocks_do_not_change_the_covariance(value):
+    X, gpr, _ = _smooth_fit(3, n=16)
+    expl = kx.RKHSExplainer(gpr, X[:6], value=value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        one = expl.explain(X[6:12], uncertainty=True, n_jobs=1)
+        two = expl.explain(X[6:12], uncertainty=True, n_jobs=2)
+        blocks = kx.Explanation.concatenate(
+            [expl.explain(X[6:8], uncertainty=True), expl.explain(X[8:12], uncertainty=True)]
+        )
+    scale = np.abs(one.covariance).max()
+    for other in (two, blocks):
+        assert np.abs(other.covariance - one.covariance).max() <= 1e-12 * scale
+        np.testing.assert_allclose(other.prediction_variance, one.prediction_variance, rtol=1e-12, atol=0)
+    for e in (one, two, blocks):
+        assert np.all(np.diagonal(e.covariance, axis1=1, axis2=2) >= 0)
+
+
+def test_float32_with_uncertainty_refused_after_a_float64_call():
+    X, gpr = _uncertain_gp()
+    expl = kx.ProductKernelExplainer(gpr, background=X[:5])
+    expl.explain(X[:2], uncertainty=True)
+    with pytest.raises(ValueError, match="float64 only"):
+        expl.explain(X[:2], uncertainty=True, dtype="float32")
+    fresh = kx.ProductKernelExplainer(gpr, background=X[:5])
+    with pytest.raises(ValueError, match="float64 only"):
+        fresh.explain(X[:2], uncertainty=True, dtype="float32")
+
+
+def test_per_sample_alpha_is_not_silently_dropped_with_noisy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(25, 2))
+    y = X[:, 0]
+    varying = GaussianProcessRegressor(RBF([1.0, 1.0]), alpha=rng.uniform(0.01, 0.1, 25), optimizer=None).fit(X, y)
+    expl = kx.ProductKernelExplainer(varying, background=X[:3])
+    expl.explain(X[:2], uncertainty=True)  # the latent f is fine
+    with pytest.raises(ValueError, match="per-sample noise"):
+        expl.explain(X[:2], uncertainty=True, noisy=True)
+    with pytest.raises(ValueError, match="alpha"):
+        kx.models.gp_posterior(varying).variance(X[:2], noisy=True)
+    # a constant alpha array is the scalar alpha
+    const = GaussianProcessRegressor(RBF([1.0, 1.0]), alpha=np.full(25, 0.05), optimizer=None).fit(X, y)
+    scalar = GaussianProcessRegressor(RBF([1.0, 1.0]), alpha=0.05, optimizer=None).fit(X, y)
+    a = kx.ProductKernelExplainer(const, background=X[:3]).explain(X[:2], uncertainty=True, noisy=True)
+    b = kx.ProductKernelExplainer(scalar, background=X[:3]).explain(X[:2], uncertainty=True, noisy=True)
+    np.testing.assert_allclose(a.covariance, b.covariance, rtol=1e-12)
+    assert kx.models.gp_posterior(const).noise_variance == pytest.approx(0.05)
+
+
+def test_no_explicit_inverse_and_the_data_term_never_exceeds_the_prior():
+    X, gpr, rng = _smooth_fit(4)
+    post = kx.models.gp_posterior(gpr)
+    assert post.precision is None and post.cholesky is not None
+    Xq = rng.uniform(-1, 1, size=(50, 2))
+    assert np.all(post.variance(Xq) >= 0)
+    C = post.covariance(Xq)
+    np.testing.assert_array_equal(C, C.T)
+    assert np.all(np.diag(C) >= 0)
