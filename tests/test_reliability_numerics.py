@@ -231,3 +231,30 @@ def test_no_explicit_inverse_and_the_data_term_never_exceeds_the_prior():
     C = post.covariance(Xq)
     np.testing.assert_array_equal(C, C.T)
     assert np.all(np.diag(C) >= 0)
+
+
+def test_background_summary_is_recorded():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    from sklearn.svm import SVR
+
+    model = SVR().fit(X, X[:, 0] - X[:, 1] * X[:, 2])
+    summ = kx.ProductKernelExplainer(model, background=X[:40], background_summary=8)
+    assert summ.game == "interventional (summarised background)"
+    assert "40 rows summarised by 8 k-means centres" in repr(summ)
+    assert summ.summary_centres.shape == (8, 3) and summ.summary_weights.shape == (8,)
+    assert summ.summary_weights.sum() == pytest.approx(1.0)
+    ex = summ.explain(X[40:45])
+    assert ex.game == summ.game and "summarised" in repr(ex)
+    rec = ex.info["background_summary"]
+    np.testing.assert_array_equal(rec["centres"], summ.summary_centres)
+    np.testing.assert_array_equal(rec["weights"], summ.summary_weights)
+    assert rec["n_background_rows"] == 40
+    # the recorded centres and weights are the game that was solved
+    same = kx.ProductKernelExplainer(model, background=rec["centres"], background_weights=rec["weights"])
+    np.testing.assert_allclose(ex.values, same.explain(X[40:45]).values, rtol=1e-12, atol=1e-14)
+    # the record follows row selection and concatenation, and a summary as large as the background is no summary
+    assert ex[1:3].info["background_summary"]["n_background_rows"] == 40
+    full = kx.ProductKernelExplainer(model, background=X[:5], background_summary=5)
+    assert full.game == "interventional" and full.summary_centres is None
+    assert "summarised" not in repr(full) and "background_summary" not in full.explain(X[:2]).info

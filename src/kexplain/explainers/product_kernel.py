@@ -31,6 +31,10 @@ from .product_games import (
 DEVICE_BLOCK_BYTES = 512 * 2**20
 
 
+#: the game name of the interventional game over a k-means summary of the background
+SUMMARISED_GAME = "interventional (summarised background)"
+
+
 class ProductKernelExplainer(Explainer):
     """Exact Shapley values of a model whose kernel is a product over features.
 
@@ -79,7 +83,10 @@ class ProductKernelExplainer(Explainer):
         values and their covariance are then exact for the game on the summarised background.
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
-        with given weights: pass them with ``background_weights`` instead.
+        with given weights: pass them with ``background_weights`` instead.  The summarised game
+        is another game: ``game`` is then "interventional (summarised background)", the centres
+        and weights are ``summary_centres`` and ``summary_weights`` (and
+        ``info["background_summary"]`` of every explanation), and the repr says so.
 
     Notes
     -----
@@ -93,7 +100,11 @@ class ProductKernelExplainer(Explainer):
     Attributes
     ----------
     game : str
-        "functional", "interventional" or "baseline".
+        "functional", "interventional", "baseline", or "interventional (summarised background)"
+        with ``background_summary`` smaller than the background.
+    summary_centres, summary_weights : ndarray or None
+        With ``background_summary``: the k-means centres (k, d) and their weights (k,) the game
+        was solved over; None otherwise.
     output : str
         The explained model output, e.g. "predict of SVR".
     expected_value : float or ndarray of shape (n_outputs,)
@@ -121,6 +132,10 @@ class ProductKernelExplainer(Explainer):
     >>> print(f"{explainer.expected_value:.3f}")
     0.059
     """
+
+    summary_centres: np.ndarray | None = None
+    summary_weights: np.ndarray | None = None
+    _summary_note = ""
 
     def __init__(
         self,
@@ -181,9 +196,15 @@ class ProductKernelExplainer(Explainer):
                 if background_weights is None
                 else check_weights(background_weights, Z.shape[0])
             )
-            if background_summary is not None:
-                Z, w = summarize_background(Z, w, background_summary)
             self.game = "interventional"
+            if background_summary is not None:
+                n_rows = Z.shape[0]
+                Z, w = summarize_background(Z, w, background_summary)
+                if Z.shape[0] < n_rows:
+                    # a different game: say so in its name, and keep what it was solved over
+                    self.game = SUMMARISED_GAME
+                    self.summary_centres, self.summary_weights = Z, w
+                    self._summary_note = f" summarised by {Z.shape[0]} k-means centres"
         elif baseline is not None:
             if hasattr(baseline, "columns") and len(baseline) == 1:
                 z = baseline
@@ -200,7 +221,7 @@ class ProductKernelExplainer(Explainer):
             self.game = "baseline"
         else:
             self.game = "functional"
-        if background_summary is not None and self.game != "interventional":
+        if background_summary is not None and self.game not in ("interventional", SUMMARISED_GAME):
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
         if Z is not None:
@@ -228,6 +249,22 @@ class ProductKernelExplainer(Explainer):
     def n_features(self) -> int:
         """Number of features of the model."""
         return int(self.expansion.n_features)
+
+    def __repr__(self) -> str:
+        """The model, the background (and its summary) and the game.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 1)), [1.0], kx.kernels.RBF(1.0))
+        >>> Z = np.array([[0.0], [0.1], [5.0], [5.1]])
+        >>> kx.ProductKernelExplainer(em, background=Z, background_summary=2)
+        ProductKernelExplainer(KernelExpansion, background of 4 rows summarised by 2 k-means centres, \
+game='interventional (summarised background)')
+        """
+        bg = "" if self.background is None else f", background of {np.shape(self.background)[0]} rows"
+        return f"{type(self).__name__}({type(self.model).__name__}{bg}{self._summary_note}, game={self.game!r})"
 
     def predict(self, X: Any) -> np.ndarray:
         """The explained output of the model at ``X``, computed from its kernel expansion.
@@ -529,6 +566,18 @@ class ProductKernelExplainer(Explainer):
             interaction_index=res.interaction_index,
         )
 
+    def _summary_info(self) -> dict[str, Any]:
+        """``info["background_summary"]``: the centres, weights and original row count (a dict, not sliced by rows)."""
+        if self.summary_centres is None:
+            return {}
+        return {
+            "background_summary": {
+                "centres": self.summary_centres,
+                "weights": self.summary_weights,
+                "n_background_rows": int(np.shape(self.background)[0]),
+            }
+        }
+
     def _to_explanation(
         self, res: ShapleyValues, Xv: np.ndarray, names: list[str], index: list[Any] | None
     ) -> Explanation:
@@ -548,7 +597,12 @@ class ProductKernelExplainer(Explainer):
             output_names=em.output_names,
             interactions=inter,
             game=self.game,
-            info={"v_full": v_full, "route": self.route, "interaction_index": res.interaction_index},
+            info={
+                "v_full": v_full,
+                "route": self.route,
+                "interaction_index": res.interaction_index,
+                **self._summary_info(),
+            },
             output=self.output,
             index=index,
         )
