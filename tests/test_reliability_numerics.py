@@ -258,3 +258,48 @@ def test_background_summary_is_recorded():
     full = kx.ProductKernelExplainer(model, background=X[:5], background_summary=5)
     assert full.game == "interventional" and full.summary_centres is None
     assert "summarised" not in repr(full) and "background_summary" not in full.explain(X[:2]).info
+
+
+def test_sample_refuses_a_list_beyond_its_budget_and_sample_values_draws_in_blocks(monkeypatch):
+    import tracemalloc
+
+    import kexplain.explanation as kexp
+
+    ex = kx.Explanation(np.zeros((1, 10)), 0.0, data=np.zeros((1, 10)), covariance=0.1 * np.eye(10)[None])
+    with pytest.raises(ValueError, match=r"sample_values\(k\)"):
+        ex.sample(10**6)
+    # the same draws either way
+    lst = ex.sample(50, random_state=3)
+    arr = ex.sample_values(50, random_state=3)
+    np.testing.assert_array_equal(np.stack([e.values for e in lst]), arr)
+    # blocks do not change the draws: a tiny block gives the same numbers
+    monkeypatch.setattr(kexp, "SAMPLE_BLOCK_BYTES", 512)
+    np.testing.assert_array_equal(ex.sample_values(50, random_state=3), arr)
+    monkeypatch.undo()
+    # memory: the output plus the block budget (10^6 draws of a 10-feature row: 76 MiB of output)
+    tracemalloc.start()
+    try:
+        out = ex.sample_values(10**6, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= out.nbytes + 2 * kexp.SAMPLE_BLOCK_BYTES
+    assert np.abs(out.std(axis=0) - np.sqrt(0.1)).max() < 0.01
+    # joint covariance: joint draws in blocks
+    J = kx.Explanation(np.zeros((2, 2)), 0.0, joint_covariance=np.eye(4).reshape(2, 2, 2, 2))
+    assert J.sample_values(1000, random_state=0).shape == (1000, 2, 2)
+
+
+def test_gpshap_background_gram_cache_is_bounded(monkeypatch):
+    import kexplain.rkhs.gpshap as gpshap
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    gpr = GaussianProcessRegressor(RBF(np.full(4, 2.0)), alpha=1e-2, optimizer=None).fit(X, X[:, 0])
+    ref = kx.RKHSExplainer(gpr, X[:12]).explain(X[:2], uncertainty=True)
+    budget = 3 * 12 * 12 * 8  # three 12 x 12 Gram products
+    monkeypatch.setattr(gpshap, "_KU_CACHE_BYTES", budget)
+    expl = kx.RKHSExplainer(gpr, X[:12])
+    small = expl.explain(X[:2], uncertainty=True)
+    assert sum(K.nbytes for K in expl._gpshap._KU.values()) <= budget
+    np.testing.assert_array_equal(small.covariance, ref.covariance)

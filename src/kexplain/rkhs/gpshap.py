@@ -49,6 +49,10 @@ from .cme import ProductCME
 _PAIR_BYTES = 32 * 2**20
 #: bytes of the per-point tables (kernel products and CME weights of every coalition) held at once
 _TABLE_BYTES = 256 * 2**20
+#: bytes of the background Gram products K_U(R, R) kept between blocks (2^d n^2 in all: 1.3 GB at
+#: d = 12, n = 200); beyond the budget they are recomputed, d 2^(d-1) n^2 operations per block, small
+#: beside the 3^d n^2 of the prior term
+_KU_CACHE_BYTES = 64 * 2**20
 
 
 def shapley_coefficients(d: int) -> np.ndarray:
@@ -134,7 +138,8 @@ class ObservationalGPSHAP:
         if K is None:
             idx = np.flatnonzero((U >> np.arange(self.d)) & 1)
             K = self.cme.fRR[t].prod(idx)
-            self._KU[key] = K
+            if (len(self._KU) + 1) * K.nbytes <= _KU_CACHE_BYTES:
+                self._KU[key] = K
         return K
 
     def _prior(self, X: np.ndarray, A: list[np.ndarray], B: np.ndarray, iL: np.ndarray, iR: np.ndarray) -> np.ndarray:
