@@ -303,3 +303,46 @@ def test_gpshap_background_gram_cache_is_bounded(monkeypatch):
     small = expl.explain(X[:2], uncertainty=True)
     assert sum(K.nbytes for K in expl._gpshap._KU.values()) <= budget
     np.testing.assert_array_equal(small.covariance, ref.covariance)
+
+
+def _mp_gamma(mu, delta, l, a, b):
+    """OAK's Gamma for the Gaussian measure: the closed form evaluated in 50-digit arithmetic."""
+    mpmath.mp.dps = 50
+    mu, delta, l = mpmath.mpf(mu), mpmath.mpf(delta), mpmath.mpf(l)
+    s, d2 = l**2, delta**2
+    A = s + d2
+    E = 1 / (1 / A + 1 / d2)
+    v = mpmath.sqrt(s / (s + 2 * d2))
+    scale = mpmath.sqrt(s / A) * mpmath.sqrt(E / d2) * mpmath.sqrt(s / (s + E))
+    M2 = (s / A) * mpmath.sqrt(A / (A + 2 * d2))
+
+    def m(x):
+        return mpmath.sqrt(s / A) * mpmath.exp(-((x - mu) ** 2) / (2 * A))
+
+    def h(x):
+        return scale * mpmath.exp(-((x - mu) ** 2) / (2 * (s + E)))
+
+    out = np.zeros((len(a), len(b)))
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            x_, y_ = mpmath.mpf(float(x)), mpmath.mpf(float(y))
+            c = (x_ + y_) / 2
+            J = mpmath.exp(-((x_ - y_) ** 2) / (4 * s)) * v * mpmath.exp(-((c - mu) ** 2) / (s + 2 * d2))
+            out[i, j] = float(J - (m(x_) * h(y_) + h(x_) * m(y_)) / v + m(x_) * m(y_) * M2 / v**2)
+    return out
+
+
+@pytest.mark.parametrize("ratio", [0.3, 1.0, 1.5, 2.0, 3.0, 10.0, 100.0, 1e3, 1e4])
+def test_oak_gamma_against_50_digit_arithmetic_up_to_long_length_scales(ratio):
+    from kexplain.gp import ConstrainedGaussianRBF
+
+    mu, delta = 0.3, 1.7
+    k = ConstrainedGaussianRBF(mu, delta)
+    a = mu + delta * np.array([-6.0, -3.0, -1.0, -0.2, 0.0, 0.5, 1.0, 2.5, 6.0])
+    b = mu + delta * np.array([-2.0, 0.0, 0.3, 4.0])
+    G = k.gamma(a, b, ratio * delta)
+    R = _mp_gamma(mu, delta, ratio * delta, a, b)
+    Ga, Gb = np.diag(_mp_gamma(mu, delta, ratio * delta, a, a)), np.diag(_mp_gamma(mu, delta, ratio * delta, b, b))
+    # relative to the Cauchy-Schwarz scale of each entry (the entry itself on the diagonal)
+    assert np.max(np.abs(G - R) / np.sqrt(np.outer(Ga, Gb))) <= 1e-12
+    np.testing.assert_allclose(np.diag(k.gamma(a, a, ratio * delta)), Ga, rtol=1e-12, atol=0)
