@@ -339,17 +339,17 @@ class GPPosterior:
         """
         from scipy.linalg.blas import dtrsv
 
-        K = np.asarray(K, dtype=np.float64)
+        Km: np.ndarray = np.asarray(K, dtype=np.float64)
         if self._L is None:
             assert self._F is not None
-            return self._F @ K
+            return np.asarray(self._F @ Km)
         if self._D is not None:
-            K = self._D[:, None] * K
-        squeeze = K.ndim == 1
-        K2 = K.reshape(K.shape[0], -1)
+            Km = self._D[:, None] * Km if Km.ndim == 2 else self._D * Km
+        squeeze = Km.ndim == 1
+        K2 = Km.reshape(Km.shape[0], -1)
         out = np.empty_like(K2)
         if K2.shape[0] == 0:
-            return out.reshape(K.shape)
+            return out.reshape(Km.shape)
         Lf = self._Lf
         # one column at a time (level-2 BLAS, unthreaded, fixed blocking): the same bits whatever the
         # number of columns, blocks of points or threads, so n_jobs cannot change the covariance
