@@ -396,3 +396,60 @@ def test_variational_deconditional_with_every_input_as_documented():
     mb, cb = b.predict(Xq, return_cov=True)
     assert np.abs(ma - mb).max() <= 3e-8
     assert np.abs(ca - cb).max() <= 3e-3 * np.abs(ca).max()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    d=st.integers(2, 3),
+    n=st.integers(5, 12),
+    log_ls=st.lists(st.floats(-0.3, 1.5), min_size=3, max_size=3),
+    alpha=st.sampled_from([1e-10, 1e-6, 1e-2]),
+)
+def test_random_gp_shap_covariance_against_enumeration_of_coalition_pairs(seed, d, n, log_ls, alpha):
+    """Observational GP-SHAP (the reviewers' 1 of 546 case): against enumeration of coalition pairs
+    on scikit-learn's posterior covariance of the hybrid points (x_S, R_l,not S) weighted by the CME
+    weights, right to 1e-8 relative, or an AccuracyWarning."""
+    from kexplain.rkhs.gpshap import shapley_coefficients
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, -1]
+    gpr = GaussianProcessRegressor(RBF(10.0 ** np.asarray(log_ls[:d])), alpha=alpha, optimizer=None).fit(X, y)
+    x = rng.normal(size=(1, d))
+    expl = kx.RKHSExplainer(gpr, X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ex = expl.explain(x, uncertainty=True)
+    warned = any(issubclass(w.category, AccuracyWarning) for w in caught)
+    cme = expl._gpshap.cme
+    H, B = [], []
+    for m, S in enumerate(all_coalitions(d)):
+        Hs = cme.R.copy()
+        Hs[:, S] = x[0, S]
+        if 0 < m < 2**d - 1:
+            k = sum(
+                wt * np.prod(t.feature_values(cme.R, x)[:, 0, S], axis=-1) for wt, t in zip(cme.cme_w, cme.em.terms)
+            )
+            beta = cme.exact_factor(np.flatnonzero(S)).weights(k[:, None])[:, 0]
+        else:
+            beta = np.full(n, 1.0 / n)
+        H.append(Hs)
+        B.append(beta)
+    Lmat = np.zeros((len(B), len(B) * n))
+    for q, beta in enumerate(B):
+        Lmat[q, q * n : (q + 1) * n] = beta
+    _, cov_H = gpr.predict(np.concatenate(H), return_cov=True)
+    Cm = shapley_coefficients(d)
+    ref = Cm.T @ (Lmat @ cov_H @ Lmat.T) @ Cm
+    C = ex.covariance[0]
+    assert np.all(np.diag(C) >= 0)
+    prior = float(gpr.kernel_.diag(x)[0])
+    # the reference sums 4^d posterior covariances weighted by CME weights: its own rounding
+    weight = float(np.abs(Cm).T.sum(axis=1).max() * np.abs(Lmat).sum(axis=1).max()) ** 2
+    tol_ref = 64 * np.finfo(float).eps * prior * weight
+    err = np.abs(C - ref)
+    bound = ex.info["variance_error_bound"][0]
+    assert np.all(err <= np.sqrt(np.outer(bound, bound)) + tol_ref)
+    if not warned:
+        assert np.all(err <= 1e-8 * np.sqrt(np.outer(np.diag(ref), np.diag(ref))) + tol_ref)
