@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
 
 from .._validation import check_random_state
 
@@ -42,6 +41,39 @@ def jittered_cholesky(
         except np.linalg.LinAlgError:
             continue
     return cho_factor(M + (ridge + jitters[-1] * scale) * np.eye(n), lower=True, check_finite=False)
+
+
+def nystroem_jitters(m: int) -> tuple[float, ...]:
+    """Relative jitters tried for a landmark Gram matrix K_LL of m rows, smallest first.
+
+    None first (the system is factorised through QR, so K_LL's own Cholesky factor is never
+    inverted and needs no jitter while it exists); then 8 m eps, the rounding of the Gram matrix
+    itself; the next ones only when landmarks coincide.  Scaled by mean(diag K_LL), and (in the CME system) by the
+    ridge: the system gets lam * jitter * mean(diag K_LL) on its diagonal.
+
+    Examples
+    --------
+    >>> from kexplain.embeddings._ridge import nystroem_jitters
+    >>> nystroem_jitters(10)[:1], nystroem_jitters(10)[1] < 1e-13
+    ((0.0,), True)
+    """
+    return (0.0, 8 * max(m, 1) * float(np.finfo(np.float64).eps), 1e-12, 1e-10, 1e-8, 1e-6)
+
+
+def landmark_cholesky(K_LL: np.ndarray) -> tuple[np.ndarray, float]:
+    """(lower L with L L^T = K_LL + jitter mean(diag) I, the relative jitter used): the smallest of
+    :func:`nystroem_jitters` that factorises K_LL."""
+    m = K_LL.shape[0]
+    scale = max(float(np.trace(K_LL)) / max(m, 1), 1e-300)
+    jitters = nystroem_jitters(m)
+    for jitter in jitters:
+        try:
+            return np.linalg.cholesky(K_LL + jitter * scale * np.eye(m)), jitter
+        except np.linalg.LinAlgError:
+            continue
+    raise np.linalg.LinAlgError(
+        f"the landmark Gram matrix is not positive definite even with a relative jitter of {jitters[-1]:g}."
+    )
 
 
 def gp_cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -120,6 +152,13 @@ class ExactRidge:
 class NystroemRidge:
     """The Nystroem CME system K_LX D^2 K_XL + lam K_LL on m landmarks (Cholesky factor).
 
+    The factor comes from the QR decomposition of [D K_XL; sqrt(lam) R] (R^T R = K_LL), never
+    from the formed matrix: the weights then follow the formula beta = D^2 K_XL c,
+    (K_LX D^2 K_XL + lam K_LL) c = K_Lx, to within rounding of the square root of its condition
+    number.  The only jitter is K_LL's own (``jitter``, relative to mean(diag K_LL), the smallest
+    of :func:`nystroem_jitters` that factorises it), so the system is K_LX D^2 K_XL +
+    lam (K_LL + jitter mean(diag K_LL) I).
+
     Parameters
     ----------
     K_LX : ndarray of shape (m, n)
@@ -141,16 +180,21 @@ class NystroemRidge:
     """
 
     def __init__(self, K_LX: np.ndarray, K_LL: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
-        if D is not None:
-            K_LXw = K_LX * D[None, :] ** 2
-            self.factor = jittered_cholesky(K_LXw @ K_LX.T + lam * K_LL)
-            K_LX = K_LXw
-        else:
-            # K_LX K_XL through the symmetric rank-k update (half the flops of a general product)
-            G = dsyrk(1.0, K_LX, lower=True)
-            self.factor = jittered_cholesky(G + G.T - np.diag(np.diag(G)) + lam * K_LL)
-        self.K_LXw = K_LX  # K_LX D^2
-        self.nbytes = int(self.factor[0].nbytes + K_LX.nbytes)
+        from scipy.linalg import qr
+
+        m = K_LL.shape[0]
+        K_LXd = K_LX if D is None else K_LX * D[None, :]
+        # M = K_LX D^2 K_XL + lam K_LL = S^T S with S = [D K_XL; sqrt(lam) R], R^T R = K_LL: the QR factor
+        # of S is a Cholesky factor of M computed without forming M, so the condition number is not
+        # squared (forming M and adding a jitter of 1e-9 mean(diag M) moved the weights by 1e-3 to 1e-1
+        # relative to the formula on landmark Grams of condition 1e12); the only jitter is the one
+        # K_LL itself needs, the smallest of ``nystroem_jitters(m)`` that factorises it, scaled by lam
+        R, self.jitter = landmark_cholesky(K_LL)
+        S = np.vstack([K_LXd.T, np.sqrt(max(float(lam), 0.0)) * R.T])
+        Rs = qr(S, mode="r", check_finite=False)[0][:m]
+        self.factor = (np.ascontiguousarray(Rs.T), True)  # lower L with L L^T = M, for cho_solve
+        self.K_LXw = K_LX if D is None else K_LX * D[None, :] ** 2  # K_LX D^2
+        self.nbytes = int(self.factor[0].nbytes + self.K_LXw.nbytes)
 
     def coef(self, K_Lx: np.ndarray) -> np.ndarray:
         """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""

@@ -13,7 +13,7 @@ from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
@@ -32,6 +32,10 @@ from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
 DEVICE_BLOCK_BYTES = 512 * 2**20
+
+
+#: the game name of the interventional game over a k-means summary of the background
+SUMMARISED_GAME = "interventional (summarised background)"
 
 
 class ProductKernelExplainer(Explainer):
@@ -82,7 +86,10 @@ class ProductKernelExplainer(Explainer):
         values and their covariance are then exact for the game on the summarised background.
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
-        with given weights: pass them with ``background_weights`` instead.
+        with given weights: pass them with ``background_weights`` instead.  The summarised game
+        is another game: ``game`` is then "interventional (summarised background)", the centres
+        and weights are ``summary_centres`` and ``summary_weights`` (and
+        ``info["background_summary"]`` of every explanation), and the repr says so.
     kernel_tol : float, optional
         For Matérn and rational quadratic kernels (a
         :class:`~kexplain.kernels.ScaleMixtureKernel`): the uniform kernel error allowed, relative
@@ -101,7 +108,11 @@ class ProductKernelExplainer(Explainer):
     Attributes
     ----------
     game : str
-        "functional", "interventional" or "baseline".
+        "functional", "interventional", "baseline", or "interventional (summarised background)"
+        with ``background_summary`` smaller than the background.
+    summary_centres, summary_weights : ndarray or None
+        With ``background_summary``: the k-means centres (k, d) and their weights (k,) the game
+        was solved over; None otherwise.
     output : str
         The explained model output, e.g. "predict of SVR".
     expected_value : float or ndarray of shape (n_outputs,)
@@ -129,6 +140,10 @@ class ProductKernelExplainer(Explainer):
     >>> print(f"{explainer.expected_value:.3f}")
     0.059
     """
+
+    summary_centres: np.ndarray | None = None
+    summary_weights: np.ndarray | None = None
+    _summary_note = ""
 
     def __init__(
         self,
@@ -191,9 +206,15 @@ class ProductKernelExplainer(Explainer):
                 if background_weights is None
                 else check_weights(background_weights, Z.shape[0])
             )
-            if background_summary is not None:
-                Z, w = summarize_background(Z, w, background_summary)
             self.game = "interventional"
+            if background_summary is not None:
+                n_rows = Z.shape[0]
+                Z, w = summarize_background(Z, w, background_summary)
+                if Z.shape[0] < n_rows:
+                    # a different game: say so in its name, and keep what it was solved over
+                    self.game = SUMMARISED_GAME
+                    self.summary_centres, self.summary_weights = Z, w
+                    self._summary_note = f" summarised by {Z.shape[0]} k-means centres"
         elif baseline is not None:
             if hasattr(baseline, "columns") and len(baseline) == 1:
                 z = baseline
@@ -210,7 +231,7 @@ class ProductKernelExplainer(Explainer):
             self.game = "baseline"
         else:
             self.game = "functional"
-        if background_summary is not None and self.game != "interventional":
+        if background_summary is not None and self.game not in ("interventional", SUMMARISED_GAME):
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
         # a Matérn or rational quadratic kernel: discretise it for the box of the reference points
@@ -253,6 +274,22 @@ class ProductKernelExplainer(Explainer):
     def n_features(self) -> int:
         """Number of features of the model."""
         return int(self.expansion.n_features)
+
+    def __repr__(self) -> str:
+        """The model, the background (and its summary) and the game.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 1)), [1.0], kx.kernels.RBF(1.0))
+        >>> Z = np.array([[0.0], [0.1], [5.0], [5.1]])
+        >>> kx.ProductKernelExplainer(em, background=Z, background_summary=2)
+        ProductKernelExplainer(KernelExpansion, background of 4 rows summarised by 2 k-means centres, \
+game='interventional (summarised background)')
+        """
+        bg = "" if self.background is None else f", background of {np.shape(self.background)[0]} rows"
+        return f"{type(self).__name__}({type(self.model).__name__}{bg}{self._summary_note}, game={self.game!r})"
 
     def predict(self, X: Any) -> np.ndarray:
         """The explained output of the model at ``X``, computed from its kernel expansion.
@@ -465,6 +502,8 @@ class ProductKernelExplainer(Explainer):
         ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
         if cov_solver is not None and joint:
             self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
+        if cov_solver is not None:
+            warn_accuracy(ex)
         values, v_full = np.asarray(ex.values), np.asarray(ex.info["v_full"])
         if em.single_output:
             values, v_full = values[:, :, None], v_full
@@ -544,7 +583,10 @@ class ProductKernelExplainer(Explainer):
             if joint or noisy:
                 raise ValueError("joint=True and noisy=True apply to uncertainty=True.")
             return None
+        if array_path:  # checked on every call, not only when the solver is first built
+            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
         if self._covariance is not None:
+            self._covariance.posterior._check_noisy(noisy)
             return self._covariance
         try:
             post = gp_posterior(self.model)
@@ -557,8 +599,7 @@ class ProductKernelExplainer(Explainer):
                 "the RKHS of the RBF (Laplacian, Cauchy) kernel, so its plug-in covariance is not positive "
                 "semi-definite and no stochastic version exists for these kernels."
             )
-        if array_path:
-            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
+        post._check_noisy(noisy)
         if self._mixture is not None:
             post = self._mixture.refit_posterior(post)
         assert self._Z is not None and self._w is not None  # not the functional game
@@ -569,7 +610,7 @@ class ProductKernelExplainer(Explainer):
         self, ex: Explanation, solver: PosteriorCovariance, Xv: np.ndarray, noisy: bool, *, joint: bool
     ) -> None:
         """Set the covariance fields of ``ex`` (explained rows ``Xv``) from the posterior."""
-        cov = solver.values_covariance(Xv, noisy=noisy, joint=joint)
+        cov, bound = solver.values_covariance_and_bound(Xv, noisy=noisy, joint=joint)
         N = Xv.shape[0]
         if joint:
             ex.joint_covariance = cov
@@ -577,8 +618,10 @@ class ProductKernelExplainer(Explainer):
         else:
             ex.covariance = cov
         ex.base_variance = np.full(N, solver.base_variance(noisy=noisy))
-        ex.prediction_variance = solver.posterior.variance(Xv, noisy=noisy)
+        pvar, pbound = solver.posterior.variance_and_bound(Xv, noisy=noisy)
+        ex.prediction_variance = pvar
         ex.info["noisy"] = noisy
+        record_accuracy(ex, solver.posterior, bound, pbound)
 
     def _solve(
         self,
@@ -650,6 +693,18 @@ class ProductKernelExplainer(Explainer):
             interaction_index=res.interaction_index,
         )
 
+    def _summary_info(self) -> dict[str, Any]:
+        """``info["background_summary"]``: the centres, weights and original row count (a dict, not sliced by rows)."""
+        if self.summary_centres is None:
+            return {}
+        return {
+            "background_summary": {
+                "centres": self.summary_centres,
+                "weights": self.summary_weights,
+                "n_background_rows": int(np.shape(self.background)[0]),
+            }
+        }
+
     def _to_explanation(
         self, res: ShapleyValues, Xv: np.ndarray, names: list[str], index: list[Any] | None
     ) -> Explanation:
@@ -669,7 +724,12 @@ class ProductKernelExplainer(Explainer):
             output_names=em.output_names,
             interactions=inter,
             game=self.game,
-            info={"v_full": v_full, "route": self.route, "interaction_index": res.interaction_index},
+            info={
+                "v_full": v_full,
+                "route": self.route,
+                "interaction_index": res.interaction_index,
+                **self._summary_info(),
+            },
             output=self.output,
             index=index,
         )

@@ -35,7 +35,7 @@ from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
 from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion
 from ..shapley.enumeration import exact_shapley
 from ..shapley.sampling import sampled_shapley
@@ -596,8 +596,9 @@ class RKHSExplainer(Explainer):
 
         def block(rows: slice) -> Explanation:
             X = Xv[rows]
-            mean, cov = gs.moments(X, joint=joint)
-            return Explanation(
+            mean, cov, bound = gs.moments_and_bound(X, joint=joint)
+            pvar, pbound = post.variance_and_bound(X)
+            ex = Explanation(
                 values=mean,
                 base_values=np.full(X.shape[0], base),
                 data=X,
@@ -605,7 +606,7 @@ class RKHSExplainer(Explainer):
                 covariance=None if joint else cov,
                 joint_covariance=cov if joint else None,
                 base_variance=np.full(X.shape[0], base_var),
-                prediction_variance=post.variance(X),
+                prediction_variance=pvar,
                 game=self.game,
                 output=post.output,
                 info={
@@ -615,10 +616,13 @@ class RKHSExplainer(Explainer):
                     "v_full": em.predict(X),
                 },
             )
+            record_accuracy(ex, post, bound, pbound)
+            return ex
 
         with _blas_threads(self._system_size()):
             ex = block(slice(0, Xv.shape[0])) if joint else explain_in_blocks(block, Xv.shape[0], n_jobs)
         ex.data, ex.index = Xv, index
+        warn_accuracy(ex)
         return ex
 
     def _to_explanation(self, res: Any, Xv: np.ndarray, names: list[str]) -> Explanation:
