@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_solve
 from scipy.optimize import minimize, minimize_scalar
+from sklearn.exceptions import NotFittedError
 
 from ..embeddings._checks import check_array_arg, check_positive
 from ..embeddings._kernels import rbf
@@ -398,5 +399,6 @@ class BayesIMP:
         >>> print(np.round(gp.predict(grid) + prior.mean(grid), 1))
         [0.9]
         """
-        self._check(np.zeros((1, self.n_features_in_)))
+        if not hasattr(self, "stage1_"):
+            raise NotFittedError("This BayesIMP instance is not fitted yet; call fit before bo_prior().")
         return InterventionalGPPrior(self)

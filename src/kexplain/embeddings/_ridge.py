@@ -24,6 +24,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
 from .._validation import check_random_state
+from ._checks import check_matrix, check_positive
 
 # relative jitter added to landmark Gram matrices before a Cholesky factorisation
 _JITTER = 1e-9
@@ -77,6 +78,20 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
     return np.sort(rng.choice(pool, size=n_landmarks, replace=False))
 
 
+def _check_D(D: Any, n: int, per: str) -> np.ndarray:
+    """sqrt(n w): n finite non-negative numbers, or an error naming ``D``."""
+    arr = np.asarray(D)
+    if arr.shape != (n,) or arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"D must have one non-negative number per {per} ({n}), sqrt(n * w) for the row weights w; got "
+            f"{'shape ' + str(arr.shape) if arr.shape != (n,) else 'dtype ' + str(arr.dtype)}."
+        )
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError("D must hold finite non-negative numbers, sqrt(n * w) for the row weights w.")
+    return arr
+
+
 class ExactRidge:
     """The exact CME system D K D + lam I (Cholesky factor), with D = diag(sqrt(n w)) or None.
 
@@ -88,6 +103,16 @@ class ExactRidge:
         The ridge (n * eta in kexplain's convention).
     D : ndarray of shape (n,), optional
         sqrt(n w) for row weights w summing to one; None for equal weights.
+    overwrite_K : bool
+        Factorise in the memory of ``K`` (which is then overwritten): one n x n array in all
+        instead of two, for a caller that has no further use for ``K``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``K``, ``lam`` or ``D``: K not a finite square matrix, lam not a positive finite
+        number, D not n finite non-negative numbers; or, naming ``K``, when K + lam I is not
+        positive definite (K is not a positive semi-definite kernel matrix).
 
     Examples
     --------
@@ -99,15 +124,37 @@ class ExactRidge:
            [0.052]])
     """
 
-    def __init__(self, K: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
+    def __init__(self, K: np.ndarray, lam: float, D: np.ndarray | None = None, *, overwrite_K: bool = False) -> None:
+        K = check_matrix(K, "K", square=True)
+        n = K.shape[0]
+        lam = check_positive(lam, "lam")
+        if D is not None:
+            D = _check_D(D, n, "row of K")
         self.D = D
         if D is not None:
-            K = K * D[:, None] * D[None, :]
-        self.factor = cho_factor(K + lam * np.eye(K.shape[0]), lower=True, check_finite=False)
+            M = K * D[:, None] * D[None, :]
+        elif overwrite_K and K.flags.writeable and K.flags.f_contiguous | K.flags.c_contiguous:
+            M = K
+        else:
+            M = K.copy()
+        # the ridge on the diagonal in place: no n x n identity nor a second n x n sum
+        M[np.diag_indices(n)] += lam
+        try:
+            self.factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"K + lam I is not positive definite (lam={lam:g}): K must be a positive semi-definite kernel "
+                "(Gram) matrix; a larger lam may help when K is one up to rounding."
+            ) from None
         self.nbytes = int(self.factor[0].nbytes)
 
     def weights(self, K_x: np.ndarray) -> np.ndarray:
         """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x."""
+        n = self.factor[0].shape[0]
+        one_d = np.ndim(K_x) == 1
+        K_x = check_matrix(np.reshape(K_x, (-1, 1)) if one_d else K_x, "K_x", shape=(n, None), what="one per row of K")
+        if one_d:
+            K_x = K_x[:, 0]
         if self.D is None:
             return cho_solve(self.factor, K_x, check_finite=False)
         return self.D[:, None] * cho_solve(self.factor, self.D[:, None] * K_x, check_finite=False)
@@ -131,6 +178,12 @@ class NystroemRidge:
     D : ndarray of shape (n,), optional
         sqrt(n w) for row weights w summing to one; None for equal weights.
 
+    Raises
+    ------
+    ValueError
+        Naming ``K_LX``, ``K_LL``, ``lam`` or ``D`` when they are not finite, of matching shapes,
+        lam positive and D non-negative.
+
     Examples
     --------
     >>> import numpy as np
@@ -141,19 +194,41 @@ class NystroemRidge:
     """
 
     def __init__(self, K_LX: np.ndarray, K_LL: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
+        K_LX = check_matrix(K_LX, "K_LX")
+        m, n = K_LX.shape
+        K_LL = check_matrix(K_LL, "K_LL", shape=(m, m), what="K_LL must be a square (m, m) matrix, m the rows of K_LX")
+        lam = check_positive(lam, "lam")
         if D is not None:
-            K_LXw = K_LX * D[None, :] ** 2
-            self.factor = jittered_cholesky(K_LXw @ K_LX.T + lam * K_LL)
-            K_LX = K_LXw
-        else:
-            # K_LX K_XL through the symmetric rank-k update (half the flops of a general product)
-            G = dsyrk(1.0, K_LX, lower=True)
-            self.factor = jittered_cholesky(G + G.T - np.diag(np.diag(G)) + lam * K_LL)
+            D = _check_D(D, n, "column of K_LX")
+        try:
+            if D is not None:
+                K_LXw = K_LX * D[None, :] ** 2
+                self.factor = jittered_cholesky(K_LXw @ K_LX.T + lam * K_LL)
+                K_LX = K_LXw
+            else:
+                # K_LX K_XL through the symmetric rank-k update (half the flops of a general product)
+                G = dsyrk(1.0, K_LX, lower=True)
+                self.factor = jittered_cholesky(G + G.T - np.diag(np.diag(G)) + lam * K_LL)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "K_LX D^2 K_XL + lam K_LL is not positive definite: K_LL must be a positive semi-definite kernel "
+                "(Gram) matrix of the landmarks and K_LX the same kernel between the landmarks and the rows."
+            ) from None
         self.K_LXw = K_LX  # K_LX D^2
         self.nbytes = int(self.factor[0].nbytes + K_LX.nbytes)
 
     def coef(self, K_Lx: np.ndarray) -> np.ndarray:
         """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""
+        m = self.factor[0].shape[0]
+        one_d = np.ndim(K_Lx) == 1
+        K_Lx = check_matrix(
+            np.reshape(K_Lx, (-1, 1)) if one_d else K_Lx,
+            "K_Lx",
+            shape=(m, None),
+            what="one per landmark, the rows of K_LX",
+        )
+        if one_d:
+            K_Lx = K_Lx[:, 0]
         return cho_solve(self.factor, K_Lx, check_finite=False)
 
     def weights(self, K_Lx: np.ndarray) -> np.ndarray:

@@ -40,6 +40,13 @@ def nuclear_dominant_rbf(
         (2 pi)^(D/2) |2 Sigma^-1 + s^-2 I|^(-1/2) exp(-(a - b)^T (2 Sigma)^-1 (a - b) / 2)
         * exp(-m^T (Sigma / 2 + s^2 I)^-1 m / 2),        m = (a + b) / 2.
 
+    Raises
+    ------
+    ValueError
+        Naming ``A``, ``B``, ``lengthscale`` or ``measure_scale``: points not finite, or with
+        different numbers of columns; lengthscales not positive finite numbers (one, or one per
+        column); a measure scale not a positive finite number.
+
     Examples
     --------
     >>> import numpy as np
@@ -47,10 +54,18 @@ def nuclear_dominant_rbf(
     >>> np.round(nuclear_dominant_rbf([[0.0]], [[0.0], [1.0]], 1.0, 1.0), 3)
     array([[1.447, 1.037]])
     """
-    A2, B2 = as_2d(np.asarray(A, dtype=np.float64)), as_2d(np.asarray(B, dtype=np.float64))
+    A2 = as_2d(check_array_arg(A, "A", ndims=(1, 2), huge=False))
+    B2 = as_2d(check_array_arg(B, "B", ndims=(1, 2), huge=False))
     D = A2.shape[1]
-    ls = np.broadcast_to(np.asarray(lengthscale, dtype=np.float64), (D,))
-    s2 = float(measure_scale) ** 2
+    if B2.shape[1] != D:
+        raise ValueError(f"B has {B2.shape[1]} column(s) but A has {D}; both are points of the same space.")
+    ls = check_positive(lengthscale, "lengthscale", allow_array=True)
+    if np.ndim(ls) == 1 and ls.shape[0] not in (1, D):
+        raise ValueError(
+            f"lengthscale must be one positive number or one per column of A ({D}), got {ls.shape[0]} numbers."
+        )
+    ls = np.broadcast_to(np.asarray(ls, dtype=np.float64), (D,))
+    s2 = check_positive(measure_scale, "measure_scale") ** 2
     const = (2 * np.pi) ** (D / 2) * np.prod(2.0 / ls**2 + 1.0 / s2) ** -0.5
     diff = (A2[:, None, :] - B2[None, :, :]) / ls
     mid = (A2[:, None, :] + B2[None, :, :]) / 2
@@ -288,10 +303,14 @@ class BayesianCME(BaseEstimator):
         ((2,), (2, 2), True)
         """
         Xv = self._check_X(X)
-        P = as_2d(np.asarray(points, dtype=np.float64))
-        a = np.asarray(coef, dtype=np.float64)
-        if a.shape != (P.shape[0],):
-            raise ValueError(f"coef must have one entry per point, shape ({P.shape[0]},); got {a.shape}.")
+        P = as_2d(check_array_arg(points, "points", ndims=(1, 2), huge=False))
+        q = self.Y_fit_.shape[1]
+        if P.shape[1] != q:
+            raise ValueError(
+                f"points has {P.shape[1]} column(s), but the y given to fit had {q}; points must be points of "
+                "y's space (the centres of f's kernel functions)."
+            )
+        a = check_array_arg(coef, "coef", ndims=(1,), n_rows=P.shape[0], rows_of="points", huge=False)
         beta = self._weights(Xv)
         rYP = self.nuclear_kernel(self.Y_fit_, P) @ a  # (n,)
         mean = beta.T @ (self._RinvL.T @ rYP)

@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import check_random_state
 from ..kernels.base import RBF
-from ._checks import check_duels, check_labels, reference_lengthscale, side_names
+from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
 from .expansion import MODEL_TYPES, PreferenceExpansion
 
 #: relative eigenvalue threshold of the landmark Gram matrix (smaller directions are dropped)
@@ -163,6 +163,9 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
     cv_results_ : dict mapping (lengthscale factor, C) to mean held-out accuracy (empty when both given)
     n_features_in_, n_context_features_ : int
     feature_names_, context_names_ : list of str
+    item_columns_, context_columns_ : list of str or None
+        The DataFrame columns seen in fit (None for arrays): DataFrames given later must have
+        exactly these columns in this order, else a ValueError says which differ.
 
     Examples
     --------
@@ -214,8 +217,14 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         check_scalar(self.cv_max_duels, "cv_max_duels", int, min_val=2)
         check_scalar(self.max_iter, "max_iter", int, min_val=1)
         check_scalar(self.tol, "tol", float, min_val=0.0, include_boundaries="neither")
+        if not np.isfinite(self.tol):
+            raise ValueError(f"tol must be a positive finite number, got {self.tol!r}.")
         if self.C is not None:
             check_scalar(self.C, "C", float, min_val=0.0, include_boundaries="neither")
+            # check_scalar lets NaN through (every comparison with it is False), and C = inf is no
+            # penalty at all: the weights of separable duels diverge
+            if not np.isfinite(self.C):
+                raise ValueError(f"C must be a positive finite number (the inverse regularisation), got {self.C!r}.")
         for name in ("lengthscale_grid", "C_grid"):
             grid = np.asarray(getattr(self, name), dtype=np.float64)
             if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
@@ -246,6 +255,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
             context_kernel=None if cls is None else RBF(cls),
             feature_names=self.feature_names_,
             context_names=self.context_names_ if self._C is not None else None,
+            columns=getattr(self, "item_columns_", None),
+            context_columns=getattr(self, "context_columns_", None),
         )
 
     def _features(
@@ -292,6 +303,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         self.n_context_features_ = 0 if Cx is None else Cx.shape[1]
         self.feature_names_ = side_names(X_left, d, "x")
         self.context_names_ = side_names(context, self.n_context_features_, "c") if Cx is not None else []
+        self.item_columns_ = fitted_columns(X_left, d)
+        self.context_columns_ = None if Cx is None else fitted_columns(context, self.n_context_features_)
         self._Xl, self._Xr, self._C = Xl, Xr, Cx
         rng = check_random_state(self.random_state)
         m = min(self.n_components, n)
@@ -349,7 +362,14 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r)."""
         check_is_fitted(self, "expansion_")
         Xl, Xr, C = check_duels(
-            X_left, X_right, context, n_features=self.n_features_in_, n_context=self.n_context_features_, fitted=True
+            X_left,
+            X_right,
+            context,
+            n_features=self.n_features_in_,
+            n_context=self.n_context_features_,
+            fitted=True,
+            columns=getattr(self, "item_columns_", None),
+            context_columns=getattr(self, "context_columns_", None),
         )
         return self.expansion_._logit(Xl, Xr, C)
 

@@ -121,9 +121,10 @@ class PrefShapExplainer(Explainer):
     background : array-like (n_background, d), optional
         Item rows over which absent item features are averaged (item and joint levels), or
         the item pool of the observational embeddings.  Default: the distinct items of the
-        model's support duels (left and right); for the quadrature route (more than 12
-        players, or ``route="quadrature"``), whose cost grows with n_background ** 2 for the
-        general kernel, 32 of them, evenly spaced in their order of appearance.
+        model's support duels (left and right); with more than 12 players, where only the
+        quadrature route applies (its cost grows with n_background ** 2 for the general kernel),
+        32 of them, evenly spaced in their order of appearance.  The default does not depend on
+        ``route``, so ``route`` never changes the values (up to rounding).
     background_weights : array-like (n_background,), optional
         Weights of the background items.
     feature_names : sequence of str, optional
@@ -133,7 +134,7 @@ class PrefShapExplainer(Explainer):
     value : {"interventional", "observational"}
     context_background : array-like (n_contexts, p), optional
         Context rows (context and joint levels).  Default: the distinct contexts of the support
-        duels (32 of them, evenly spaced, for the quadrature route).
+        duels (32 of them, evenly spaced, with more than 12 players).
     context_background_weights : array-like (n_contexts,), optional
     regularization : float
         CME regularisation eta of the observational games (ridge n * eta).
@@ -222,18 +223,25 @@ class PrefShapExplainer(Explainer):
             raise ValueError("context_background is used by level='context' and level='joint' only.")
         d, p = pe.n_features, pe.n_context_features
         n_players = (d if uses_items else 0) + (p if uses_contexts else 0)
-        # the quadrature route costs (background rows)^2 per support duel: cap a default background
+        # the quadrature route costs (background rows)^2 per support duel: a default background is
+        # capped where it is the only route (more players than the subset route takes).  The cap
+        # depends on the number of players only, never on ``route``: a different background is a
+        # different game, and route= must choose how the same game is solved, not which game.
         cap = (
-            DEFAULT_QUADRATURE_BACKGROUND
-            if self.value == "interventional" and (route == "quadrature" or n_players > MAX_SUBSET_PLAYERS)
-            else None
+            DEFAULT_QUADRATURE_BACKGROUND if self.value == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
         )
         Z = wz = U = wu = None
         if uses_items:
             if background is None:
                 Z = _distinct_rows(np.vstack([pe.left, pe.right]), cap)
             else:
-                Z = check_data(background, name="background", n_features=d, numeric_mask=pe.item_kernel.numeric_mask(d))
+                Z = check_data(
+                    background,
+                    name="background",
+                    n_features=d,
+                    numeric_mask=pe.item_kernel.numeric_mask(d),
+                    feature_names=pe.columns,
+                )
             wz = (
                 np.full(Z.shape[0], 1.0 / Z.shape[0])
                 if background_weights is None
@@ -249,6 +257,7 @@ class PrefShapExplainer(Explainer):
                     name="context_background",
                     n_features=p,
                     numeric_mask=pe.context_kernel.numeric_mask(p),
+                    feature_names=pe.context_columns,
                 )
             wu = (
                 np.full(U.shape[0], 1.0 / U.shape[0])
@@ -289,8 +298,11 @@ class PrefShapExplainer(Explainer):
                 if bad or n_landmarks < 1:
                     raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
                 landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            if not (isinstance(regularization, (int, float, np.floating)) and regularization > 0):
-                raise ValueError(f"regularization must be a positive number, got {regularization!r}.")
+            ok = isinstance(regularization, (int, float, np.integer, np.floating)) and not isinstance(
+                regularization, (bool, np.bool_)
+            )
+            if not (ok and np.isfinite(regularization) and regularization > 0):
+                raise ValueError(f"regularization must be a positive finite number, got {regularization!r}.")
             self._observational = ObservationalPreferenceGame(
                 pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
             )

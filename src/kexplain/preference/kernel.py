@@ -156,8 +156,18 @@ class PreferenceKernel(SkKernel):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (n_duels, 2 * n_item_features [+ n_context]), got shape {X.shape}.")
+        if not np.all(np.isfinite(X)):
+            r, c = (int(v) for v in np.argwhere(~np.isfinite(X))[0])
+            raise ValueError(
+                f"{name} contains NaN or infinite values (row {r}, column {c}); duels need finite numbers."
+            )
         total = X.shape[1]
         d = self.n_item_features
+        if d is not None and (isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1):
+            raise ValueError(
+                f"n_item_features must be a positive integer (the number of features of one item) or None "
+                f"(the columns split in halves), got {d!r}."
+            )
         if d is None:
             if self.context_kernel is not None:
                 raise ValueError("n_item_features is required with a context_kernel (where the context columns start).")
