@@ -498,3 +498,104 @@ if __name__ == "__main__":  # tally the outcomes of this checkout against the re
             print(f"{c.id:50s} before={c.before:9s} now={kind:8s} {msg[:150]}")
     print("before:", dict(Counter(c.before for c in CASES)))
     print("now:   ", dict(Counter(now.values())))
+
+
+# -- the accepted side of the same fixes ---------------------------------------------------------
+def test_dataframes_in_the_fitted_order_give_the_array_answer():
+    L, R, C, y = duels()
+    model = classifier(context=True)
+    g = model.decision_function(L, R, C)
+    assert np.array_equal(g, model.decision_function(L.to_numpy(), R.to_numpy(), C.to_numpy()))
+    assert model.item_columns_ == ["a", "b", "c"] and model.context_columns_ == ["u", "v"]
+    assert classifier().to_expansion().columns == ["a", "b", "c"]
+    # fitted on arrays: any DataFrame is taken by position, as before
+    from kexplain.preference import PreferenceClassifier
+
+    plain = PreferenceClassifier(lengthscale=1.0, C=10.0, n_components=20, random_state=0)
+    plain.fit(L.to_numpy(), R.to_numpy(), y)
+    assert plain.item_columns_ is None
+    Rn = R.to_numpy()
+    assert np.array_equal(
+        plain.decision_function(_reordered(L), Rn), plain.decision_function(L.to_numpy()[:, ::-1], Rn)
+    )
+    # but the two sides of a duel hold the same features: DataFrames in different orders are refused
+    with pytest.raises(ValueError, match="X_right has the model's columns in a different order"):
+        plain.decision_function(_reordered(L), R)
+
+
+def test_fit_refuses_right_columns_unlike_left():
+    L, R, _, y = duels()
+    with pytest.raises(ValueError, match="X_right has the model's columns in a different order"):
+        _fit_classifier(X_left=L, X_right=_reordered(R))
+
+
+def test_expansion_takes_columns_from_dataframes():
+    from kexplain.kernels import RBF
+    from kexplain.preference import PreferenceExpansion
+
+    L, R, _, _ = duels()
+    pe = PreferenceExpansion(L.iloc[:5], R.iloc[:5], np.ones(5), RBF(1.0))
+    assert pe.columns == pe.feature_names == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="different order"):
+        pe.decision_function(_reordered(L.iloc[:2]), R.iloc[:2])
+    arrays = PreferenceExpansion(L.to_numpy()[:5], R.to_numpy()[:5], np.ones(5), RBF(1.0))
+    assert arrays.columns is None and arrays.feature_names == ["x0", "x1", "x2"]
+    with pytest.raises(ValueError, match="columns has 2 names"):
+        PreferenceExpansion(L.to_numpy()[:5], R.to_numpy()[:5], np.ones(5), RBF(1.0), columns=["a", "b"])
+
+
+def test_prefshap_observational_blocks_do_not_change_values():
+    from kexplain.preference import PrefShapExplainer
+
+    L, R, _, _ = duels()
+    whole = PrefShapExplainer(classifier(), value="observational").explain(L, R)
+    blocks = PrefShapExplainer(classifier(), value="observational", max_block_bytes=2**16)
+    assert blocks._observational is not None and 2**16 // blocks._observational.bytes_per_duel() < len(L)
+    parts = blocks.explain(L, R)
+    assert np.allclose(parts.values, whole.values, rtol=1e-12, atol=1e-13)
+    assert np.allclose(parts.info["v_full"], whole.info["v_full"], rtol=1e-12, atol=1e-13)
+
+
+def test_cme_predict_blocks_match_one_block(monkeypatch):
+    from kexplain.embeddings import ConditionalMeanEmbedding, cme
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    Y = np.column_stack([X[:, 0], X[:, 1] ** 2])
+    for approximation in (None, "nystroem"):
+        model = ConditionalMeanEmbedding(approximation=approximation, n_landmarks=20, random_state=0).fit(X, Y)
+        whole = model.predict(X)
+        monkeypatch.setattr(cme, "BLOCK_BYTES", 16 * 60 * 7)  # 7 query rows per block
+        assert np.allclose(model.predict(X), whole, rtol=1e-12, atol=1e-13)
+        assert np.allclose(model.weights(X).T @ Y, whole, rtol=1e-12, atol=1e-13)
+        monkeypatch.undo()
+
+
+def test_exact_ridge_overwrite_matches_copy():
+    from kexplain.embeddings import ExactRidge
+
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(8, 8))
+    K = A @ A.T
+    Kx = rng.normal(size=(8, 3))
+    ref = np.linalg.solve(K + 0.5 * np.eye(8), Kx)
+    K0 = K.copy()
+    assert np.allclose(ExactRidge(K, 0.5).weights(Kx), ref)
+    assert np.array_equal(K, K0)  # the caller's K is left alone by default
+    assert np.allclose(ExactRidge(K, 0.5, overwrite_K=True).weights(Kx), ref)
+    with pytest.raises(ValueError, match="not positive definite"):
+        ExactRidge(-K0, 0.5)
+
+
+def test_matern_context_kernel_fits():
+    from sklearn.gaussian_process.kernels import Matern
+
+    from kexplain.preference import PreferenceGPClassifier
+
+    L, R, C, y = duels()
+    model = PreferenceGPClassifier(context_kernel=Matern(nu=2.5), optimizer=None).fit(L[:15], R[:15], y[:15], C[:15])
+    g = model.decision_function(L[:15], R[:15], C[:15])
+    Z = np.hstack([L.to_numpy()[:15], R.to_numpy()[:15], C.to_numpy()[:15]])
+    assert np.allclose(g, model.gpc_.base_estimator_.latent_mean_and_variance(Z)[0], rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="context has the model's columns in a different order"):
+        model.decision_function(L[:2], R[:2], _reordered(C[:2]))

@@ -144,7 +144,10 @@ class PrefShapExplainer(Explainer):
     route : {"auto", "subsets", "quadrature"}
         Exact route of the interventional games; "auto" takes the cheaper one.
     max_block_bytes : int
-        Bound on the work arrays of one block.
+        Bound on the work arrays of one block (default 32 MiB): the interventional games bound
+        their product-game blocks by it, the observational games explain the duels in blocks
+        whose kernel tables fit in it.  Peak memory is about the output, the model's and the
+        background's tables and a few times this bound (one block per thread with ``n_jobs``).
 
     Attributes
     ----------
@@ -361,7 +364,7 @@ class PrefShapExplainer(Explainer):
             Coalition evaluations per duel of the sampled observational game (default 2048).
         tol : float, optional
             Stop sampling once the largest standard error falls below it (checked per block of
-            duels, so with ``tol`` the values may depend on ``n_jobs``).
+            duels, so with ``tol`` the values may depend on ``n_jobs`` and ``max_block_bytes``).
 
         Returns
         -------
@@ -405,10 +408,22 @@ class PrefShapExplainer(Explainer):
         seed = int(check_random_state(random_state).integers(2**63)) if sampled else 0
         names = list(self.feature_names) if self.feature_names is not None else list(self._default_names)
 
-        def run(rows: slice) -> Explanation:
+        def run_block(rows: slice) -> Explanation:
             c = None if C is None else C[rows]
             res = self._solve(Xl[rows], Xr[rows], c, interactions, progress and n_jobs <= 1, seed, budget, tol)
             return self._to_explanation(res, Xl[rows], Xr[rows], c, names, sign, rows, index)
+
+        # the observational games hold per-feature tables of every explained duel: blocks of duels
+        # keep them within max_block_bytes (the interventional games bound their own blocks)
+        step = N
+        if self._observational is not None:
+            step = max(1, self.max_block_bytes // self._observational.bytes_per_duel())
+
+        def run(rows: slice) -> Explanation:
+            if rows.stop - rows.start <= step:
+                return run_block(rows)
+            starts = range(rows.start, rows.stop, step)
+            return Explanation.concatenate([run_block(slice(s, min(s + step, rows.stop))) for s in starts])
 
         ex = explain_in_blocks(run, N, n_jobs)
         ex.info["efficiency_error"] = efficiency_error(
