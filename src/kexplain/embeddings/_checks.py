@@ -228,6 +228,12 @@ def check_matrix(
     if not np.all(np.isfinite(arr)):
         at = [int(i) for i in np.argwhere(~np.isfinite(arr))[0]]
         raise ValueError(f"{name} contains NaN or infinite values (row {at[0]}, column {at[1]}).")
+    big = max(float(arr.max()), -float(arr.min())) if arr.size else 0.0  # no |arr| temporary
+    if big > _LARGEST:
+        raise ValueError(
+            f"{name} has values as large as {big:.3g}; products of them overflow float64: "
+            f"a kernel matrix is bounded by its diagonal (rescale the kernel's amplitude)."
+        )
     return arr
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
-from .._validation import check_random_state
+from .._validation import check_random_state, to_array
 from ._checks import check_matrix, check_positive
 
 # relative jitter added to landmark Gram matrices before a Cholesky factorisation
@@ -71,6 +71,9 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
     >>> choose_landmarks(4, 10, 0)
     array([0, 1, 2, 3])
     """
+    for value, name, least in ((n_rows, "n_rows", 0), (n_landmarks, "n_landmarks", 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}.")
     rng = check_random_state(random_state)
     pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
     if n_landmarks >= pool.size:
@@ -80,7 +83,7 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
 
 def _check_D(D: Any, n: int, per: str) -> np.ndarray:
     """sqrt(n w): n finite non-negative numbers, or an error naming ``D``."""
-    arr = np.asarray(D)
+    arr = to_array(D, "D")
     if arr.shape != (n,) or arr.dtype.kind not in "biuf":
         raise ValueError(
             f"D must have one non-negative number per {per} ({n}), sqrt(n * w) for the row weights w; got "
@@ -140,7 +143,14 @@ class ExactRidge:
         # the ridge on the diagonal in place: no n x n identity nor a second n x n sum
         M[np.diag_indices(n)] += lam
         try:
-            self.factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+            if M.flags.c_contiguous and not M.flags.f_contiguous:
+                # LAPACK works in Fortran order: the upper factor of M^T (a Fortran-ordered view of
+                # the same memory, read from M's lower triangle) is computed in place, where
+                # asking for the lower factor of M would copy it first
+                U, _ = cho_factor(M.T, lower=False, overwrite_a=True, check_finite=False)
+                self.factor = (U, False)
+            else:
+                self.factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
         except np.linalg.LinAlgError:
             raise ValueError(
                 f"K + lam I is not positive definite (lam={lam:g}): K must be a positive semi-definite kernel "
@@ -151,7 +161,8 @@ class ExactRidge:
     def weights(self, K_x: np.ndarray) -> np.ndarray:
         """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x."""
         n = self.factor[0].shape[0]
-        one_d = np.ndim(K_x) == 1
+        K_x = to_array(K_x, "K_x")
+        one_d = K_x.ndim == 1
         K_x = check_matrix(np.reshape(K_x, (-1, 1)) if one_d else K_x, "K_x", shape=(n, None), what="one per row of K")
         if one_d:
             K_x = K_x[:, 0]
@@ -220,7 +231,8 @@ class NystroemRidge:
     def coef(self, K_Lx: np.ndarray) -> np.ndarray:
         """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""
         m = self.factor[0].shape[0]
-        one_d = np.ndim(K_Lx) == 1
+        K_Lx = to_array(K_Lx, "K_Lx")
+        one_d = K_Lx.ndim == 1
         K_Lx = check_matrix(
             np.reshape(K_Lx, (-1, 1)) if one_d else K_Lx,
             "K_Lx",

@@ -310,7 +310,7 @@ class BayesianCME(BaseEstimator):
                 f"points has {P.shape[1]} column(s), but the y given to fit had {q}; points must be points of "
                 "y's space (the centres of f's kernel functions)."
             )
-        a = check_array_arg(coef, "coef", ndims=(1,), n_rows=P.shape[0], rows_of="points", huge=False)
+        a = check_array_arg(coef, "coef", ndims=(1,), n_rows=P.shape[0], rows_of="points")
         beta = self._weights(Xv)
         rYP = self.nuclear_kernel(self.Y_fit_, P) @ a  # (n,)
         mean = beta.T @ (self._RinvL.T @ rYP)

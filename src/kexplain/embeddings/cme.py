@@ -25,7 +25,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._validation import check_random_state
+from .._validation import check_random_state, to_array
 from ._checks import check_array_arg, check_gram_output, check_matrix, check_positive
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
@@ -220,6 +220,13 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        if self.grid is not None:
+            g = self.grid
+            if isinstance(g, (str, bytes)) or np.ndim(g) != 1 or len(g) == 0:
+                raise ValueError(f"grid must be a non-empty list of positive numbers (values of eta), got {g!r}.")
+            for v in g:
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v > 0):
+                    raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
         if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, Integral) or self.n_folds < 2:
             raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}.")
 
@@ -322,9 +329,14 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         return eta
 
     # -- the embedding ------------------------------------------------------------------------------
-    def _check_X(self, X: Any) -> np.ndarray:
+    def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
         check_is_fitted(self, "solver_")
-        check_array_arg(X, "X", huge=False)
+        arr = check_array_arg(X, name, huge=False)
+        if arr.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} features, but ConditionalMeanEmbedding is expecting {self.n_features_in_} "
+                "features as input."
+            )
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def weights(self, X: Any) -> np.ndarray:
@@ -363,7 +375,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "solver_")
         Xv = self._check_X(X)
-        G = np.asarray(g(self.Y_fit_) if callable(g) else g)
+        G = to_array(g(self.Y_fit_) if callable(g) else g, "g")
         n = self.Y_fit_.shape[0]
         if G.ndim == 0 or G.shape[0] != n or G.ndim > 2 or G.dtype.kind not in "biuf":
             raise ValueError(
@@ -392,7 +404,13 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         (2, 5)
         """
         beta = self.weights(X)
-        return np.asarray((self.target_kernel_(self.Y_fit_, as_2d(Y)).T @ beta).T)
+        Yv = as_2d(check_array_arg(Y, "Y", ndims=(1, 2), huge=False))
+        if Yv.shape[1] != self.Y_fit_.shape[1]:
+            raise ValueError(
+                f"Y has {Yv.shape[1]} column(s), but the y given to fit had {self.Y_fit_.shape[1]}; Y holds points of "
+                "y's space."
+            )
+        return np.asarray((self._gram(self.Y_fit_, Yv, "Y", "target_kernel").T @ beta).T)
 
     def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
         """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
@@ -406,9 +424,9 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         >>> G.shape, bool(np.allclose(G, G.T))
         ((3, 3), True)
         """
-        b1 = self.weights(X1)
-        b2 = b1 if X2 is None else self.weights(X2)
-        return np.asarray(b1.T @ self.target_kernel_(self.Y_fit_, self.Y_fit_) @ b2)
+        b1 = self._beta(self._check_X(X1, "X1"))
+        b2 = b1 if X2 is None else self._beta(self._check_X(X2, "X2"))
+        return np.asarray(b1.T @ self._gram(self.Y_fit_, self.Y_fit_, "y", "target_kernel") @ b2)
 
     def predict(self, X: Any) -> np.ndarray:
         """The conditional mean E[Y | X = x] (g the identity), shape (N,) or (N, q) as Y was.

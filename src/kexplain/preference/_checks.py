@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, feature_names_of
+from .._validation import check_data, feature_names_of, to_array
 
 LABELS_DOC = "y: 1 (or True) means the left item wins; 0 or -1 means the right item wins."
 
@@ -49,6 +49,8 @@ def check_side(X: Any, name: str, n_features: int | None = None, columns: Sequen
     if X is None:
         raise ValueError(f"{name} is required, got None.")
     arr = check_data(X, name=name, feature_names=columns)
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features (columns); items and contexts need at least one.")
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}.")
     check_magnitude(arr, name)
@@ -104,7 +106,7 @@ def check_labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``y`` as 0/1 floats (1: left wins) and the classes in the user's coding ([0, 1] or [-1, 1])."""
     if y is None:
         raise ValueError("y is required: 1 where the left item wins, 0 (or -1) where the right item wins.")
-    arr = np.asarray(y)
+    arr = to_array(y, "y")
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:

@@ -21,7 +21,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted, check_scalar
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_random_state
+from .._validation import check_random_state, to_array
 from ..kernels.base import RBF
 from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
 from .expansion import MODEL_TYPES, PreferenceExpansion
@@ -64,6 +64,14 @@ class _PreferenceMixin(ClassifierMixin):
         pred = self.decision_function(X_left, X_right, context) > 0
         w = np.ones(len(y01)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         return float(np.average(pred == (y01 == 1), weights=w))
+
+
+def _float_array(value: Any, name: str, what: str) -> np.ndarray:
+    """``value`` as a float64 array, or a ValueError naming ``name`` (complex, text, ragged ...)."""
+    arr = to_array(value, name)
+    if arr.dtype.kind not in "biuf" or (arr.dtype.kind == "b" and arr.ndim == 0):
+        raise ValueError(f"{name} must be {what}, got {value!r}.")
+    return arr.astype(np.float64)
 
 
 def _landmark_map(E: np.ndarray) -> np.ndarray:
@@ -212,6 +220,9 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------------------
     def _check_params(self) -> None:
+        for name in ("n_components", "cv", "cv_max_duels", "max_iter"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):  # check_scalar takes True for 1
+                raise TypeError(f"{name} must be an integer, got {getattr(self, name)!r}.")
         check_scalar(self.n_components, "n_components", int, min_val=1)
         check_scalar(self.cv, "cv", int, min_val=2)
         check_scalar(self.cv_max_duels, "cv_max_duels", int, min_val=2)
@@ -226,7 +237,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
             if not np.isfinite(self.C):
                 raise ValueError(f"C must be a positive finite number (the inverse regularisation), got {self.C!r}.")
         for name in ("lengthscale_grid", "C_grid"):
-            grid = np.asarray(getattr(self, name), dtype=np.float64)
+            grid = _float_array(getattr(self, name), name, "a non-empty sequence of positive numbers")
             if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
                 raise ValueError(
                     f"{name} must be a non-empty sequence of positive numbers, got {getattr(self, name)!r}."
@@ -234,7 +245,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     @staticmethod
     def _lengthscale(value: Any, d: int, name: str) -> np.ndarray:
-        ls = np.asarray(value, dtype=np.float64)
+        ls = _float_array(value, name, f"a positive number or {d} positive numbers (one per feature)")
         if ls.ndim == 0:
             ls = np.full(d, float(ls))
         if ls.shape != (d,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):

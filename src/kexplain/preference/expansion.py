@@ -177,7 +177,10 @@ class PreferenceExpansion:
         self.item_kernel, amp = as_unit_product_kernel(item_kernel, d, "item_kernel")
         self.left = _item_array(la, "left", self.item_kernel)
         self.right = _item_array(ra, "right", self.item_kernel)
-        c = np.asarray(coef, dtype=np.float64).reshape(-1) if np.ndim(coef) <= 1 else None
+        craw = to_array(coef, "coef")
+        if craw.dtype.kind not in "biuf":
+            raise ValueError(f"coef must hold real numbers, one per support duel; got dtype {craw.dtype}.")
+        c = craw.astype(np.float64).reshape(-1) if craw.ndim <= 1 else None
         if c is None or c.shape[0] != la.shape[0]:
             raise ValueError(f"coef must have shape ({la.shape[0]},), one entry per support duel.")
         if not np.all(np.isfinite(c)):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, check_random_state, check_weights
+from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
 from ..shapley.enumeration import exact_shapley
@@ -62,7 +62,7 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
 
 def _orientation(y: Any, n: int) -> np.ndarray:
     """+1 where the left item won, -1 where the right item won."""
-    arr = np.asarray(y)
+    arr = to_array(y, "y")
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"y must hold one outcome per duel, shape ({n},), got shape {arr.shape}.")
     if arr.dtype == bool:

@@ -138,6 +138,9 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         -------
         self
         """
+        for name in ("n_restarts_optimizer", "max_iter_predict"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):  # check_scalar takes True for 1
+                raise TypeError(f"{name} must be an integer, got {getattr(self, name)!r}.")
         check_scalar(self.n_restarts_optimizer, "n_restarts_optimizer", int, min_val=0)
         check_scalar(self.max_iter_predict, "max_iter_predict", int, min_val=1)
         Xl, Xr, C = check_duels(X_left, X_right, context)

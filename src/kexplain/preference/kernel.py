@@ -20,6 +20,8 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import Hyperparameter
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
+from .._validation import to_array
+
 #: rows per block when the diagonal needs k(l_i, r_i)
 _DIAG_BLOCK = 512
 
@@ -153,7 +155,11 @@ class PreferenceKernel(SkKernel):
     # -- evaluation ---------------------------------------------------------------------------
     def _split(self, X: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Left items, right items and context columns of stacked duels."""
-        X = np.asarray(X, dtype=np.float64)
+        raw = to_array(X, name)
+        if raw.dtype.kind not in "biuf":
+            kind = "complex values" if raw.dtype.kind == "c" else f"values of dtype {raw.dtype} (text or labels)"
+            raise ValueError(f"{name} has {kind}; stacked duels [X_left, X_right(, context)] are real numbers.")
+        X = raw.astype(np.float64)
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (n_duels, 2 * n_item_features [+ n_context]), got shape {X.shape}.")
         if not np.all(np.isfinite(X)):
