@@ -272,6 +272,32 @@ def _preference_kernel(n: Any) -> Any:
     return PreferenceKernel(n_item_features=n)(np.zeros((2, 2)))
 
 
+@functools.cache
+def _frames() -> tuple[Any, Any, np.ndarray]:
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
+    Y = pd.DataFrame(rng.normal(size=(30, 2)) + X.to_numpy(), columns=["m1", "m2"])
+    return X, Y, np.sin(Y["m1"].to_numpy())
+
+
+def _bayesimp_fit(**kw: Any) -> Any:
+    from kexplain.causal import BayesIMP
+
+    X, Y, T = _frames()
+    args = {"X": X, "Y": Y, "Y2": Y.iloc[:20], "T": T[:20]}
+    args.update(kw)
+    return BayesIMP(optimize=False).fit(**args)
+
+
+@functools.cache
+def _frame_models() -> tuple[Any, Any, Any]:
+    from kexplain.embeddings import BayesianCME, ConditionalMeanEmbedding
+
+    X, _, T = _frames()
+    return ConditionalMeanEmbedding().fit(X, T), BayesianCME().fit(X, T), _bayesimp_fit()
+
+
 NAN2 = np.array([[0.0, np.nan], [1.0, 1.0]])
 
 CASES = [
@@ -323,6 +349,34 @@ CASES = [
         lambda: _clusters(_renamed(duels()[0])),
         ValueError,
         "the columns of items do not match",
+        "silent",
+    ),
+    Case(
+        "ConditionalMeanEmbedding.predict.X-reordered",
+        lambda: _frame_models()[0].predict(_reordered(_frames()[0])),
+        ValueError,
+        "X has the model's columns in a different order",
+        "unclear",
+    ),
+    Case(
+        "BayesianCME.predict.X-reordered",
+        lambda: _frame_models()[1].predict(_reordered(_frames()[0]), np.zeros((2, 1))),
+        ValueError,
+        "X has the model's columns in a different order",
+        "unclear",
+    ),
+    Case(
+        "BayesIMP.predict.x-reordered",
+        lambda: _frame_models()[2].predict(_reordered(_frames()[0])),
+        ValueError,
+        "x has the model's columns in a different order",
+        "silent",
+    ),
+    Case(
+        "BayesIMP.fit.Y2-reordered",
+        lambda: _bayesimp_fit(Y2=_reordered(_frames()[1].iloc[:20])),
+        ValueError,
+        "Y2 has the model's columns in a different order",
         "silent",
     ),
     # -- 2. silent answers ----------------------------------------------------------------------

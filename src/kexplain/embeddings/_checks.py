@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import to_array
+from .._validation import check_data, feature_names_of, to_array
 
 #: past this magnitude squared distances between rows overflow float64 (and below its reciprocal
 #: a median-heuristic lengthscale squared underflows to zero)
@@ -265,3 +265,25 @@ def check_gram_output(G: Any, kernel_name: str, shape: tuple[int, int], rows: st
             "a kernel must give finite numbers."
         )
     return arr
+
+
+def match_columns(value: Any, columns: Any, name: str) -> None:
+    """Refuse a DataFrame ``value`` whose columns differ from the ``columns`` seen in fit (in order),
+    with the message of the product-kernel explainers (:func:`kexplain._validation.check_data`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from kexplain.embeddings._checks import match_columns
+    >>> try:
+    ...     match_columns(pd.DataFrame({"b": [1.0], "a": [2.0]}), ["a", "b"], "x")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:46])
+    x has the model's columns in a different order
+    """
+    if columns is None:
+        return
+    names = feature_names_of(value)
+    expected = [str(c) for c in columns]
+    if names is not None and names != expected:
+        check_data(value, name=name, feature_names=expected, min_rows=0)  # raises, naming the columns

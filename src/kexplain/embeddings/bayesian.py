@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.base import RBF
 from ..kernels.heuristics import median_heuristic
-from ._checks import check_array_arg, check_positive
+from ._checks import check_array_arg, check_positive, match_columns
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import jittered_cholesky
 
@@ -246,6 +246,7 @@ class BayesianCME(BaseEstimator):
 
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "_K_factor")
+        match_columns(X, getattr(self, "feature_names_in_", None), "X")
         check_array_arg(X, "X", huge=False)
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 

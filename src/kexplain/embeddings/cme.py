@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import check_random_state, to_array
-from ._checks import check_array_arg, check_gram_output, check_matrix, check_positive
+from ._checks import check_array_arg, check_gram_output, check_matrix, check_positive, match_columns
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
 
@@ -331,6 +331,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     # -- the embedding ------------------------------------------------------------------------------
     def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
         check_is_fitted(self, "solver_")
+        match_columns(X, getattr(self, "feature_names_in_", None), name)
         arr = check_array_arg(X, name, huge=False)
         if arr.shape[1] != self.n_features_in_:
             raise ValueError(
