@@ -212,6 +212,13 @@ def _cme(kernel: Any) -> Any:
     return ConditionalMeanEmbedding(kernel=kernel).fit(X, X[:, 0]).predict(X[:3])
 
 
+def _bcme(kernel: Any) -> Any:
+    from kexplain.embeddings import BayesianCME
+
+    X = np.linspace(0, 1, 10)[:, None]
+    return BayesianCME(kernel=kernel).fit(X, X).predict(X[:3], X[:2], return_cov=True)
+
+
 def _nan_kernel(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     out = np.exp(-((A[:, None, 0] - B[None, :, 0]) ** 2))
     out[0, 0] = np.nan
@@ -410,6 +417,14 @@ CASES = [
         "silent",
     ),
     Case("ConditionalMeanEmbedding.kernel-nan", lambda: _cme(_nan_kernel), ValueError, "kernel returned", "silent"),
+    Case(
+        "ConditionalMeanEmbedding.kernel-shape",
+        lambda: _cme(_square_kernel),
+        ValueError,
+        "kernel must return",
+        "silent",
+    ),
+    Case("BayesianCME.kernel-nan", lambda: _bcme(_nan_kernel), ValueError, "kernel returned", "silent"),
     Case("PreferenceKernel.X-nan", _kernel_nan, ValueError, "X contains NaN", "silent"),
     Case("PreferenceClassifier.C-nan", lambda: _fit_classifier(C=float("nan")), ValueError, "C must", "unclear"),
     Case("PreferenceClassifier.C-inf", lambda: _fit_classifier(C=float("inf")), ValueError, "C must", "unclear"),

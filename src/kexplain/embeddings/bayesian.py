@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.base import RBF
 from ..kernels.heuristics import median_heuristic
-from ._checks import check_array_arg, check_positive, match_columns
+from ._checks import check_array_arg, check_gram_output, check_positive, match_columns
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import jittered_cholesky
 
@@ -213,7 +213,7 @@ class BayesianCME(BaseEstimator):
             self.lengthscale_ = np.broadcast_to(ls, (Y2.shape[1],)).copy()
         self.kernel_ = resolve_kernel(self.kernel, X, "kernel")
         n = X.shape[0]
-        K = self.kernel_(X, X)
+        K = self._k(X, X)
         L = self.target_kernel(Y2, Y2)
         R = self.nuclear_kernel(Y2, Y2)
         self._R_factor = jittered_cholesky(R)
@@ -244,6 +244,10 @@ class BayesianCME(BaseEstimator):
         tr = float(np.trace(cho_solve(self._K_factor, L @ self._RinvL, check_finite=False)))
         return -0.5 * n * (logdetK + logdetR) - 0.5 * tr
 
+    def _k(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """k(A, B) of the fitted ``kernel``, checked: a callable returning NaN or a wrong shape is named."""
+        return check_gram_output(self.kernel_(A, B), "kernel", (len(A), len(B)), "X")
+
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "_K_factor")
         match_columns(X, getattr(self, "feature_names_in_", None), "X")
@@ -252,7 +256,7 @@ class BayesianCME(BaseEstimator):
 
     def _weights(self, Xv: np.ndarray) -> np.ndarray:
         """(K + n eta I)^-1 k(X, x), shape (n, N)."""
-        return cho_solve(self._K_factor, self.kernel_(self.X_fit_, Xv), check_finite=False)
+        return cho_solve(self._K_factor, self._k(self.X_fit_, Xv), check_finite=False)
 
     def predict(self, X: Any, Y: Any, *, return_cov: bool = False) -> Any:
         """Posterior mean of mu(x, y), shape (N, M), and with ``return_cov`` its covariance (N, M, N, M).
@@ -279,8 +283,8 @@ class BayesianCME(BaseEstimator):
         mean = beta.T @ (self._RinvL.T @ rY)
         if not return_cov:
             return mean
-        kxx = self.kernel_(Xv, Xv)
-        cx = self.kernel_(Xv, self.X_fit_) @ beta  # k(x, X) (K + n eta I)^-1 k(X, x')
+        kxx = self._k(Xv, Xv)
+        cx = self._k(Xv, self.X_fit_) @ beta  # k(x, X) (K + n eta I)^-1 k(X, x')
         ryy = self.nuclear_kernel(Yv, Yv)
         sy = rY.T @ cho_solve(self._R_factor, rY, check_finite=False)  # r(y, Y) R^-1 r(Y, y')
         cov = kxx[:, None, :, None] * ryy[None, :, None, :] - cx[:, None, :, None] * sy[None, :, None, :]
@@ -319,6 +323,6 @@ class BayesianCME(BaseEstimator):
             return mean
         B = float(a @ self.nuclear_kernel(P, P) @ a)
         C = float(rYP @ cho_solve(self._R_factor, rYP, check_finite=False))
-        kxx = self.kernel_(Xv, Xv)
-        cov = B * kxx - C * (self.kernel_(Xv, self.X_fit_) @ beta)
+        kxx = self._k(Xv, Xv)
+        cov = B * kxx - C * (self._k(Xv, self.X_fit_) @ beta)
         return mean, cov
