@@ -170,6 +170,11 @@ def _fit_gp(**data: Any) -> Any:
     return PreferenceGPClassifier(optimizer=None).fit(**args)
 
 
+def _score(sample_weight: Any) -> float:
+    L, R, _, y = duels()
+    return float(classifier().score(L, R, y, sample_weight=sample_weight))
+
+
 def _huge() -> np.ndarray:
     X = duels()[0].to_numpy().copy()
     X[0, 0] = 1e300
@@ -428,6 +433,27 @@ CASES = [
     Case("PreferenceKernel.X-nan", _kernel_nan, ValueError, "X contains NaN", "silent"),
     Case("PreferenceClassifier.C-nan", lambda: _fit_classifier(C=float("nan")), ValueError, "C must", "unclear"),
     Case("PreferenceClassifier.C-inf", lambda: _fit_classifier(C=float("inf")), ValueError, "C must", "unclear"),
+    Case(
+        "PreferenceClassifier.score.sample_weight-nan",
+        lambda: _score(np.full(40, np.nan)),
+        ValueError,
+        "sample_weight",
+        "silent",
+    ),
+    Case(
+        "PreferenceClassifier.score.sample_weight-negative",
+        lambda: _score(-np.ones(40)),
+        ValueError,
+        "sample_weight",
+        "accepted",
+    ),
+    Case(
+        "PreferenceClassifier.score.sample_weight-length",
+        lambda: _score(np.ones(3)),
+        ValueError,
+        "sample_weight",
+        "unclear",
+    ),
     # -- 3. crashes -----------------------------------------------------------------------------
     Case("ExactRidge.lam-zero", lambda: _ridge(lam=0.0), ValueError, "lam must be a positive", "crash"),
     Case("ExactRidge.lam-negative", lambda: _ridge(lam=-1.0), ValueError, "lam must be a positive", "crash"),

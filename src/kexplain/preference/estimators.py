@@ -21,7 +21,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted, check_scalar
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_random_state, to_array
+from .._validation import check_random_state, check_weights, to_array
 from ..kernels.base import RBF
 from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
 from .expansion import MODEL_TYPES, PreferenceExpansion
@@ -62,7 +62,7 @@ class _PreferenceMixin(ClassifierMixin):
         """Accuracy of the predicted winners (``y`` coded 0/1 or -1/+1, 1: left wins)."""
         y01, _ = check_labels(y, len(np.asarray(X_left)))
         pred = self.decision_function(X_left, X_right, context) > 0
-        w = np.ones(len(y01)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        w = np.ones(len(y01)) if sample_weight is None else check_weights(sample_weight, len(y01), "sample_weight")
         return float(np.average(pred == (y01 == 1), weights=w))
 
 
