@@ -152,6 +152,10 @@ class PreferenceExpansion:
     array([-0.748,  0.549])
     """
 
+    #: class defaults, so that expansions pickled before these were recorded load with "no names"
+    columns: list[str] | None = None
+    context_columns: list[str] | None = None
+
     def __init__(
         self,
         left: ArrayLike,
@@ -201,7 +205,7 @@ class PreferenceExpansion:
         self.columns = _columns(left, columns, d, "columns")
         if self.columns is not None and feature_names is None:
             feature_names = self.columns
-        self.context_columns: list[str] | None = None
+        self.context_columns = None
         if self.context is not None:
             self.context_columns = _columns(context, context_columns, self.context.shape[1], "context_columns")
             if self.context_columns is not None and context_names is None:
