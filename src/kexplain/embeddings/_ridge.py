@@ -134,12 +134,13 @@ class ExactRidge:
         if D is not None:
             D = _check_D(D, n, "row of K")
         self.D = D
-        if D is not None:
-            M = K * D[:, None] * D[None, :]
-        elif overwrite_K and K.flags.writeable and K.flags.f_contiguous | K.flags.c_contiguous:
+        if overwrite_K and K.flags.writeable and (K.flags.f_contiguous or K.flags.c_contiguous):
             M = K
         else:
             M = K.copy()
+        if D is not None:  # D K D in place, no n x n temporaries
+            M *= D[:, None]
+            M *= D[None, :]
         # the ridge on the diagonal in place: no n x n identity nor a second n x n sum
         M[np.diag_indices(n)] += lam
         try:
