@@ -186,8 +186,10 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         coef = binary.y_train_ - binary.pi_
         item = _kexplain_kernel(self.kernel_.base_kernel, d, "item kernel")
         ctx_k = None if C is None else _kexplain_kernel(self.kernel_.context_kernel, C.shape[1], "context kernel")
-        # the Laplace posterior mean: sum_i coef_i k_E(duel, duel_i)
-        self._Z_train, self._coef = Z, coef
+        # the Laplace posterior mean is sum_i coef_i k_E(duel, duel_i): an expansion over a product
+        # kernel when the kernels have that form, else the stacked training duels themselves
+        self._Z_train: np.ndarray | None = Z
+        self._coef: np.ndarray | None = coef
         self.expansion_: PreferenceExpansion | None = None
         if item is not None and (C is None or ctx_k is not None):
             self.expansion_ = PreferenceExpansion(
@@ -203,6 +205,7 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
                 columns=self.item_columns_,
                 context_columns=self.context_columns_,
             )
+            self._Z_train, self._coef = None, None  # the expansion holds them
         return self
 
     def _stacked(
@@ -227,6 +230,7 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
             return self.expansion_._logit(Xl, Xr, C)
         # no product form: the preferential kernel itself (skew-symmetric in floating point too)
         Z = np.hstack([Xl, Xr] + ([] if C is None else [C]))
+        assert self._Z_train is not None and self._coef is not None
         out = np.empty(len(Z))
         for s in range(0, len(Z), _PREDICT_BLOCK):
             out[s : s + _PREDICT_BLOCK] = self.kernel_(Z[s : s + _PREDICT_BLOCK], self._Z_train) @ self._coef
