@@ -258,6 +258,14 @@ def _lml(K: Any = None, L: Any = None, lam: Any = 0.1) -> Any:
     return cme_log_marginal_likelihood(np.eye(3) if K is None else K, np.eye(3) if L is None else L, lam)
 
 
+def _cv(folds: Any, eta: Any = 0.1) -> Any:
+    from kexplain.embeddings import cme_cv_loss_from_grams
+
+    K = np.array([[1.0, 1.0], [1.0, 1.0]])
+    K = np.kron(np.eye(5), K)  # singular: a zero ridge cannot be factorised
+    return cme_cv_loss_from_grams(K, np.eye(10), eta, folds)
+
+
 def _nuclear(lengthscale: Any = 1.0, measure_scale: Any = 1.0, A: Any = None, B: Any = None) -> Any:
     from kexplain.embeddings import nuclear_dominant_rbf
 
@@ -470,6 +478,9 @@ CASES = [
         "cme_log_marginal_likelihood.K-nan", lambda: _lml(K=np.full((3, 3), np.nan)), ValueError, "K contains", "crash"
     ),
     Case("cme_log_marginal_likelihood.lam-zero", lambda: _lml(lam=0.0), ValueError, "lam must be", "silent"),
+    Case("cme_cv_loss_from_grams.folds-int", lambda: _cv(3), ValueError, "folds must be", "unclear"),
+    Case("cme_cv_loss_from_grams.folds-range", lambda: _cv([np.arange(8, 12)]), ValueError, "folds must be", "crash"),
+    Case("cme_cv_loss_from_grams.eta-zero", lambda: _cv([np.arange(3)], eta=0.0), ValueError, "eta must be", "crash"),
     Case("nuclear_dominant_rbf.lengthscale-nan", lambda: _nuclear(np.nan), ValueError, "lengthscale must", "silent"),
     Case("nuclear_dominant_rbf.lengthscale-zero", lambda: _nuclear(0.0), ValueError, "lengthscale must", "silent"),
     Case(

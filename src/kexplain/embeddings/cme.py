@@ -90,6 +90,8 @@ def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequ
     n = K.shape[0]
     L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
     eta = check_positive(eta, "eta")
+    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"folds must be a sequence of arrays of held-out row indices, got {folds!r:.80}.")
     checked = []
     for te in folds:
         idx = np.asarray(te)
