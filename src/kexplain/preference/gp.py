@@ -264,6 +264,11 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         The Laplace posterior mean is sum_i (y_i - pi_i) k((x^l, x^r, c), duel_i), with pi the
         probabilities at the posterior mode (Rasmussen & Williams, 2006, Algorithm 3.2).
 
+        Raises
+        ------
+        UnsupportedModelError
+            When a fitted kernel has no product form (a Matern, a RationalQuadratic, a sum).
+
         Examples
         --------
         >>> import numpy as np
@@ -276,9 +281,10 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         check_is_fitted(self, "gpc_")
         if self.expansion_ is None:
             raise UnsupportedModelError(
-                f"the fitted kernel {self.kernel_!r} has no product form, so PREF-SHAP cannot explain this "
-                "PreferenceGPClassifier: PREF-SHAP needs an item kernel RBF (ARD or not) times a constant, and "
-                "an RBF on the context; refit with kernel=ConstantKernel() * RBF(...) (the default)."
+                f"the fitted kernel {self.kernel_!r} has no product form, so this PreferenceGPClassifier cannot be "
+                "written as a PreferenceExpansion (what PREF-SHAP and comparable_clusters read): they need an item "
+                "kernel RBF (ARD or not) times a constant, and an RBF on the context; refit with "
+                "kernel=ConstantKernel() * RBF(...) (the default)."
             )
         return self.expansion_
 
