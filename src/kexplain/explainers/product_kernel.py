@@ -11,13 +11,16 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
+from .polynomial_games import PolynomialFunctionalGame, PolynomialInterventionalGame
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
     BackgroundFactors,
@@ -135,7 +138,11 @@ class ProductKernelExplainer(Explainer):
     ) -> None:
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
-        em = model.expansion() if isinstance(model, GPPosterior) else as_kernel_expansion(model)
+        # linear, polynomial, DotProduct and additive chi-squared kernels: the polynomial route
+        poly = None if isinstance(model, GPPosterior) else as_polynomial_expansion(model)
+        em: KernelExpansion | PolynomialExpansion = (
+            model.expansion() if isinstance(model, GPPosterior) else poly or as_kernel_expansion(model)
+        )
         if feature_names is not None:
             if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
                 raise ValueError(f"feature_names must be a list of {em.n_features} names, got {feature_names!r}.")
@@ -152,7 +159,7 @@ class ProductKernelExplainer(Explainer):
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
             raise ValueError("background_weights needs a background.")
-        self.expansion: KernelExpansion = em
+        self.expansion: KernelExpansion | PolynomialExpansion = em
         self.baseline = baseline
         self.max_block_bytes = int(max_block_bytes)
         self.output = model.output if isinstance(model, GPPosterior) else describe_output(model)
@@ -205,7 +212,9 @@ class ProductKernelExplainer(Explainer):
         self._covariance: PosteriorCovariance | None = None
         if Z is not None:
             self._Z, self._w = Z, w
-            if em.n_rows:
+            if isinstance(em, PolynomialExpansion):
+                self.route = "polynomial"
+            elif em.n_rows:
                 self.route = choose_route(
                     em.n_features,
                     em.n_rows,
@@ -219,6 +228,9 @@ class ProductKernelExplainer(Explainer):
                 else:
                     self._background_factors = BackgroundFactors(em, Z, w)
             base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
+        elif isinstance(em, PolynomialExpansion):
+            self.route = "polynomial"
+            base = em.functional_base()
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
         base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
@@ -384,6 +396,12 @@ class ProductKernelExplainer(Explainer):
             xp, device = array_namespace(X), device_of(X)
             X = to_numpy(X)
         array_path = xp is not None or dtype not in (None, "float64")
+        if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
+            raise ValueError(
+                "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its exact "
+                "polynomial route has no array API path and no posterior covariance): pass a numpy X, dtype=None "
+                "and uncertainty=False."
+            )
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = em.check_input(X, name="X", feature_names=self._columns)
         names = self._names(X, em.n_features)
@@ -475,6 +493,15 @@ class ProductKernelExplainer(Explainer):
                 v_empty=zeros.copy(),
                 interactions=np.zeros((N, d, d, o)) if interactions else None,
                 interaction_index=interactions,
+            )
+        if isinstance(em, PolynomialExpansion):
+            pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
+                PolynomialFunctionalGame(em, Xv)
+                if self.game == "functional"
+                else PolynomialInterventionalGame(em, Xv, self._Z, self._w)
+            )
+            return solve_polynomial_game(
+                pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
             )
         array_path = xp is not None or dtype not in (None, "float64")
         if array_path:

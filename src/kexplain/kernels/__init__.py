@@ -10,6 +10,8 @@ from .base import (
     SumKernel,
     kernel_terms,
 )
+from .chi2 import Chi2
+from .dot_product import AdditiveChi2, Linear, Polynomial, PolynomialOfSum
 from .heuristics import median_heuristic
 from .sklearn import from_sklearn
 
@@ -19,6 +21,11 @@ __all__ = [
     "Laplacian",
     "Cauchy",
     "Categorical",
+    "Chi2",
+    "Linear",
+    "Polynomial",
+    "AdditiveChi2",
+    "PolynomialOfSum",
     "ProductKernel",
     "SumKernel",
     "kernel_terms",
