@@ -266,7 +266,8 @@ class PolynomialOfSum:
                 raise ValueError(
                     "only polynomials of the same per-feature sum (inner, gamma, center) can be multiplied."
                 )
-            return self._with_terms([(a1 * a2, np.concatenate([e1, e2])) for a1, e1 in self.terms for a2, e2 in other.terms])
+            terms = [(a1 * a2, np.concatenate([e1, e2])) for a1, e1 in self.terms for a2, e2 in other.terms]
+            return self._with_terms(terms)
         return NotImplemented
 
     __rmul__ = __mul__
