@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.chi2 import Chi2
-from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum
+from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot_product, polynomial_from_sklearn
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from .expansion import KernelExpansion
 
@@ -79,9 +79,7 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
 
 def _gp_kernel(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel | PolynomialOfSum | None, float]:
     """:func:`_from_sklearn`, or a polynomial kernel for DotProduct-based kernels (the polynomial route)."""
-    from .dot_product import _has_dot_product, polynomial_from_sklearn
-
-    if _has_dot_product(kernel):
+    if has_dot_product(kernel):
         return polynomial_from_sklearn(kernel, d), 0.0
     return _from_sklearn(kernel, d, owner)
 
@@ -374,11 +372,11 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
         return model
     steps, parts = _model_parts(model)
     if not isinstance(parts, list) and isinstance(parts[2], PolynomialOfSum):
-        raise UnsupportedModelError(
-            f"{type(steps[-1] if steps else model).__name__} with kernel {parts[2]!r}: this kernel is a polynomial "
-            "of a sum over features, not a product over features, so it has no KernelExpansion. "
-            "kx.ProductKernelExplainer(model) and kx.ProductKernelExplainer(model, background=B) explain it "
-            "exactly (kx.models.as_polynomial_expansion gives its expansion)."
+        raise _unsupported(
+            f"{type(model).__name__} with kernel {parts[2]!r}: this kernel is a polynomial of a sum over features, "
+            "not a product over features, so it has no KernelExpansion. kx.ProductKernelExplainer(model) and "
+            "kx.ProductKernelExplainer(model, background=B) explain it exactly (kx.models.as_polynomial_expansion "
+            "gives its expansion)."
         )
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
