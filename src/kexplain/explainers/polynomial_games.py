@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.dot_product import PolynomialExpansion
+from ..shapley.polynomial import PolynomialTerms
 
 
 class PolynomialFunctionalGame:
@@ -25,7 +26,7 @@ class PolynomialFunctionalGame:
         self.em, self.X = em, X
         self.n_points, self.n_rows = X.shape[0], em.n_rows
         self.n_features, self.n_outputs = em.n_features, em.n_outputs
-        self.terms = em.kernel.terms
+        self.terms: PolynomialTerms = em.kernel.terms
 
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
         """(a, 0, c) for these points and reference points."""
@@ -40,7 +41,7 @@ class PolynomialInterventionalGame:
         self.em, self.X, self.Z, self.w = em, X, Z, w
         self.n_points, self.n_rows = X.shape[0], em.n_rows * Z.shape[0]
         self.n_features, self.n_outputs = em.n_features, em.n_outputs
-        self.terms = em.kernel.terms
+        self.terms: PolynomialTerms = em.kernel.terms
 
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(a, b, c) for these points and (reference point, background row) pairs, i-major."""

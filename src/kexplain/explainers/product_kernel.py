@@ -503,6 +503,7 @@ class ProductKernelExplainer(Explainer):
             return solve_polynomial_game(
                 pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
             )
+        assert isinstance(em, KernelExpansion)
         array_path = xp is not None or dtype not in (None, "float64")
         if array_path:
             return self._solve_array(Xv, interactions, progress, xp=xp, device=device, dtype=dtype)
@@ -528,6 +529,7 @@ class ProductKernelExplainer(Explainer):
     ) -> ShapleyValues:
         """The quadrature route through the array API engine, results moved back to numpy."""
         em = self.expansion
+        assert isinstance(em, KernelExpansion)
         game: FunctionalGame | InterventionalGame
         if self.game == "functional":
             game = FunctionalGame(em, Xv, xp=xp, device=device)

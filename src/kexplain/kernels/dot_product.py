@@ -294,10 +294,10 @@ def _check_degree(degree: Any) -> int:
         raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
     if isinstance(degree, Real) and not isinstance(degree, Integral):
         if float(degree).is_integer():
-            degree = int(degree)
+            degree = int(float(degree))
         else:
             raise ValueError(f"degree must be an integer >= 1 (the exact solver needs a polynomial), got {degree!r}.")
-    if not isinstance(degree, Integral) or degree < 1:
+    if not isinstance(degree, Integral) or int(degree) < 1:
         raise ValueError(f"degree must be an integer >= 1, got {degree!r}.")
     return int(degree)
 

@@ -165,7 +165,7 @@ def _kernel_ridge(est: Any) -> _Parts:
     X = np.asarray(est.X_fit_, dtype=np.float64)
     d = X.shape[1]
     k = est.kernel
-    kernel: Kernel | SumKernel | None
+    kernel: Kernel | SumKernel | PolynomialOfSum | None
     if isinstance(k, str):
         # scikit-learn passes est.gamma (never kernel_params) to string kernels; None means 1/d
         gamma = 1.0 / d if est.gamma is None else float(est.gamma)

@@ -63,7 +63,7 @@ from .quadrature import gauss_legendre_01, nodes_for_degree
 from .result import ShapleyValues
 
 #: one polynomial: a list of (amplitude, offsets), P(u) = sum_q A_q prod_f (u + offsets_qf)
-PolynomialTerms = Sequence[tuple[float, Sequence[float]]]
+PolynomialTerms = Sequence[tuple[float, Any]]
 
 
 def check_polynomial(terms: Any) -> list[tuple[float, np.ndarray]]:
@@ -241,7 +241,7 @@ def polynomial_game_block(
     terms: PolynomialTerms,
     *,
     interactions: bool | str | None = False,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[Any, ...]:
     """Exact values of one block of a polynomial-of-sum game (module docstring).
 
     Parameters
