@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import kexplain as kx
 from kexplain.exceptions import UnsupportedModelError
+from kexplain.explainers import polynomial_games
 from kexplain.models import as_kernel_expansion, as_polynomial_expansion, model_output
 from kexplain.shapley.polynomial import (
     check_polynomial,
@@ -61,8 +62,17 @@ def _check(model, X, game, Z=None, interactions=None):
         ri = np.asarray(ref.interactions).reshape(np.shape(ex.interactions))
         err = max(err, np.abs(ex.interactions - ri).max() / scale)
         assert ex.info["interaction_index"] == interactions
-    assert ex.info["route"] == "polynomial"
+    forced_rows = polynomial_games.MONOMIAL_LIMIT == 0
+    assert ex.info["route"] == "polynomial" if forced_rows else ex.info["route"] in ("polynomial", "monomials")
     return err
+
+
+@pytest.fixture(params=["auto", "rows"])
+def route(request, monkeypatch):
+    """Every model test runs twice: the route the cost model picks, and the row route forced."""
+    if request.param == "rows":
+        monkeypatch.setattr(polynomial_games, "MONOMIAL_LIMIT", 0)
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +179,7 @@ def test_taylor_coefficients_are_the_shifted_polynomial():
 @pytest.mark.parametrize("degree", [1, 2, 3, 5])
 @pytest.mark.parametrize("coef0", [0.0, 1.3])
 @pytest.mark.parametrize("game", ["functional", "interventional", "baseline"])
-def test_poly_svc_binary_against_enumeration(data, degree, coef0, game):
+def test_poly_svc_binary_against_enumeration(route, data, degree, coef0, game):
     from sklearn.svm import SVC
 
     X, y = data
@@ -179,7 +189,7 @@ def test_poly_svc_binary_against_enumeration(data, degree, coef0, game):
 
 @pytest.mark.parametrize("index", ["sii", "stii"])
 @pytest.mark.parametrize("game", ["functional", "interventional", "baseline"])
-def test_poly_svc_interactions_against_enumeration(data, index, game):
+def test_poly_svc_interactions_against_enumeration(route, data, index, game):
     from sklearn.svm import SVC
 
     X, y = data
@@ -187,7 +197,7 @@ def test_poly_svc_interactions_against_enumeration(data, index, game):
     assert _check(model, X[:2], game, X[5:9] if game == "interventional" else X[9], interactions=index) <= RTOL
 
 
-def test_ten_features_all_games_and_indices():
+def test_ten_features_all_games_and_indices(route):
     from sklearn.svm import SVC
 
     rng = np.random.default_rng(3)
@@ -199,7 +209,7 @@ def test_ten_features_all_games_and_indices():
 
 
 @pytest.mark.parametrize("game", ["functional", "interventional", "baseline"])
-def test_multiclass_ovo_svc(data, game):
+def test_multiclass_ovo_svc(route, data, game):
     from sklearn.svm import SVC
 
     X, y = data
@@ -207,6 +217,19 @@ def test_multiclass_ovo_svc(data, game):
     model = SVC(kernel="poly", degree=2, coef0=1.0, decision_function_shape="ovo").fit(X, labels)
     assert model_output(model, X[:1]).shape == (1, 6)
     assert _check(model, X[:2], game, X[5:8] if game == "interventional" else X[9], interactions="sii") <= RTOL
+
+
+def test_cost_model_picks_the_monomial_route_for_small_degree(data):
+    from sklearn.svm import SVC
+
+    X, y = data
+    model = SVC(kernel="poly", degree=3, coef0=1.0).fit(X, y > 0)
+    assert kx.ProductKernelExplainer(model, background=X[:20]).route == "monomials"
+    assert kx.ProductKernelExplainer(model).route == "monomials"
+    # degree 5 in 40 features: 1.2 million monomials times 32 subsets, more than the rows cost
+    X40 = np.random.default_rng(0).normal(size=(30, 40))
+    model = SVC(kernel="poly", degree=5).fit(X40, X40[:, 0] > 0)
+    assert kx.ProductKernelExplainer(model, baseline=X40[0]).route == "polynomial"
 
 
 def test_multiclass_ovr_svc_is_refused(data):
@@ -220,7 +243,7 @@ def test_multiclass_ovr_svc_is_refused(data):
 
 @pytest.mark.parametrize("kernel", ["linear", "poly"])
 @pytest.mark.parametrize("estimator", ["SVR", "NuSVR", "NuSVC", "SVC"])
-def test_other_svms(data, kernel, estimator):
+def test_other_svms(route, data, kernel, estimator):
     import sklearn.svm as svm
 
     X, y = data
@@ -230,7 +253,7 @@ def test_other_svms(data, kernel, estimator):
         assert _check(model, X[:2], game, Z) <= RTOL
 
 
-def test_linear_svr_values_are_closed_form(data):
+def test_linear_svr_values_are_closed_form(route, data):
     """A linear model's interventional values are w_j (x_j - mean_z z_j)."""
     from sklearn.svm import SVR
 
@@ -242,7 +265,7 @@ def test_linear_svr_values_are_closed_form(data):
     np.testing.assert_allclose(ex.values, expected, rtol=1e-10, atol=1e-12)
 
 
-def test_poly_svc_pipeline_with_scaler(data):
+def test_poly_svc_pipeline_with_scaler(route, data):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import MinMaxScaler, StandardScaler
     from sklearn.svm import SVC
@@ -267,7 +290,7 @@ def test_poly_svc_pipeline_with_scaler(data):
         {"kernel": "poly", "degree": 5, "coef0": 2.0},
     ],
 )
-def test_kernel_ridge(data, params):
+def test_kernel_ridge(route, data, params):
     from sklearn.kernel_ridge import KernelRidge
 
     X, y = data
@@ -286,7 +309,7 @@ def test_kernel_ridge_default_gamma_is_one_over_features(data):
     np.testing.assert_allclose(em.predict(X[:5]), model.predict(X[:5]), rtol=1e-10)
 
 
-def test_gpr_dot_product_squared(data):
+def test_gpr_dot_product_squared(route, data):
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import ConstantKernel, DotProduct, WhiteKernel
 
@@ -298,7 +321,7 @@ def test_gpr_dot_product_squared(data):
             assert _check(model, X[:2], game, Z, interactions=index) <= RTOL
 
 
-def test_gpr_product_of_dot_products_and_kernel_ridge_gp_kernel(data):
+def test_gpr_product_of_dot_products_and_kernel_ridge_gp_kernel(route, data):
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import ConstantKernel, DotProduct
     from sklearn.kernel_ridge import KernelRidge
@@ -353,7 +376,7 @@ def test_chi2_kernel_ridge_is_a_product_kernel():
 
 
 @pytest.mark.slow
-def test_against_shap_exact_explainer(data):
+def test_against_shap_exact_explainer(route, data):
     shap = pytest.importorskip("shap")
     from sklearn.svm import SVC
 

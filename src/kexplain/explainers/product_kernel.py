@@ -16,11 +16,18 @@ from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.monomials import MonomialGame
 from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
-from .polynomial_games import PolynomialFunctionalGame, PolynomialInterventionalGame
+from .polynomial_games import (
+    PolynomialFunctionalGame,
+    PolynomialInterventionalGame,
+    centred,
+    monomial_game,
+    use_monomials,
+)
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
     BackgroundFactors,
@@ -170,6 +177,7 @@ class ProductKernelExplainer(Explainer):
         self._columns = em.feature_names if em.feature_names is not None else feature_names_of(background)
         self._background_factors: BackgroundFactors | None = None
         self._subset_game: SubsetGame | None = None
+        self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
         Z: np.ndarray | None = None
         if background is not None:
@@ -214,6 +222,8 @@ class ProductKernelExplainer(Explainer):
             self._Z, self._w = Z, w
             if isinstance(em, PolynomialExpansion):
                 self.route = "polynomial"
+                if use_monomials(em, Z.shape[0]):
+                    self.route, self._monomial_game = "monomials", monomial_game(em, Z, w)
             elif em.n_rows:
                 self.route = choose_route(
                     em.n_features,
@@ -230,6 +240,10 @@ class ProductKernelExplainer(Explainer):
             base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
         elif isinstance(em, PolynomialExpansion):
             self.route = "polynomial"
+            if use_monomials(em, 1):
+                # the functional game of a dot-product kernel: absent features at the kernel's centre
+                centre = np.broadcast_to(em.kernel.center, (1, em.n_features))
+                self.route, self._monomial_game = "monomials", monomial_game(em, centre, np.ones(1))
             base = em.functional_base()
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
@@ -494,6 +508,8 @@ class ProductKernelExplainer(Explainer):
                 interactions=np.zeros((N, d, d, o)) if interactions else None,
                 interaction_index=interactions,
             )
+        if self._monomial_game is not None:
+            return self._monomial_game.solve(centred(em, Xv), interactions, max_block_bytes=self.max_block_bytes)
         if isinstance(em, PolynomialExpansion):
             pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
                 PolynomialFunctionalGame(em, Xv)
