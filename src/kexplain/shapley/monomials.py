@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from math import comb
 
 import numpy as np
@@ -52,6 +53,47 @@ class MonomialGroup:
     support: np.ndarray
     exponents: tuple[int, ...]
     coef: np.ndarray
+
+
+@cache
+def _moebius(s: int) -> np.ndarray:
+    """(2^s, 2^s): m(U) = sum_W mob[U, W] u(W), (-1)^{|U| - |W|} for W a subset of U."""
+    n = 2**s
+    mob = np.zeros((n, n))
+    for U in range(n):
+        for W in range(n):
+            if W & ~U == 0:
+                mob[U, W] = -1.0 if (bin(U).count("1") - bin(W).count("1")) % 2 else 1.0
+    return mob
+
+
+@cache
+def _value_weights(s: int) -> np.ndarray:
+    """(s, 2^s): phi_t = sum_W weights[t, W] u(W) = sum_{U containing t} m(U) / |U|."""
+    n = 2**s
+    share = np.zeros((s, n))
+    for t in range(s):
+        for U in range(1, n):
+            if (U >> t) & 1:
+                share[t, U] = 1.0 / bin(U).count("1")
+    return share @ _moebius(s)
+
+
+@cache
+def _pair_weights(s: int, index: str) -> np.ndarray:
+    """(pairs, 2^s), pairs (t1 < t2) in order: SII or STII of each pair as a combination of the u(W)."""
+    n = 2**s
+    rows = []
+    for t1 in range(s):
+        for t2 in range(t1 + 1, s):
+            pair = (1 << t1) | (1 << t2)
+            row = np.zeros(n)
+            for U in range(n):
+                if U & pair == pair:
+                    size = bin(U).count("1")
+                    row[U] = 1.0 / (size - 1) if index == "sii" else 1.0 / comb(size, 2)
+            rows.append(row)
+    return np.array(rows) @ _moebius(s)
 
 
 def _masks(s: int) -> list[list[int]]:
@@ -106,9 +148,43 @@ class MonomialGame:
                     prod = prod * Zp[t]
                 M[:, mask] = w @ prod
             self.moments.append(M)
+        self._values_maps: dict[int, list[object]] = {}
+        self._pair_maps: dict[int, list[object]] = {}
         self.v_empty = self.constant + sum(
             (M[:, -1] @ g.coef for g, M in zip(self.groups, self.moments)), np.zeros(self.n_outputs)
         )
+
+    def _value_scatter(self, gi: int) -> list[object]:
+        """Per output, the sparse (d, s * n_g) map from the members' shares to the values, built once."""
+        if gi not in self._values_maps:
+            from scipy import sparse
+
+            g = self.groups[gi]
+            n_g, s = g.support.shape
+            cols = np.arange(n_g * s)
+            rows = g.support.T.reshape(-1)  # position-major, as the shares are concatenated
+            self._values_maps[gi] = [
+                sparse.csr_matrix((np.tile(g.coef[:, o], s), (rows, cols)), shape=(self.n_features, n_g * s))
+                for o in range(self.n_outputs)
+            ]
+        return self._values_maps[gi]
+
+    def _pair_scatter(self, gi: int) -> list[object]:
+        """Per output, the sparse (d * d, pairs * n_g) map from the pairs' indices to (j, k), built once."""
+        if gi not in self._pair_maps:
+            from scipy import sparse
+
+            g = self.groups[gi]
+            n_g, s = g.support.shape
+            d = self.n_features
+            flat = [g.support[:, t1] * d + g.support[:, t2] for t1 in range(s) for t2 in range(t1 + 1, s)]
+            rows = np.concatenate(flat)
+            cols = np.arange(len(rows))
+            self._pair_maps[gi] = [
+                sparse.csr_matrix((np.tile(g.coef[:, o], len(flat)), (rows, cols)), shape=(d * d, len(rows)))
+                for o in range(self.n_outputs)
+            ]
+        return self._pair_maps[gi]
 
     @property
     def n_monomials(self) -> int:
@@ -151,64 +227,31 @@ class MonomialGame:
         values = np.zeros((N, d, o))
         inter = np.zeros((N, d, d, o)) if index else None
         v_full = np.tile(self.constant, (N, 1))
-        for g, M in zip(self.groups, self.moments):
+        for gi, (g, M) in enumerate(zip(self.groups, self.moments)):
             s = len(g.exponents)
-            masks = _masks(s)
-            Xp = [X[:, g.support[:, t]] ** g.exponents[t] for t in range(s)]  # (N, n_g) each
+            n_g = M.shape[0]
             full = 2**s - 1
-            # unit values of the small game: u(W) = prod_{t in W} x^e * E_z prod_{t not in W} z^e
-            u = []
-            for mask, members in enumerate(masks):
-                val = np.broadcast_to(M[:, full ^ mask], (N, M.shape[0])).copy()
-                for t in members:
-                    val *= Xp[t]
-                u.append(val)
-            v_full += u[full] @ g.coef
-            # Moebius coefficients m(U) = sum_{W subset of U} (-1)^{|U| - |W|} u(W)
-            m = [np.zeros_like(u[0]) for _ in range(2**s)]
-            for U in range(1, 2**s):
-                for W in range(2**s):
-                    if W & ~U == 0:
-                        sign = -1.0 if (bin(U).count("1") - bin(W).count("1")) % 2 else 1.0
-                        m[U] += sign * u[W]
+            # unit values of the small game, u(W) = prod_{t in W} x^e * E_z prod_{t not in W} z^e,
+            # stacked over the subsets W: (2^s, N, n_g)
+            P = np.empty((2**s, N, n_g))
+            P[0] = 1.0
             for t in range(s):
-                share = sum(m[U] / len(masks[U]) for U in range(1, 2**s) if (U >> t) & 1)
-                _scatter(values, g.support[:, t], np.asarray(share), g.coef)
-            if index and inter is not None:
-                for t1 in range(s):
-                    for t2 in range(t1 + 1, s):
-                        pair = (1 << t1) | (1 << t2)
-                        terms = [
-                            m[U] * (1.0 / (len(masks[U]) - 1) if index == "sii" else 1.0 / comb(len(masks[U]), 2))
-                            for U in range(2**s)
-                            if U & pair == pair
-                        ]
-                        tot = np.asarray(sum(terms))
-                        _scatter_pair(inter, g.support[:, t1], g.support[:, t2], tot, g.coef)
+                xt = X[:, g.support[:, t]] ** g.exponents[t]
+                P[1 << t : 2 << t] = P[: 1 << t] * xt
+            u = P * M[:, full ^ np.arange(2**s)].T[:, None, :]
+            v_full += u[full] @ g.coef
+            # values and pairwise indices are fixed linear combinations of the u(W) (Moebius, then
+            # the index's weights): one matrix product per group
+            share = np.einsum("tw,wnk->ntk", _value_weights(s), u).reshape(N, s * n_g)  # position-major
+            for o, A in enumerate(self._value_scatter(gi)):
+                values[:, :, o] += np.asarray(A @ share.T).T
+            if index and inter is not None and s >= 2:
+                K = _pair_weights(s, index)
+                tot = np.einsum("qw,wnk->nqk", K, u).reshape(N, K.shape[0] * n_g)
+                for o, A in enumerate(self._pair_scatter(gi)):
+                    flat = np.asarray(A @ tot.T).T.reshape(-1, d, d)
+                    inter[..., o] += flat + flat.transpose(0, 2, 1)
         v_empty = np.tile(self.v_empty, (N, 1))
         if index and inter is not None:
             inter = interaction_layout(values, inter, index)
         return ShapleyValues(values=values, v_full=v_full, v_empty=v_empty, interactions=inter, interaction_index=index)
-
-
-def _scatter(values: np.ndarray, features: np.ndarray, share: np.ndarray, coef: np.ndarray) -> None:
-    """values[:, features[g], :] += share[:, g] * coef[g, :], summed over the monomials g."""
-    from scipy import sparse
-
-    d = values.shape[1]
-    n_g = len(features)
-    for o in range(coef.shape[1]):
-        A = sparse.csr_matrix((coef[:, o], (np.arange(n_g), features)), shape=(n_g, d))
-        values[:, :, o] += np.asarray(A.T @ share.T).T
-
-
-def _scatter_pair(inter: np.ndarray, f1: np.ndarray, f2: np.ndarray, tot: np.ndarray, coef: np.ndarray) -> None:
-    """inter[:, f1[g], f2[g], :] and the symmetric entry += tot[:, g] * coef[g, :]."""
-    from scipy import sparse
-
-    d = inter.shape[1]
-    n_g = len(f1)
-    for o in range(coef.shape[1]):
-        A = sparse.csr_matrix((coef[:, o], (np.arange(n_g), f1 * d + f2)), shape=(n_g, d * d))
-        flat = np.asarray(A.T @ tot.T).T.reshape(-1, d, d)
-        inter[..., o] += flat + flat.transpose(0, 2, 1)
