@@ -509,6 +509,7 @@ class ProductKernelExplainer(Explainer):
                 interaction_index=interactions,
             )
         if self._monomial_game is not None:
+            assert isinstance(em, PolynomialExpansion)
             return self._monomial_game.solve(centred(em, Xv), interactions, max_block_bytes=self.max_block_bytes)
         if isinstance(em, PolynomialExpansion):
             pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
