@@ -475,3 +475,74 @@ def test_refusals_name_the_route(data):
         as_kernel_expansion(model)
     with pytest.raises(ValueError, match="numpy float64"):
         kx.ProductKernelExplainer(model, background=X[:3]).explain(X[:1], dtype="float32")
+
+
+# ----------------------------------------------------------------------------- the monomial route
+
+
+@given(
+    d=st.integers(1, 6),
+    n_mono=st.integers(1, 6),
+    seed=st.integers(0, 2**31 - 1),
+    index=st.sampled_from([None, "sii", "stii"]),
+)
+def test_monomial_game_against_enumeration(d, n_mono, seed, index):
+    """A random polynomial model's interventional game, against enumeration of all coalitions."""
+    from kexplain.shapley.monomials import MonomialGame, MonomialGroup
+
+    rng = np.random.default_rng(seed)
+    groups, monomials = [], []
+    for _ in range(n_mono):
+        s = int(rng.integers(1, min(d, 3) + 1))
+        support = np.sort(rng.choice(d, size=s, replace=False))
+        exps = tuple(int(e) for e in rng.integers(1, 3, size=s))
+        coef = rng.normal(size=(1, 2))
+        groups.append(MonomialGroup(support[None, :], exps, coef))
+        monomials.append((support, exps, coef[0]))
+    Z, w = rng.normal(size=(4, d)), rng.dirichlet(np.ones(4))
+    X = rng.normal(size=(2, d))
+    constant = rng.normal(size=2)
+    res = MonomialGame(groups, constant, Z, w).solve(X, interactions=index)
+
+    def f(H):
+        out = np.tile(constant, (len(H), 1))
+        for support, exps, coef in monomials:
+            out += np.prod(H[:, support] ** np.array(exps), axis=1)[:, None] * coef
+        return out
+
+    ref = kx.exact_shapley(interventional_value_function(f, X, Z, w), d, interactions=index)
+    scale = max(1.0, np.abs(ref.values).max())
+    assert np.abs(res.values - ref.values).max() <= 1e-10 * scale
+    np.testing.assert_allclose(res.v_full, f(X), rtol=1e-10, atol=1e-12 * scale)
+    if index:
+        assert np.abs(res.interactions - ref.interactions).max() <= 1e-10 * scale
+
+
+def test_functional_game_of_a_pipeline_is_the_baseline_at_the_centre(route, data):
+    """With a centring scaler the functional game sets absent features where the scaled input is 0."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    X, y = data
+    Xs = X * 3.0 + 2.0
+    model = make_pipeline(StandardScaler(), SVC(kernel="poly", degree=3, coef0=0.5)).fit(Xs, y > 0)
+    centre = model[0].mean_
+    functional = kx.ProductKernelExplainer(model).explain(Xs[:3], interactions="sii")
+    assert _check(model, Xs[:3], "baseline", centre, interactions="sii") <= RTOL
+    at_centre = kx.ProductKernelExplainer(model, baseline=centre).explain(Xs[:3], interactions="sii")
+    np.testing.assert_allclose(functional.values, at_centre.values, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(functional.interactions, at_centre.interactions, rtol=1e-10, atol=1e-12)
+
+
+def test_n_jobs_and_blocks_do_not_change_values(route, data):
+    from sklearn.svm import SVC
+
+    X, y = data
+    model = SVC(kernel="poly", degree=3, coef0=1.0).fit(X, y > 0)
+    one = kx.ProductKernelExplainer(model, background=X[:6]).explain(X[:9], interactions="stii")
+    two = kx.ProductKernelExplainer(model, background=X[:6], max_block_bytes=2**16).explain(
+        X[:9], interactions="stii", n_jobs=2
+    )
+    np.testing.assert_allclose(two.values, one.values, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(two.interactions, one.interactions, rtol=1e-12, atol=1e-13)
