@@ -190,47 +190,51 @@ class PolynomialGame(Protocol):
         ...
 
 
+# The work arrays keep the power-series axis (and then the feature axis) first, so that every
+# coefficient is one contiguous (points, rows) slab: the loops below touch whole slabs.
+
+
 def _times_factor(series: np.ndarray, egf: np.ndarray, t: float) -> np.ndarray:
-    """series * (1 + t (e^(s delta) - 1)), truncated; egf[..., m] = delta^m / m! (egf[..., 0] unused)."""
+    """series * (1 + t (e^(s delta) - 1)), truncated; series (K + 1, ...), egf[m] = delta^m / m! (m >= 1)."""
     out = series.copy()
-    K = series.shape[-1] - 1
+    K = series.shape[0] - 1
     for m in range(1, K + 1):
         # the factor's s^i coefficient is t delta^i / i! for i >= 1
-        acc = egf[..., 1] * series[..., m - 1]
+        acc = egf[1] * series[m - 1]
         for i in range(2, m + 1):
-            acc += egf[..., i] * series[..., m - i]
-        out[..., m] += t * acc
+            acc += egf[i] * series[m - i]
+        out[m] += t * acc
     return out
 
 
 def _times_series(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The truncated product of two power series (last axis: coefficients)."""
-    K = u.shape[-1] - 1
+    """The truncated product of two power series (axis 0: coefficients)."""
+    K = u.shape[0] - 1
     out = np.empty(np.broadcast_shapes(u.shape, v.shape))
     for m in range(K + 1):
-        acc = u[..., 0] * v[..., m]
+        acc = u[0] * v[m]
         for i in range(1, m + 1):
-            acc = acc + u[..., i] * v[..., m - i]
-        out[..., m] = acc
+            acc += u[i] * v[m - i]
+        out[m] = acc
     return out
 
 
 def _prefix_suffix(egf: np.ndarray, t: float, order: int) -> tuple[np.ndarray, np.ndarray]:
     """Prefix and suffix products of the players' generating functions, order ``order``.
 
-    egf (..., d, order + 1); returns pre, suf of shape (..., d + 1, order + 1) with pre[..., k]
-    the product over players < k and suf[..., k] the product over players >= k.
+    egf (>= order + 1, d, ...); returns pre, suf of shape (order + 1, d + 1, ...) with pre[:, k]
+    the product over players < k and suf[:, k] the product over players >= k.
     """
-    d = egf.shape[-2]
-    shape = egf.shape[:-2] + (d + 1, order + 1)
+    d = egf.shape[1]
+    shape = (order + 1, d + 1) + egf.shape[2:]
     pre = np.zeros(shape)
     suf = np.zeros(shape)
-    pre[..., 0, 0] = 1.0
-    suf[..., d, 0] = 1.0
+    pre[0, 0] = 1.0
+    suf[0, d] = 1.0
     for k in range(d):
-        pre[..., k + 1, :] = _times_factor(pre[..., k, :], egf[..., k, :], t)
+        pre[:, k + 1] = _times_factor(pre[:, k], egf[:, k], t)
         j = d - 1 - k
-        suf[..., j, :] = _times_factor(suf[..., j + 1, :], egf[..., j, :], t)
+        suf[:, j] = _times_factor(suf[:, j + 1], egf[:, j], t)
     return pre, suf
 
 
@@ -282,34 +286,35 @@ def polynomial_game_block(
     o = c.shape[1]
     p = polynomial_degree(terms)
     B = b.sum(axis=-1)  # (n, r): every feature absent
-    T = taylor_coefficients(terms, B, p)  # (n, r, p + 1)
-    v_empty = np.einsum("nr,ro->no", T[..., 0], c)
-    v_full = np.einsum("nr,ro->no", taylor_coefficients(terms, a.sum(axis=-1), p)[..., 0], c)
+    T = np.moveaxis(taylor_coefficients(terms, B, p), -1, 0)  # (p + 1, n, r)
+    v_empty = T[0] @ c
+    v_full = taylor_coefficients(terms, a.sum(axis=-1), p)[..., 0] @ c
     phi = np.zeros((n, d, o))
     inter = np.zeros((n, d, d, o)) if index else None
     if p == 0 or d == 0:
         return (phi, v_full, v_empty, inter) if index else (phi, v_full, v_empty)
-    delta = a - b
+    delta = np.ascontiguousarray(np.moveaxis(a - b, -1, 0))  # (d, n, r)
     # powers delta^q, q = 0..p, and the generating function's coefficients delta^m / m!
-    powers = np.empty(delta.shape + (p + 1,))
-    powers[..., 0] = 1.0
+    powers = np.empty((p + 1,) + delta.shape)
+    powers[0] = 1.0
     for q in range(1, p + 1):
-        powers[..., q] = powers[..., q - 1] * delta
-    egf = powers / np.array([factorial(m) for m in range(p + 1)])
+        powers[q] = powers[q - 1] * delta
+    egf = powers / np.array([factorial(m) for m in range(p + 1)])[:, None, None, None]
     # values: order p - 1, degree <= min(p - 1, d - 1) in t
     K = p - 1
     t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(K, d - 1)))
-    fact = np.array([factorial(m) for m in range(K + 1)], dtype=np.float64)
     for t, w in zip(t_nodes, t_weights):
-        pre, suf = _prefix_suffix(egf[..., : K + 1], float(t), K)
-        moments = _times_series(pre[..., :d, :], suf[..., 1:, :]) * fact  # E[V_-j^m], (n, r, d, K + 1)
-        integrand = np.zeros((n, r, d))
+        pre, suf = _prefix_suffix(egf, float(t), K)
+        moments = _times_series(pre[:, :d], suf[:, 1:])  # (K + 1, d, n, r): E[V_-j^m] / m!
+        for m in range(K + 1):
+            moments[m] *= factorial(m)
+        integrand = np.zeros((d, n, r))
         for nn in range(1, p + 1):
-            acc = np.zeros((n, r, d))
+            acc = np.zeros((d, n, r))
             for m in range(nn):
-                acc += comb(nn, m) * moments[..., m] * powers[..., nn - m]
-            integrand += T[..., nn, None] * acc
-        phi += w * np.einsum("nrd,ro->ndo", integrand, c)
+                acc += comb(nn, m) * moments[m] * powers[nn - m]
+            integrand += T[nn] * acc
+        phi += w * np.einsum("dnr,ro->ndo", integrand, c)
     if index and p >= 2 and d >= 2:
         inter = _pair_indices(T, powers, egf, c, p, d, index)
     if index:
@@ -322,7 +327,7 @@ def _pair_indices(
     T: np.ndarray, powers: np.ndarray, egf: np.ndarray, c: np.ndarray, p: int, d: int, index: str
 ) -> np.ndarray:
     """The raw pairwise index I_jk (SII or STII) of one block, p >= 2 and d >= 2."""
-    n, r = T.shape[:2]
+    n, r = T.shape[1:]
     o = c.shape[1]
     K = p - 2
     if index == "stii":
@@ -330,30 +335,31 @@ def _pair_indices(
         t_weights = t_weights * 2.0 * (1.0 - t_nodes)
     else:
         t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(K, d - 2)))
-    fact = np.array([factorial(m) for m in range(K + 1)], dtype=np.float64)
-    # the polynomial in (delta_j, delta_k) of order q = n - m: sum_{a=1}^{q-1} C(q, a) dj^a dk^(q-a)
+    fact = [float(factorial(m)) for m in range(K + 1)]
     out = np.zeros((n, d, d, o))
     for t, w in zip(t_nodes, t_weights):
-        pre, suf = _prefix_suffix(egf[..., : K + 1], float(t), K)
+        pre, suf = _prefix_suffix(egf, float(t), K)
         for j in range(d - 1):
-            run = pre[..., j, :]  # product over players < j, then players j+1..k-1 multiplied in
+            run = pre[:, j]  # product over players < j, then players j+1..k-1 multiplied in
+            pj = powers[:, j]
             for k in range(j + 1, d):
-                g = _times_series(run, suf[..., k + 1, :]) * fact  # E[V_-jk^m]
-                pj, pk = powers[..., j, :], powers[..., k, :]
+                g = _times_series(run, suf[:, k + 1])  # E[V_-jk^m] / m!
+                pk = powers[:, k]
                 integrand = np.zeros((n, r))
                 for nn in range(2, p + 1):
                     acc = np.zeros((n, r))
                     for m in range(nn - 1):
                         q = nn - m
+                        # the polynomial in (delta_j, delta_k) of order q: sum_{a=1}^{q-1} C(q, a) dj^a dk^(q-a)
                         cross = np.zeros((n, r))
                         for aa in range(1, q):
-                            cross += comb(q, aa) * pj[..., aa] * pk[..., q - aa]
-                        acc += comb(nn, m) * g[..., m] * cross
-                    integrand += T[..., nn] * acc
-                val = w * (integrand.reshape(n, r) @ c)
+                            cross += comb(q, aa) * pj[aa] * pk[q - aa]
+                        acc += (comb(nn, m) * fact[m]) * g[m] * cross
+                    integrand += T[nn] * acc
+                val = w * (integrand @ c)
                 out[:, j, k, :] += val
                 out[:, k, j, :] += val
-                run = _times_factor(run, egf[..., k, : K + 1], float(t))
+                run = _times_factor(run, egf[:, k], float(t))
     return out
 
 
