@@ -93,6 +93,13 @@ class ProductKernelExplainer(Explainer):
 
     Notes
     -----
+    Linear and polynomial kernels (``kernel="linear"``, ``"poly"``, GP ``DotProduct`` and its integer
+    powers, KernelRidge's ``additive_chi2``) are not products over features; their models are
+    explained exactly through :mod:`kexplain.shapley.polynomial` (each coalition value is a
+    polynomial of a sum of per-feature terms) or, for small degrees, :mod:`kexplain.shapley.monomials`
+    (the model multiplied out into monomials); ``route`` is then "polynomial" or "monomials".
+    KernelRidge's ``chi2`` kernel is a product kernel (:class:`kexplain.kernels.Chi2`).
+
     Stochastic Shapley values: for a Gaussian-process model (a GaussianProcessRegressor, a
     binary GaussianProcessClassifier, or a :class:`kexplain.models.GPPosterior`) the values are
     those of the posterior mean, and ``explain(X, uncertainty=True)`` also gives their exact
@@ -112,7 +119,8 @@ class ProductKernelExplainer(Explainer):
         The model written as a kernel expansion.
     route : str
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
-        "quadrature" for the functional game).
+        "quadrature" for the functional game); "polynomial" or "monomials" for linear and
+        polynomial kernels.
 
     Examples
     --------
