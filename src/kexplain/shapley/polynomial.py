@@ -340,26 +340,30 @@ def _pair_indices(
     for t, w in zip(t_nodes, t_weights):
         pre, suf = _prefix_suffix(egf, float(t), K)
         for j in range(d - 1):
-            run = pre[:, j]  # product over players < j, then players j+1..k-1 multiplied in
-            pj = powers[:, j]
-            for k in range(j + 1, d):
-                g = _times_series(run, suf[:, k + 1])  # E[V_-jk^m] / m!
-                pk = powers[:, k]
-                integrand = np.zeros((n, r))
-                for nn in range(2, p + 1):
-                    acc = np.zeros((n, r))
-                    for m in range(nn - 1):
-                        q = nn - m
-                        # the polynomial in (delta_j, delta_k) of order q: sum_{a=1}^{q-1} C(q, a) dj^a dk^(q-a)
-                        cross = np.zeros((n, r))
-                        for aa in range(1, q):
-                            cross += comb(q, aa) * pj[aa] * pk[q - aa]
-                        acc += (comb(nn, m) * fact[m]) * g[m] * cross
-                    integrand += T[nn] * acc
-                val = w * (integrand @ c)
-                out[:, j, k, :] += val
-                out[:, k, j, :] += val
+            # runs[:, k - j - 1] = product over players < k except j, for k = j+1..d-1
+            ks = np.arange(j + 1, d)
+            runs = np.empty((K + 1, len(ks)) + pre.shape[2:])
+            run = pre[:, j]
+            for q, k in enumerate(ks):
+                runs[:, q] = run
                 run = _times_factor(run, egf[:, k], float(t))
+            g = _times_series(runs, suf[:, ks + 1])  # E[V_-jk^m] / m!, (K + 1, d - j - 1, n, r)
+            pj = powers[:, j][:, None]  # (p + 1, 1, n, r)
+            pk = powers[:, ks]  # (p + 1, d - j - 1, n, r)
+            integrand = np.zeros(g.shape[1:])
+            for nn in range(2, p + 1):
+                acc = np.zeros(g.shape[1:])
+                for m in range(nn - 1):
+                    q = nn - m
+                    # the polynomial in (delta_j, delta_k) of order q: sum_{a=1}^{q-1} C(q, a) dj^a dk^(q-a)
+                    cross = np.zeros(g.shape[1:])
+                    for aa in range(1, q):
+                        cross += comb(q, aa) * pj[aa] * pk[q - aa]
+                    acc += (comb(nn, m) * fact[m]) * g[m] * cross
+                integrand += T[nn] * acc
+            val = w * np.einsum("knr,ro->nko", integrand, c)  # (n, d - j - 1, o)
+            out[:, j, j + 1 :, :] += val
+            out[:, j + 1 :, j, :] += val
     return out
 
 
