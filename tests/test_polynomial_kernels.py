@@ -546,3 +546,25 @@ def test_n_jobs_and_blocks_do_not_change_values(route, data):
     )
     np.testing.assert_allclose(two.values, one.values, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(two.interactions, one.interactions, rtol=1e-12, atol=1e-13)
+
+
+def test_chi2_kernels_in_pipelines():
+    """Multiplying scalers fold into the chi-squared kernels; shifting ones are refused by name."""
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
+
+    rng = np.random.default_rng(7)
+    X = rng.uniform(0, 1, size=(40, 4)) * [1.0, 10.0, 0.1, 3.0]
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    for kernel in ("chi2", "additive_chi2"):
+        params = {"gamma": 0.5} if kernel == "chi2" else {}
+        model = make_pipeline(MaxAbsScaler(), KernelRidge(kernel=kernel, alpha=1.0, **params)).fit(X, y)
+        Z = X[5:8]
+        ex = kx.ProductKernelExplainer(model, background=Z).explain(X[:2], interactions="sii")
+        ref = kx.exact_shapley(interventional_value_function(model.predict, X[:2], Z), 4, interactions="sii")
+        np.testing.assert_allclose(ex.values, ref.values, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(ex.interactions, ref.interactions, rtol=1e-10, atol=1e-12)
+        shifted = make_pipeline(MinMaxScaler(), KernelRidge(kernel=kernel, alpha=1.0, **params)).fit(X, y)
+        with pytest.raises(UnsupportedModelError, match="translation invariant"):
+            kx.ProductKernelExplainer(shifted)
