@@ -568,3 +568,20 @@ def test_chi2_kernels_in_pipelines():
         shifted = make_pipeline(MinMaxScaler(), KernelRidge(kernel=kernel, alpha=1.0, **params)).fit(X, y)
         with pytest.raises(UnsupportedModelError, match="translation invariant"):
             kx.ProductKernelExplainer(shifted)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_compiled_and_numpy_backends_agree(p):
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(p)
+    a, b, c = rng.normal(size=(3, 20, 7)), rng.normal(size=(1, 20, 7)), rng.normal(size=(20, 2))
+    terms = [(1.0, [0.7] * p), (0.5, [-1.0])]
+    compiled = polynomial_game_block(a, b, c, terms, backend="numba", interactions="stii")
+    plain = polynomial_game_block(a, b, c, terms, backend="numpy", interactions="stii")
+    for x, y in zip(compiled, plain):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12 * np.abs(y).max())
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="backend"):
+        polynomial_game_block(np.ones((1, 1, 2)), 0.0, np.ones((1, 1)), [(1.0, [1.0])], backend="gpu")

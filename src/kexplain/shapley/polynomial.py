@@ -245,6 +245,7 @@ def polynomial_game_block(
     terms: PolynomialTerms,
     *,
     interactions: bool | str | None = False,
+    backend: str = "auto",
 ) -> tuple[Any, ...]:
     """Exact values of one block of a polynomial-of-sum game (module docstring).
 
@@ -260,6 +261,9 @@ def polynomial_game_block(
         The polynomial P (see :func:`check_polynomial`).
     interactions : bool or {"sii", "stii"}
         Also return the raw pairwise index I_jk (not yet in shap's layout).
+    backend : {"auto", "numba", "numpy"}
+        The values' loop compiled (numba, when installed: extra ``fast``) or in numpy; the same
+        numbers up to rounding.  The pairwise indices always run in numpy.
 
     Returns
     -------
@@ -279,6 +283,7 @@ def polynomial_game_block(
     (array([4., 4.]), np.float64(9.0), np.float64(1.0))
     """
     index = check_interactions(interactions)
+    kernel = _resolve_backend(backend)
     a = np.asarray(a, dtype=np.float64)
     b = np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape)
     c = np.asarray(c, dtype=np.float64)
@@ -293,6 +298,22 @@ def polynomial_game_block(
     inter = np.zeros((n, d, d, o)) if index else None
     if p == 0 or d == 0:
         return (phi, v_full, v_empty, inter) if index else (phi, v_full, v_empty)
+    if kernel is not None:
+        t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(p - 1, d - 1)))
+        fact = np.array([float(factorial(m)) for m in range(p + 1)])
+        binom = np.array([[float(comb(i, j)) for j in range(p + 1)] for i in range(p + 1)])
+        kernel(
+            np.ascontiguousarray(a - b),
+            np.ascontiguousarray(np.moveaxis(T, 0, -1)),
+            np.ascontiguousarray(c),
+            t_nodes,
+            t_weights,
+            fact,
+            binom,
+            phi,
+        )
+        if not (index and p >= 2 and d >= 2):
+            return (phi, v_full, v_empty, inter) if index else (phi, v_full, v_empty)
     delta = np.ascontiguousarray(np.moveaxis(a - b, -1, 0))  # (d, n, r)
     # powers delta^q, q = 0..p, and the generating function's coefficients delta^m / m!
     powers = np.empty((p + 1,) + delta.shape)
@@ -303,7 +324,7 @@ def polynomial_game_block(
     # values: order p - 1, degree <= min(p - 1, d - 1) in t
     K = p - 1
     t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(K, d - 1)))
-    for t, w in zip(t_nodes, t_weights):
+    for t, w in zip(t_nodes, t_weights) if kernel is None else ():
         pre, suf = _prefix_suffix(egf, float(t), K)
         moments = _times_series(pre[:, :d], suf[:, 1:])  # (K + 1, d, n, r): E[V_-j^m] / m!
         for m in range(K + 1):
@@ -321,6 +342,26 @@ def polynomial_game_block(
         assert inter is not None
         return phi, v_full, v_empty, inter
     return phi, v_full, v_empty
+
+
+def _resolve_backend(backend: str) -> Any:
+    """The compiled values kernel, or None for numpy."""
+    if backend not in ("auto", "numba", "numpy"):
+        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}.")
+    if backend == "numpy":
+        return None
+    try:
+        from ._polynomial_numba import polynomial_values
+    except Exception:  # numba missing or unusable here: numpy gives the same numbers
+        if backend == "numba":
+            from .._optional import require
+
+            require("numba", "backend='numba' of the polynomial-game solver")
+            raise ImportError(
+                "numba is installed but kexplain's compiled polynomial kernel failed to import."
+            ) from None
+        return None
+    return polynomial_values
 
 
 def _pair_indices(
@@ -373,6 +414,7 @@ def solve_polynomial_game(
     interactions: bool | str | None = False,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
+    backend: str = "auto",
 ) -> ShapleyValues:
     """Exact Shapley values of a polynomial-of-sum game, in memory-bounded blocks.
 
@@ -386,6 +428,8 @@ def solve_polynomial_game(
         shape (points, rows, d) for degree p).
     progress : bool
         Show a progress bar over blocks of points.
+    backend : {"auto", "numba", "numpy"}
+        As in :func:`polynomial_game_block`.
 
     Returns
     -------
@@ -407,6 +451,7 @@ def solve_polynomial_game(
     array([1., 2., 3.])
     """
     index = check_interactions(interactions)
+    _resolve_backend(backend)
     terms = check_polynomial(game.terms)
     p = polynomial_degree(terms)
     n, R, d, o = int(game.n_points), int(game.n_rows), int(game.n_features), int(game.n_outputs)
@@ -430,7 +475,7 @@ def solve_polynomial_game(
         for r0 in range(0, R, rows):
             rs = slice(r0, min(R, r0 + rows))
             a, b, c = game.block(ps, rs)
-            out = polynomial_game_block(a, b, c, terms, interactions=index)
+            out = polynomial_game_block(a, b, c, terms, interactions=index, backend=backend)
             values[ps] += out[0]
             v_full[ps] += out[1]
             v_empty[ps] += out[2]
