@@ -9,6 +9,14 @@ could lose digits.  Printed: the largest absolute difference, wall time (best of
 of the call (tracemalloc), and kexplain / scikit-learn ratios.  For reference, the former
 factor-tensor path (``amplitude * prod(kernel.feature_values(X, Y), axis=-1)``) is timed too.
 
+A second table (issue 20, item 1) times a stationary profile added the way CONTRIBUTING says
+(a ``_Stationary`` subclass with only ``_profile``: here a Matern-3/2 factor) against the kernels
+with their own fast paths (Laplacian, Cauchy), in the same run: "generic path" is the kernel's
+Gram matrix now (the profile accumulated feature by feature in cache-sized blocks), "former
+generic path" the factor-tensor product that such a kernel got before (row blocks of
+``prod(feature_values)``), and "profile arithmetic alone" the time of evaluating the profile
+n * m * d times in cache-sized arrays (what any feature-by-feature path must spend).
+
     python benchmarks/bench_gram.py [--quick]
 """
 
@@ -22,7 +30,35 @@ import numpy as np
 from _common import fmt_s, load_note, print_table, quick_flag
 from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
-from kexplain.kernels import RBF, Laplacian
+from kexplain.kernels import RBF, Cauchy, Laplacian
+from kexplain.kernels._gram import _row_step
+from kexplain.kernels.base import _Stationary
+
+
+class Matern32(_Stationary):
+    """A profile-only kernel, as a contributor adds one: (1 + sqrt(3)|u|) exp(-sqrt(3)|u|)."""
+
+    def _profile(self, u):
+        a = np.sqrt(3.0) * np.abs(u)
+        return (1.0 + a) * np.exp(-a)
+
+
+def profile_arithmetic(kernel, n_values):
+    """The profile evaluated n_values times in cache-sized arrays: the floor of any per-feature path."""
+    u = np.linspace(-3.0, 3.0, 2**15)
+    for _ in range(max(1, n_values // u.size)):
+        kernel._profile(u)
+
+
+def former_generic(kernel, X, Y):
+    """The generic Gram path before issue 20: the factor tensor prod(feature_values), in row blocks."""
+    n, m, d = len(X), len(Y), X.shape[1]
+    out = np.empty((n, m))
+    step = _row_step(m, d)
+    for s in range(0, n, step):
+        out[s : s + step] = np.prod(kernel.feature_values(X[s : s + step], Y), axis=-1)
+    return kernel.amplitude * out
+
 
 REPEATS = 3
 
@@ -94,6 +130,43 @@ def main():
             "factor tensor (old)",
         ],
         rows,
+    )
+
+    profile_rows = []
+    lap = None
+    for name, kernel in [
+        ("Laplacian", Laplacian(4.0)),
+        ("Cauchy", Cauchy(4.0)),
+        ("Matern-3/2 (profile only)", Matern32(4.0)),
+    ]:
+        K_now, t_now, _ = measure(lambda k=kernel: k(X, Y))
+        K_old, t_old, _ = measure(lambda k=kernel: former_generic(k, X, Y))
+        _, t_arith, _ = measure(lambda k=kernel: profile_arithmetic(k, n * n * d))
+        lap = t_now if lap is None else lap
+        profile_rows.append(
+            [
+                name,
+                f"{np.max(np.abs(K_now - K_old)):.1e}",
+                fmt_s(t_now),
+                fmt_s(t_old),
+                f"{t_old / t_now:.1f}",
+                f"{t_now / lap:.1f}",
+                fmt_s(t_arith),
+            ]
+        )
+    print_table(
+        f"Stationary profiles, {n} x {n} rows, d = {d}: each kernel's Gram path vs the former generic path "
+        f"{load_note()}",
+        [
+            "kernel",
+            "max |diff|",
+            "Gram path now",
+            "former generic path",
+            "speed-up",
+            "time / Laplacian",
+            "profile arithmetic alone",
+        ],
+        profile_rows,
     )
 
 

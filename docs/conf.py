@@ -85,6 +85,7 @@ API_MODULES = [
     ("kexplain.preference", "Preferences and PREF-SHAP", "Preferential GPs, duel data and exact PREF-SHAP values."),
     ("kexplain.embeddings", "Kernel mean embeddings", "Conditional and Bayesian embeddings; the deconditional GP."),
     ("kexplain.causal", "Interventional mean processes", "BayesIMP: E[T | do(x)] with uncertainty from two data sets."),
+    ("kexplain.sensitivity", "Global sensitivity", "Exact Sobol indices and Shapley effects; a GP's variance."),
     ("kexplain.report", "Reports", "HTML reports of exact Shapley values for your own model."),
     ("kexplain.plots", "Plots", "shap's plots titled with output and game; credible intervals; comparisons."),
 ]

@@ -145,6 +145,7 @@ HIGHER = (
     "plots",
     "report",
     "cli",
+    "sensitivity",
 )
 
 

@@ -10,6 +10,7 @@ from conftest import (
     functional_value_function,
     interventional_value_function,
 )
+from kernel_conformance import stationary_classes
 
 import kexplain as kx
 from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
@@ -112,9 +113,10 @@ def _make(kind, d, rng, n_ref=5, n_out=1):
         kernel, cat_cols = Categorical(mismatch=0.3), np.ones(d, dtype=bool)
     elif kind == "mixed":
         cat_cols = np.arange(d) % 3 == 1
-        family = [RBF, Laplacian, Cauchy]
+        family = stationary_classes()
         parts = [
-            Categorical(mismatch=0.2 + 0.1 * (j % 2)) if cat_cols[j] else family[j % 3](float(ls[j])) for j in range(d)
+            Categorical(mismatch=0.2 + 0.1 * (j % 2)) if cat_cols[j] else family[j % len(family)](float(ls[j]))
+            for j in range(d)
         ]
         kernel = ProductKernel(parts, amplitude=1.3)
     elif kind == "sum":

@@ -50,8 +50,12 @@ from fuzz_strategies import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from kernel_conformance import stationary_classes
 
 import kexplain as kx
+
+#: the registered stationary kernel classes (tests/kernel_conformance.py), by name in kx.kernels
+STATIONARY_NAMES = tuple(cls.__name__ for cls in stationary_classes())
 
 settings.register_profile(
     "kexplain-fuzz",
@@ -448,7 +452,7 @@ def _cases() -> list[Case]:
         # X_ref fixes the number of features, so an X_ref of the wrong width is reported against X
         names = (arg, "X") if arg == "X_ref" else (arg,)
         add(f"KernelExpansion.{arg}", names, source, functools.partial(_expansion, arg=arg))
-    for cls in ("RBF", "Laplacian", "Cauchy"):
+    for cls in STATIONARY_NAMES:
         for arg, source in [("lengthscale", "float"), ("amplitude", "float"), ("X", "matrix:4x2"), ("Y", "matrix:4x2")]:
             add(f"kernels.{cls}.{arg}", (arg,), source, functools.partial(_kernel, cls, arg=arg))
     for arg, source in [("mismatch", "float"), ("amplitude", "float")]:
@@ -950,7 +954,7 @@ FIXED_DEFECTS: list[tuple[str, str]] = [
     *((f"{case}.X", "ragged") for case in ("RKHSExplainer", "hsic_shapley", "hsic_test", "mmd_test", "mmd_shapley")),
     ("ProductKernelExplainer.baseline", "ragged"),
     *((f"hsic_test.{arg}", "huge") for arg in ("X", "Y")),
-    *((f"kernels.{cls}.{arg}", "huge") for cls in ("RBF", "Laplacian", "Cauchy") for arg in ("X", "Y")),
+    *((f"kernels.{cls}.{arg}", "huge") for cls in STATIONARY_NAMES for arg in ("X", "Y")),
     *(("KernelExpansion.X_ref", k) for k in ("no-rows", "huge")),
     *(("OAKExplainer.X", k) for k in ("1d", "3d", "no-rows", "no-columns", "complex")),
     ("OAKExplainer.background", "huge"),

@@ -8,6 +8,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from kernel_conformance import CASES, cases, stationary_classes
 from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
 import kexplain as kx
@@ -45,7 +46,7 @@ def regimes(rng):
     ]
 
 
-@pytest.mark.parametrize("cls", [RBF, Laplacian, Cauchy])
+@pytest.mark.parametrize("cls", stationary_classes())
 def test_stationary_gram_matches_per_feature_product_in_every_regime(cls, rng):
     for name, X, Y, ls in regimes(rng):
         k = cls(ls, amplitude=1.7)
@@ -53,7 +54,7 @@ def test_stationary_gram_matches_per_feature_product_in_every_regime(cls, rng):
         assert_matches_reference(k(X), reference(k, X, X)), name
 
 
-@pytest.mark.parametrize("cls", [RBF, Laplacian, Cauchy])
+@pytest.mark.parametrize("cls", stationary_classes())
 def test_gram_is_exactly_the_amplitude_on_the_diagonal_and_for_equal_rows(cls, rng):
     for _, X, _, ls in regimes(rng):
         k = cls(ls, amplitude=2.5)
@@ -134,8 +135,9 @@ def test_gram_blocks_bound_memory(rng):
     X = rng.normal(size=(n, d))
     output = n * n * 8
     block = GRAM_BLOCK_ELEMS * 8
-    for k in (RBF(6.0), Laplacian(30.0), Cauchy(6.0), Categorical(0.5)):
-        data = X if k.numeric else (X > 0).astype(np.int64)
+    kernels = [RBF(6.0), Laplacian(30.0), Cauchy(6.0), Categorical(0.5)] + [c.make(d) for c in cases(numeric=True)]
+    for k in kernels:
+        data = X if k.numeric_mask(d).all() else (X > 0).astype(np.int64)
         tracemalloc.start()
         k(data)
         peak = tracemalloc.get_traced_memory()[1]
@@ -149,6 +151,7 @@ def test_gram_blocks_do_not_change_results(rng, monkeypatch):
 
     X, Y = 3 * rng.normal(size=(70, 4)), 3 * rng.normal(size=(50, 4))
     kernels = [RBF(0.4), Laplacian(1.0), Cauchy(0.7), ProductKernel([RBF(1.0), Categorical(0.5), RBF([1.0, 2.0])])]
+    kernels += [c.make(4) for c in cases(numeric=True)]  # every registered numeric kernel
     full = [k(X, Y) for k in kernels]
     monkeypatch.setattr(gram, "GRAM_BLOCK_ELEMS", 7)
     for k, K in zip(kernels, full):  # BLAS may sum a row block in another order: rounding only
@@ -164,7 +167,7 @@ def test_gram_without_validation_equals_validated(rng):
 
 
 def test_empty_inputs_give_empty_gram():
-    for k in (RBF(1.0), Laplacian(1.0), Cauchy(1.0), Categorical(0.5)):
+    for k in [c.make(2) for c in CASES]:  # every registered kernel
         assert k(np.zeros((0, 2)), np.zeros((3, 2))).shape == (0, 3)
         assert k(np.zeros((3, 2)), np.zeros((0, 2))).shape == (3, 0)
 
@@ -188,7 +191,8 @@ def expansion_reference(em, X):
         Cauchy([1.0, 0.5, 2.0, 1.0]),
         SumKernel([RBF(1.0, amplitude=2.0), Laplacian(2.0), Cauchy(0.7)]),
         ProductKernel([RBF(1.0), Laplacian(0.5), Cauchy(2.0), RBF(0.3)], amplitude=0.5),
-    ],
+    ]
+    + [c.make(4) for c in cases(numeric=True)],  # every registered numeric kernel
 )
 @pytest.mark.parametrize("n_outputs", [None, 3])
 def test_kernel_expansion_predict_matches_per_feature_definition(kernel, n_outputs, rng):

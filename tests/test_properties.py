@@ -4,13 +4,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from kernel_conformance import stationary_classes
 
 import kexplain as kx
-from kexplain.kernels import RBF, Categorical, Cauchy, Laplacian, ProductKernel, SumKernel
+from kexplain.kernels import RBF, Categorical, Laplacian, ProductKernel, SumKernel
 
 finite = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
 lengthscale = st.floats(0.2, 5.0)
-FAMILIES = {"rbf": RBF, "laplacian": Laplacian, "cauchy": Cauchy}
+#: every registered stationary kernel family (tests/kernel_conformance.py)
+FAMILIES = {cls.__name__.lower(): cls for cls in stationary_classes()}
 
 
 @st.composite
@@ -24,7 +26,8 @@ def problems(draw, min_d=1, max_d=6):
     if family in FAMILIES:
         kernel = FAMILIES[family](ls, amplitude=draw(st.floats(0.1, 3.0)))
     elif family == "mixed":
-        kernel = ProductKernel([[RBF, Laplacian, Cauchy][j % 3](float(ls[j])) for j in range(d)])
+        family_list = list(FAMILIES.values())
+        kernel = ProductKernel([family_list[j % len(family_list)](float(ls[j])) for j in range(d)])
     else:
         kernel = SumKernel([RBF(ls), Laplacian(float(ls[0]), amplitude=0.5)])
     X_ref = draw(arrays(np.float64, (n, d), elements=finite))

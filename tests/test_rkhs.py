@@ -6,13 +6,14 @@ from math import factorial
 
 import numpy as np
 import pytest
+from kernel_conformance import profile_of, stationary_classes
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import Matern, RationalQuadratic
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVR
 
 import kexplain as kx
-from kexplain.kernels import RBF, Cauchy, Laplacian, ProductKernel
+from kexplain.kernels import ProductKernel
 from kexplain.rkhs.explainer import RKHSExplainer
 
 
@@ -80,20 +81,21 @@ def test_observational_matches_dense_formula(data, krr):
         np.testing.assert_allclose(e.values[p], shapley_by_permutation_weights(v, 3), rtol=1e-9, atol=1e-11)
 
 
-def test_observational_mixed_product_kernel_and_separate_reference(data):
+@pytest.mark.parametrize("first", range(len(stationary_classes())))
+def test_observational_mixed_product_kernel_and_separate_reference(data, first):
     X, y = data
     rng = np.random.default_rng(1)
-    kern = ProductKernel([RBF(1.3), Laplacian(0.8), Cauchy(2.0)], amplitude=1.7)
+    # three registered stationary families, starting at ``first`` (RBF, Laplacian, Cauchy for first=0)
+    families = [stationary_classes()[(first + j) % len(stationary_classes())] for j in range(3)]
+    lengthscales = [1.3, 0.8, 2.0]
+    kern = ProductKernel([cls(ls) for cls, ls in zip(families, lengthscales)], amplitude=1.7)
     coef = rng.normal(size=20)
     em = kx.KernelExpansion(X[:20], coef, kern, intercept=0.3)
     R = X[20:]
     eta = 3e-3
     e = RKHSExplainer(em, R, cme_regularization=eta).explain(X[:2])
-    profiles = [
-        lambda u: np.exp(-0.5 * (u / 1.3) ** 2),
-        lambda u: np.exp(-np.abs(u) / 0.8),
-        lambda u: 1.0 / (1.0 + (u / 2.0) ** 2),
-    ]
+    # the registered reference profiles (tests/kernel_conformance.py), not kexplain's
+    profiles = [lambda u, c=cls, ls=ls: profile_of(c)(u / ls) for cls, ls in zip(families, lengthscales)]
     # the model's amplitude scales f; the CME regresses with unit-amplitude per-feature kernels
     for p in range(2):
         v = dense_observational(1.7 * coef, X[:20], R, X[p], lambda a, b, j: profiles[j](a - b), eta, intercept=0.3)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from kernel_conformance import stationary_classes
 
 import kexplain as kx
 from kexplain.stats import mmd, mmd_shapley, mmd_test
@@ -64,9 +65,10 @@ def test_mmd_shapley_matches_enumeration(samples, estimator, bandwidth):
 def test_mmd_shapley_with_product_kernel_and_amplitude_matches_shapiq(samples):
     shapiq = pytest.importorskip("shapiq")
     X, Z = samples
+    # every registered stationary family in turn (RBF, Laplacian, Cauchy, RBF, ...)
+    families = stationary_classes()
     kernel = kx.kernels.ProductKernel(
-        [kx.kernels.RBF(0.7), kx.kernels.Laplacian(1.3), kx.kernels.Cauchy(0.9), kx.kernels.RBF(2.0)],
-        amplitude=2.5,
+        [families[j % len(families)](ls) for j, ls in enumerate([0.7, 1.3, 0.9, 2.0])], amplitude=2.5
     )
     att = mmd_shapley(X, Z, kernel=kernel)
     vf = restricted_value_function(kernel, X, Z, "unbiased")

@@ -23,6 +23,7 @@ from .shapley import exact_shapley
 # Capabilities with heavier imports load on first use (kx.stats, kx.gp, kx.preference, ...),
 # and so do the RKHS-SHAP names.
 _LAZY_MODULES = {"stats", "gp", "star", "rkhs", "preference", "embeddings", "causal", "dask", "plots", "report", "cli"}
+_LAZY_MODULES |= {"sensitivity"}  # kx.sensitivity: Sobol indices and Shapley effects
 _LAZY_NAMES = {
     "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
     "RKHSExplainer": ("kexplain.rkhs", "RKHSExplainer"),

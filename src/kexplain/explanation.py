@@ -82,6 +82,14 @@ class Explanation:
     info : dict, optional
         Anything else the explainer records (solver, timings, ``v_full``).
 
+    Attributes
+    ----------
+    kernel_error_bound : float or ndarray of shape (n_outputs,) or None
+        Set when the model's kernel was replaced by a discretisation within a measured uniform
+        error eps (Matérn and rational quadratic kernels, ``kexplain.kernels.ScaleMixtureKernel``):
+        every value (and base value) is within this bound, 2 eps sum_i |c_i|, of the value for the
+        model's own kernel.  None when the values are exact.
+
     Examples
     --------
     >>> import numpy as np
@@ -317,6 +325,9 @@ class Explanation:
             for z in draws
         ]
 
+    #: bound on |value - value for the model's own kernel| when the kernel was discretised (see above)
+    kernel_error_bound: float | np.ndarray | None = None
+
     def __getitem__(self, item: Any) -> Explanation:
         """Rows (int, slice, mask or indices) or, with a pair, rows and one output by index or name."""
         out = None
@@ -375,6 +386,10 @@ class Explanation:
         )
         if scalar_row:
             ex._scalar_row = True
+        bound = self.kernel_error_bound
+        if out is not None and isinstance(bound, np.ndarray):
+            bound = float(bound[o])
+        ex.kernel_error_bound = bound
         return ex
 
     def _output_index(self, out: Any) -> int:
@@ -443,7 +458,7 @@ class Explanation:
         index = None
         if all(e.index is not None for e in parts):
             index = [lab for e in parts for lab in (e.index or [])]
-        return cls(
+        out = cls(
             stack("values"),
             stack("base_values"),
             stack("data"),
@@ -460,6 +475,12 @@ class Explanation:
             base_variance=stack("base_variance"),
             prediction_variance=stack("prediction_variance"),
         )
+        bounds = [e.kernel_error_bound for e in parts]
+        if all(b is not None for b in bounds):
+            out.kernel_error_bound = np.max(np.asarray(bounds, dtype=np.float64), axis=0)
+            if np.ndim(out.kernel_error_bound) == 0:
+                out.kernel_error_bound = float(out.kernel_error_bound)
+        return out
 
     # -- derived quantities ------------------------------------------------------------------
     @property

@@ -58,7 +58,7 @@ from ..embeddings._kernels import rbf
 from ..embeddings._ridge import cholesky_logdet as _logdet
 from ..embeddings._ridge import gp_cholesky as _chol
 from ..embeddings.bayesian import nuclear_dominant_rbf
-from ..kernels.heuristics import median_heuristic
+from ..kernels.heuristics import default_lengthscale
 from ._results import InterventionalGPPrior, InterventionalPrediction
 from ._stage1 import Stage1
 
@@ -77,7 +77,7 @@ def _rows(a: Any, name: str, n: int | None = None, other: str = "", *, tiny: boo
 
 def _ls(value: Any, data: np.ndarray, name: str) -> np.ndarray:
     if value is None:
-        return np.atleast_1d(np.asarray(median_heuristic(data, per_feature=True), dtype=np.float64))
+        return np.atleast_1d(np.asarray(default_lengthscale(data), dtype=np.float64))
     ls = np.atleast_1d(check_positive(value, name, allow_array=True))
     if ls.size not in (1, data.shape[1]):
         raise ValueError(f"{name} must be positive, a scalar or one per column ({data.shape[1]}); got {value!r}.")
@@ -97,8 +97,8 @@ class BayesIMP:
         None: p(Y | do(x)) = p(Y | x) (no confounding); ``"backdoor"``: average over the observed
         confounders Z; ``"frontdoor"``: Z mediates X -> Y and X, Y are confounded.
     lengthscale_x, lengthscale_z, lengthscale_y : float, array or None, default=None
-        Gaussian-kernel lengthscales of the treatment, adjustment and mediator kernels (None: the
-        median heuristic, one per column).
+        Gaussian-kernel lengthscales of the treatment, adjustment and mediator kernels (None:
+        kexplain's default, ``kx.kernels.default_lengthscale``, one per column).
     regularization : float or "ml", default=1e-2
         lambda of the stage-1 embedding; the ridge (and the Bayesian CME's noise variance) is
         N * lambda.  ``"ml"`` maximises the Bayesian CME's log marginal likelihood (thesis eq. B.23)

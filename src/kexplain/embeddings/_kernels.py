@@ -1,4 +1,4 @@
-"""Kernel specifications of the embeddings: None (median heuristic RBF), a kexplain kernel, or a callable."""
+"""Kernel specifications of the embeddings: None (kexplain's default RBF), a kexplain kernel, or a callable."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.base import RBF, Kernel, SumKernel
-from ..kernels.heuristics import median_heuristic
+from ..kernels.base import RBF, Kernel, SumKernel, default_kernel
 
 KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -16,17 +15,16 @@ KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def resolve_kernel(kernel: Any, data: np.ndarray, name: str) -> KernelFn:
     """A callable k(A, B) -> (len(A), len(B)) for the parameter ``kernel`` on the rows ``data``.
 
-    None gives an RBF with one median-heuristic lengthscale per column of ``data``.
+    None gives kexplain's default kernel on ``data`` (:func:`kexplain.kernels.default_kernel`).
     """
     if kernel is None:
-        ls = np.atleast_1d(median_heuristic(data, per_feature=True))
-        kernel = RBF(lengthscale=ls)
+        kernel = default_kernel(data)
     if isinstance(kernel, (Kernel, SumKernel)):
         return kernel  # callable, and picklable (a closure would not be)
     if callable(kernel):
         return kernel
     raise TypeError(
-        f"{name} must be None (an RBF with median-heuristic lengthscales), a kexplain kernel or a callable "
+        f"{name} must be None (kexplain's default RBF, kx.kernels.default_kernel), a kexplain kernel or a callable "
         f"k(A, B) returning the (len(A), len(B)) Gram matrix; got {type(kernel).__name__}."
     )
 

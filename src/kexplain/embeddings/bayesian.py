@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.base import RBF
-from ..kernels.heuristics import median_heuristic
+from ..kernels.heuristics import default_lengthscale
 from ._checks import check_array_arg, check_positive
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import jittered_cholesky
@@ -74,10 +74,11 @@ class BayesianCME(BaseEstimator):
     Parameters
     ----------
     kernel : None, kexplain kernel or callable
-        Kernel k on X (None: RBF with median-heuristic lengthscales per feature).
+        Kernel k on X (None: kexplain's default RBF, ``kx.kernels.default_kernel``).
     lengthscale : float or array-like, optional
-        Lengthscales of the RBF target kernel l; None takes the median heuristic per feature of
-        the training Y.  They stay fixed when eta is optimised (as in the thesis).
+        Lengthscales of the RBF target kernel l; None takes kexplain's default lengthscales
+        (``kx.kernels.default_lengthscale``) of the training Y.  They stay fixed when eta is
+        optimised (as in the thesis).
     measure_scale : float
         s in the measure ``nu(du) = exp(-||u||^2 / (2 s^2)) du`` of the nuclear dominant kernel.
     regularization : float or "marginal_likelihood"
@@ -188,7 +189,7 @@ class BayesianCME(BaseEstimator):
         Y2 = as_2d(Y)
         self.X_fit_, self.Y_fit_ = X, Y2
         if self.lengthscale is None:
-            self.lengthscale_ = np.atleast_1d(median_heuristic(Y2, per_feature=True)).astype(np.float64)
+            self.lengthscale_ = np.atleast_1d(default_lengthscale(Y2)).astype(np.float64)
         else:
             ls = np.atleast_1d(check_positive(self.lengthscale, "lengthscale", allow_array=True))
             if ls.shape[0] not in (1, Y2.shape[1]):

@@ -101,11 +101,11 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     kernel : None, kexplain kernel or callable
-        Kernel k on X; None is an RBF with one median-heuristic lengthscale per feature of the
+        Kernel k on X; None is kexplain's default RBF (``kx.kernels.default_kernel``) on the
         training X; a callable k(A, B) returns the (len(A), len(B)) Gram matrix.
     target_kernel : None, kexplain kernel or callable
         Kernel l on Y, used by ``embedding``, ``inner_product`` and the regularisation selectors;
-        None is the median-heuristic RBF on the training Y.
+        None is kexplain's default RBF on the training Y.
     regularization : float or {"cv", "marginal_likelihood"}
         eta (the ridge is n * eta); "cv" picks it from ``grid`` by ``n_folds``-fold
         cross-validation of the held-out squared RKHS error; "marginal_likelihood" maximises the

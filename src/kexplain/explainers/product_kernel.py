@@ -11,6 +11,7 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
 from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
@@ -21,6 +22,7 @@ from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
+from .mixture_range import MixtureRange, value_error_bound
 from .polynomial_games import (
     PolynomialFunctionalGame,
     PolynomialInterventionalGame,
@@ -36,6 +38,7 @@ from .product_games import (
     choose_route,
     subset_game,
 )
+from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
 DEVICE_BLOCK_BYTES = 512 * 2**20
@@ -90,6 +93,11 @@ class ProductKernelExplainer(Explainer):
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
         with given weights: pass them with ``background_weights`` instead.
+    kernel_tol : float, optional
+        For Matérn and rational quadratic kernels (a
+        :class:`~kexplain.kernels.ScaleMixtureKernel`): the uniform kernel error allowed, relative
+        to the kernel's amplitude, in (0, 1); default 1e-12.  A looser tolerance needs fewer RBF
+        terms (faster); ``explain`` reports the resulting bound as ``Explanation.kernel_error_bound``.
 
     Notes
     -----
@@ -150,7 +158,9 @@ class ProductKernelExplainer(Explainer):
         feature_names: Sequence[str] | None = None,
         max_block_bytes: int = DEFAULT_BLOCK_BYTES,
         background_summary: int | None = None,
+        kernel_tol: float | None = None,
     ) -> None:
+        self.kernel_tol = check_kernel_tol(kernel_tol)
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
         # linear, polynomial, DotProduct and additive chi-squared kernels: the polynomial route
@@ -226,8 +236,24 @@ class ProductKernelExplainer(Explainer):
         if background_summary is not None and self.game != "interventional":
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
-        if Z is not None:
-            self._Z, self._w = Z, w
+        # a Matérn or rational quadratic kernel: discretise it for the box of the reference points
+        # and the background (widened by explain when explained points fall outside)
+        self._mixture: MixtureRange | None = None
+        if isinstance(em.kernel, ScaleMixtureKernel):
+            self._mixture = MixtureRange(self.kernel_tol, em.X_ref if Z is None else np.vstack([em.X_ref, Z]))
+            self.expansion = em = self._mixture.refit_expansion(em)
+        self._Z, self._w = Z, (w if Z is not None else None)
+        self._build_tables()
+
+    def _build_tables(self) -> None:
+        """The background tables of the chosen route and the base value (from ``self.expansion``)."""
+        em, Z, w = self.expansion, self._Z, self._w
+        assert (Z is None) == (w is None)
+        self._background_factors = None
+        self._subset_game = None
+        self._covariance = None
+        self._monomial_game = None
+        if Z is not None and w is not None:
             if isinstance(em, PolynomialExpansion):
                 self.route = "polynomial"
                 if use_monomials(em, Z.shape[0]):
@@ -304,6 +330,7 @@ class ProductKernelExplainer(Explainer):
         uncertainty: bool = False,
         joint: bool = False,
         noisy: bool = False,
+        target: str = "mean",
     ) -> Explanation:
         """Exact Shapley values of each row of ``X`` for the game chosen at construction.
 
@@ -367,6 +394,15 @@ class ProductKernelExplainer(Explainer):
             With ``uncertainty``: explain the noisy observation y = f + noise (the model's
             ``noise_variance``: a WhiteKernel and scalar ``alpha`` of a GaussianProcessRegressor)
             rather than the latent f; the values' means do not change, their covariance grows.
+            With ``target="variance"``: add the noise variance to the explained variance (a
+            constant: it moves the base value and the prediction, not the values).
+        target : {"mean", "variance"}
+            "mean" (default): the model's output (a GP's posterior mean).  "variance" (Gaussian
+            processes, interventional and baseline games): the exact Shapley values of the
+            posterior predictive variance sigma^2(x) of the latent f, v(S) = E_z sigma^2(x_S,
+            z_{-S}); the base value is the background mean of sigma^2 and the values sum to
+            sigma^2(x) minus it (``kexplain.explainers.variance_games``).  Cost per point about
+            B n^2 d^2 / 2 operations for n training rows and B background rows.
 
         Notes
         -----
@@ -378,13 +414,26 @@ class ProductKernelExplainer(Explainer):
         arrays (``data`` is ``X`` copied to the host); ``info["device"]`` names the device.  The
         same path runs for numpy ``X`` with ``dtype="float32"``.  It needs ``array_api_compat``.
 
+        Matérn and rational quadratic kernels (any game, interactions and ``uncertainty``): the
+        kernel is a positive sum of RBF kernels within a uniform error eps measured on the range of
+        the data (reference points, background and ``X``; see
+        :class:`~kexplain.kernels.ScaleMixtureKernel`).  The values are the exact Shapley values of
+        that sum, itself a valid kernel model within eps sum_i |c_i| of the model everywhere on the
+        data's range, and ``ex.kernel_error_bound`` = 2 eps sum_i |c_i| bounds their distance to
+        the values of the model's own kernel (``info["interaction_error_bound"]`` bounds each
+        interaction entry off the diagonal, and d times it each entry on the diagonal).  The
+        posterior covariance of ``uncertainty=True`` uses the same sum for the prior and the data
+        terms.
+
         Returns
         -------
         Explanation
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
             ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
             ``info["route"]`` and ``info["efficiency_error"]`` (the largest
-            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|)).
+            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|));
+            ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
+            scale-mixture kernel.
 
         Examples
         --------
@@ -409,9 +458,18 @@ class ProductKernelExplainer(Explainer):
         >>> lower, upper = ex.interval(0.95)
         >>> np.round(ex.std[0], 3)
         array([0.02 , 0.005, 0.028])
+
+        Where the uncertainty comes from: Shapley values of the posterior variance.
+
+        >>> ex = kx.ProductKernelExplainer(gpr, background=X[:5]).explain(X[:2] + 3, target="variance")
+        >>> std = gpr.predict(X[:2] + 3, return_std=True)[1]
+        >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
+        ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
+        if target != "mean":
+            return self._explain_variance(X, target, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy)
         em = self.expansion
         xp, device = None, None
         if is_foreign_array(X):
@@ -426,6 +484,12 @@ class ProductKernelExplainer(Explainer):
             )
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = em.check_input(X, name="X", feature_names=self._columns)
+        if self._mixture is not None and self._mixture.grow(Xv):
+            # explained points outside the box: a wider range needs the mixture refitted
+            assert isinstance(em, KernelExpansion)
+            self.expansion = em = self._mixture.refit_expansion(em)
+            self._build_tables()
+            cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         names = self._names(X, em.n_features)
         index = row_index(X)
 
@@ -448,6 +512,67 @@ class ProductKernelExplainer(Explainer):
             values, v_full = values[:, :, None], v_full
         v_full = v_full.reshape(values.shape[0], -1)
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        if self._mixture is not None:
+            kernel = em.kernel
+            assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
+            ex.kernel_error_bound = value_error_bound(em)
+            ex.info["kernel_error"] = kernel.error
+            ex.info["mixture_terms"] = kernel.n_mixture_terms
+            if interactions:
+                ex.info["interaction_error_bound"] = ex.kernel_error_bound
+        return ex
+
+    def _explain_variance(
+        self, X: Any, target: Any, interactions: Any, progress: bool, n_jobs: int, dtype: Any, *flags: Any
+    ) -> Explanation:
+        """``explain(X, target="variance")``: Shapley values of the posterior variance (module
+        ``variance_games``)."""
+        uncertainty, joint, noisy = flags
+        if target != "variance":
+            raise ValueError(f"target must be 'mean' or 'variance', got {target!r}.")
+        if not isinstance(noisy, (bool, np.bool_)):
+            raise TypeError(f"noisy must be True or False, got {noisy!r}.")
+        if uncertainty or joint or dtype not in (None, "float64") or is_foreign_array(X):
+            raise ValueError(
+                "target='variance' runs in numpy float64 without uncertainty=True/joint=True (the variance is "
+                "already a posterior quantity)."
+            )
+        try:
+            post = gp_posterior(self.model)
+        except UnsupportedModelError as exc:
+            raise UnsupportedModelError(f"target='variance' on {type(self.model).__name__}: {exc}") from None
+        if self.game == "functional":
+            raise ValueError(
+                "target='variance' needs the interventional game (background=B) or the baseline game (baseline=z): "
+                "the functional game integrates absent features against the constant 1, which is no input point, "
+                "so the posterior variance there is undefined."
+            )
+        Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
+        names, index = self._names(X, self.expansion.n_features), row_index(X)
+        extra = post.scale**2 * post.noise_variance if noisy else 0.0
+
+        def run(rows: slice) -> Explanation:
+            game = PosteriorVarianceGame(post, Xv[rows], self._Z, self._w)
+            res = solve_product_game(
+                game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress and n_jobs <= 1
+            )
+            const = game.constant + extra
+            inter = None if res.interactions is None else res.interactions[..., 0]
+            return Explanation(
+                values=res.values[:, :, 0],
+                base_values=res.v_empty[:, 0] + const,
+                data=Xv[rows],
+                feature_names=names,
+                interactions=inter,
+                game=self.game,
+                info={"v_full": res.v_full[:, 0] + const, "route": "quadrature", "target": "variance", "noisy": noisy},
+                output=f"posterior {'predictive variance of y' if noisy else 'variance'} of {post.output}",
+                index=None if index is None else index[rows],
+            )
+
+        ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
+        vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.info["v_full"])[:, None]
+        ex.info["efficiency_error"] = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
         return ex
 
     def _covariance_solver(
@@ -476,6 +601,9 @@ class ProductKernelExplainer(Explainer):
             )
         if array_path:
             raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
+        if self._mixture is not None:
+            post = self._mixture.refit_posterior(post)
+        assert self._Z is not None and self._w is not None  # not the functional game
         self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
         return self._covariance
 
@@ -523,7 +651,7 @@ class ProductKernelExplainer(Explainer):
             pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
                 PolynomialFunctionalGame(em, Xv)
                 if self.game == "functional"
-                else PolynomialInterventionalGame(em, Xv, self._Z, self._w)
+                else PolynomialInterventionalGame(em, Xv, _given(self._Z), _given(self._w))
             )
             return solve_polynomial_game(
                 pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
@@ -560,6 +688,7 @@ class ProductKernelExplainer(Explainer):
             game = FunctionalGame(em, Xv, xp=xp, device=device)
         else:
             if self._background_factors is None:  # the subset route was chosen for numpy: build once
+                assert self._Z is not None and self._w is not None
                 self._background_factors = BackgroundFactors(em, self._Z, self._w)
             game = InterventionalGame(em, Xv, self._background_factors, xp=xp, device=device)
         res = solve_product_game(
@@ -600,3 +729,9 @@ class ProductKernelExplainer(Explainer):
             output=self.output,
             index=index,
         )
+
+
+def _given(arr: np.ndarray | None) -> np.ndarray:
+    """``arr``, which the game's construction guarantees is set (for the type checker)."""
+    assert arr is not None
+    return arr

@@ -6,13 +6,16 @@ from .base import (
     Cauchy,
     Kernel,
     Laplacian,
+    PointwiseProduct,
     ProductKernel,
     SumKernel,
+    default_kernel,
     kernel_terms,
 )
 from .chi2 import Chi2
 from .dot_product import AdditiveChi2, Linear, Polynomial, PolynomialOfSum
-from .heuristics import median_heuristic
+from .heuristics import default_lengthscale, median_heuristic
+from .mixture import ScaleMixtureKernel
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -27,8 +30,12 @@ __all__ = [
     "AdditiveChi2",
     "PolynomialOfSum",
     "ProductKernel",
+    "PointwiseProduct",
     "SumKernel",
     "kernel_terms",
+    "ScaleMixtureKernel",
     "from_sklearn",
     "median_heuristic",
+    "default_kernel",
+    "default_lengthscale",
 ]

@@ -2,14 +2,16 @@
 
 The RBF is the exponential of a scaled squared Euclidean distance (one matrix product, with an
 exact difference path for the entries where the expansion ||x||^2 - 2 x.y + ||y||^2 could lose
-digits), the Laplacian the exponential of a scaled Manhattan distance, the Cauchy kernel a
-per-feature product over row blocks, and the Categorical kernel ``mismatch ** (number of differing
-labels)``; plus the input checks every Gram computation shares.  Temporaries are bounded by
-:data:`GRAM_BLOCK_ELEMS` elements per block.  The kernel classes are in ``kernels/base.py``.
+digits), the Laplacian the exponential of a scaled Manhattan distance, the Cauchy kernel (and any
+other stationary profile, :func:`profile_gram`) a per-feature product over cache-sized row blocks,
+and the Categorical kernel ``mismatch ** (number of differing labels)``; plus the input checks
+every Gram computation shares.  Temporaries are bounded by :data:`GRAM_BLOCK_ELEMS` elements per
+block.  Each kernel class in ``kernels/base.py`` names its own path (``_scaled_gram``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,6 +30,10 @@ class _GramKernel(Protocol):
 
 #: elements (rows x columns) of one block of a Gram computation: bounds every temporary
 GRAM_BLOCK_ELEMS = 2**20
+
+#: elements of one block of the feature-by-feature Gram paths: small enough for the block and its
+#: temporaries to stay in cache across the d passes (measured: 2**20 was 3x to 5x slower)
+FEATURE_BLOCK_ELEMS = 2**15
 
 #: squared scaled distances at or above this give exp(-D / 2) = 0 in float64 (exp underflows)
 _RBF_ZERO_DIST = 1500.0
@@ -250,7 +256,8 @@ def _cauchy_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """prod_j 1 / (1 + (a_j - b_j)^2) for scaled rows: a per-feature product over row blocks."""
     n, m = len(A), len(B)
     out = np.ones((n, m))
-    step = _row_step(m)
+    # blocks that stay in cache: the d passes over a block then cost little beyond the arithmetic
+    step = max(1, FEATURE_BLOCK_ELEMS // max(1, m))
     for s in range(0, n, step):
         blk = out[s : s + step]
         for j in range(A.shape[1]):
@@ -262,11 +269,33 @@ def _cauchy_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return out
 
 
-_STATIONARY_GRAMS = {
-    "rbf": lambda A, B, same: _rbf_gram(A, B, same),
-    "laplacian": lambda A, B, same: _laplacian_gram(A, B),
-    "cauchy": lambda A, B, same: _cauchy_gram(A, B),
-}
+def profile_gram(profile: Callable[[np.ndarray], np.ndarray], A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """prod_j profile(a_j - b_j) for scaled rows, accumulated feature by feature over row blocks.
+
+    The generic Gram path of a stationary kernel: it needs only the kernel's one-dimensional
+    ``profile`` and never builds the (n, m, d) factor tensor; with cache-sized blocks a new profile
+    costs about what its arithmetic costs (see ``benchmarks/bench_gram.py``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels._gram import profile_gram
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> np.round(profile_gram(lambda u: np.exp(-0.5 * u * u), A, A), 3)
+    array([[1.   , 0.082],
+           [0.082, 1.   ]])
+    """
+    n, m = len(A), len(B)
+    out = np.ones((n, m))
+    step = max(1, FEATURE_BLOCK_ELEMS // max(1, m))
+    Bt = np.ascontiguousarray(B.T)
+    for s in range(0, n, step):
+        blk = out[s : s + step]
+        for j in range(A.shape[1]):
+            with np.errstate(over="ignore"):  # an overflowing difference is +-inf: the profile's limit
+                u = np.subtract.outer(A[s : s + step, j], Bt[j])
+            blk *= profile(u)
+    return out
 
 
 def _label_codes(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -9,8 +9,12 @@ per-feature factors k_j(X_pj, Y_rj) as an array of shape (p, r, d).  Conventions
 scikit-learn: RBF = exp(-(x - y)^2 / (2 l^2)), Laplacian = exp(-|x - y| / l),
 Cauchy = 1 / (1 + (x - y)^2 / l^2), with one lengthscale for all features or one per feature (ARD).
 
-Gram matrices (``kernel(X, Y)``) never build the (p, r, d) factor tensor; how each kernel's is
-computed, in bounded blocks, is in ``kernels/_gram.py``.
+Gram matrices (``kernel(X, Y)``) never build the (p, r, d) factor tensor.  Each kernel class owns
+its idea in one place: its formula, its Gram path (the blocked routines of ``kernels/_gram.py``; a
+stationary profile without its own gets the feature-by-feature one), its matched-pair values and
+compiled pair-loop code for the statistics, and its default lengthscale.  Kernels combine as
+scikit-learn's do: ``k1 * k2`` (:class:`PointwiseProduct`), ``k1 + k2`` (:class:`SumKernel`) and a
+positive number times a kernel.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._gram import _STATIONARY_GRAMS, _gram_inputs, _mismatch_gram, _row_step
+from ._gram import _cauchy_gram, _gram_inputs, _laplacian_gram, _mismatch_gram, _rbf_gram, _row_step, profile_gram
+from .heuristics import default_lengthscale
+
+#: factor codes of the statistics' compiled pair loop (``stats/_pairs_numba.tile_factors``); a kernel
+#: says which one it is through :meth:`Kernel.pair_loop_params` (None: the numpy pair path)
+PAIR_RBF, PAIR_LAPLACE, PAIR_CAUCHY, PAIR_DELTA = 0, 1, 2, 3
+
+#: (codes, inverse lengthscales, mismatches) per feature for the compiled pair loop
+PairParams = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _check_amplitude(amplitude: Any) -> float:
@@ -57,6 +69,8 @@ class Kernel:
     """
 
     amplitude: float = 1.0
+    #: numpy defers to the kernel's operators, so ``kernel * array`` is a TypeError, not an array of kernels
+    __array_ufunc__ = None
 
     #: number of features the kernel is defined on, or None when it adapts to any number
     @property
@@ -160,14 +174,59 @@ class Kernel:
         """Boolean array (d,): which features this kernel needs as numbers."""
         return np.full(d, self.numeric, dtype=bool)
 
+    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """Per-feature values k_j(P_rj, Q_rj) for matched rows, shape (r, d), without the amplitude.
+
+        What the kernel statistics need for their sample pairs (the numpy pair path).  Here one
+        call of :meth:`feature_values` per pair (slow but correct); the kernels of this module
+        override it with direct formulas.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import RBF
+        >>> P, Q = np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 3.0]])
+        >>> np.round(RBF(1.0).pair_values(P, Q), 3)
+        array([[0.607, 1.   ],
+               [1.   , 0.135]])
+        """
+        r, d = np.shape(P)
+        if r == 0:
+            return np.zeros((0, d))
+        return np.stack([self.feature_values(P[i : i + 1], Q[i : i + 1])[0, 0] for i in range(r)])
+
+    def pair_loop_params(self, d: int) -> PairParams | None:
+        """What the statistics' compiled pair loop needs for this kernel on ``d`` features, or None.
+
+        (codes, inverse lengthscales, mismatches), one entry per feature, with the codes
+        ``PAIR_RBF``, ``PAIR_LAPLACE``, ``PAIR_CAUCHY`` and ``PAIR_DELTA`` of this module.  None
+        (the default) sends the kernel to the numpy pair path (:meth:`pair_values`), which is
+        correct for every kernel.
+        """
+        return None
+
     def __mul__(self, other: Any) -> Any:
-        if isinstance(other, Real) and not isinstance(other, bool):
+        if isinstance(other, Real) and not isinstance(other, (bool, np.bool_)):
             new = self._copy()
             new.amplitude = _check_amplitude(self.amplitude * float(other))
             return new
+        if isinstance(other, SumKernel):
+            return SumKernel([self * t for t in other.terms])
+        if isinstance(other, Kernel):
+            return PointwiseProduct([self, other])
         return NotImplemented
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Any) -> Any:
+        if isinstance(other, Real) and not isinstance(other, (bool, np.bool_)):
+            return self.__mul__(other)
+        return NotImplemented
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, SumKernel):
+            return SumKernel([self, *other.terms])
+        if isinstance(other, Kernel):
+            return SumKernel([self, other])
+        return NotImplemented
 
     def _copy(self) -> Any:
         """A deep copy of this kernel."""
@@ -177,11 +236,17 @@ class Kernel:
 
 
 class _Stationary(Kernel):
-    """``k_j(x, y) = profile(|x - y| / l_j)``, one lengthscale or one per feature."""
+    """``k_j(x, y) = profile(|x - y| / l_j)``, one lengthscale or one per feature.
+
+    Everything about the kernel lives in its class: the formula (:meth:`_profile`), the fast Gram
+    path on scaled inputs (:meth:`_scaled_gram`, by default the feature-by-feature accumulation of
+    the profile, which is fast for any profile), the code of the statistics' compiled pair loop
+    (``_pair_code``, None for the numpy pair path) and the default lengthscale (:meth:`from_data`).
+    """
 
     name = "stationary"
-    #: which distance-based Gram formula applies ("rbf", "laplacian", "cauchy"); None: the generic one
-    _kind: str | None = None
+    #: code of this profile in the statistics' compiled pair loop, or None (numpy pair path)
+    _pair_code: int | None = None
 
     def __init__(self, lengthscale: float | ArrayLike = 1.0, amplitude: float = 1.0) -> None:
         msg = (
@@ -200,6 +265,36 @@ class _Stationary(Kernel):
         self.lengthscale: float | np.ndarray = float(ls) if ls.ndim == 0 else ls
         self.amplitude = _check_amplitude(amplitude)
 
+    @classmethod
+    def from_data(cls, *arrays: ArrayLike, per_feature: bool = False, standardize: bool = True) -> Any:
+        """This kernel with kexplain's default lengthscale for the pooled rows of ``arrays``.
+
+        The one policy of :func:`kexplain.kernels.default_lengthscale` (the median heuristic on
+        standardised features, design notes section "Default kernels"); a subclass whose profile
+        calls for another scale overrides this.
+
+        Parameters
+        ----------
+        *arrays : array-like of shape (n_i, d)
+            Rows pooled before the distances are taken.
+        per_feature : bool
+            The median absolute difference per feature instead of one joint median.
+        standardize : bool
+            Take the median on features scaled to unit standard deviation.
+
+        Returns
+        -------
+        Kernel
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import Laplacian
+        >>> Laplacian.from_data(np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]]))
+        Laplacian(lengthscale=[3. 4.])
+        """
+        return cls(lengthscale=default_lengthscale(*arrays, per_feature=per_feature, standardize=standardize))
+
     @property
     def n_features(self) -> int | None:
         """None for one shared lengthscale, else the number of per-feature lengthscales."""
@@ -209,6 +304,19 @@ class _Stationary(Kernel):
         """The one-dimensional kernel as a function of u = (x - y) / l."""
         raise NotImplementedError
 
+    def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
+        """prod_j profile(a_j - b_j) for rows already divided by the lengthscales.
+
+        The generic path accumulates the profile feature by feature (:func:`profile_gram`); a
+        kernel with a faster closed form (a distance and one function of it) overrides this.  It
+        must not depend on the lengthscale: products merge parts of one kind into one call.
+        """
+        return profile_gram(self._profile, A, B)
+
+    def _merge_key(self) -> Any:
+        """Parts of a ProductKernel with equal keys share one :meth:`_scaled_gram` call."""
+        return type(self)
+
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
         """Per-feature values profile((x_j - y_j) / l_j), shape (len(X), len(Y), d)."""
         Xa = np.asarray(X, dtype=np.float64)
@@ -216,14 +324,24 @@ class _Stationary(Kernel):
         u = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale
         return self._profile(u)
 
+    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """profile((p_j - q_j) / l_j) for matched rows, shape (r, d) (see :meth:`Kernel.pair_values`)."""
+        # stationary: k(p, q) depends on p - q only, so the pairs become rows against the origin
+        diff = np.asarray(P, dtype=np.float64) - np.asarray(Q, dtype=np.float64)
+        return self.feature_values(diff, np.zeros((1, diff.shape[1])))[:, 0, :]
+
+    def pair_loop_params(self, d: int) -> PairParams | None:
+        """The profile's code and the inverse lengthscales (see :meth:`Kernel.pair_loop_params`)."""
+        if self._pair_code is None:
+            return None
+        ls = np.broadcast_to(np.asarray(self.lengthscale, dtype=np.float64), (d,))
+        return np.full(d, self._pair_code, np.int64), 1.0 / ls, np.zeros(d)
+
     def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
-        """The Gram matrix without amplitude from distances of the scaled inputs X / l, Y / l."""
-        kind = self._kind
-        if kind is None:
-            return super()._unit_gram(X, Y, same)
+        """The Gram matrix without amplitude from the scaled inputs X / l, Y / l."""
         A = np.asarray(X, dtype=np.float64) / self.lengthscale
         B = A if same else np.asarray(Y, dtype=np.float64) / self.lengthscale
-        return _STATIONARY_GRAMS[kind](A, B, same)
+        return self._scaled_gram(A, B, same)
 
     def rescaled(self, scale: ArrayLike) -> Kernel:
         """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees."""
@@ -257,11 +375,15 @@ class RBF(_Stationary):
            [0.368, 1.   ]])
     """
 
-    _kind = "rbf"
+    _pair_code = PAIR_RBF
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return np.exp(-0.5 * u * u)
+
+    def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
+        """exp(-||a - b||^2 / 2): one matrix product, exact differences where digits could be lost."""
+        return _rbf_gram(A, B, same)
 
 
 class Laplacian(_Stationary):
@@ -284,11 +406,15 @@ class Laplacian(_Stationary):
            [0.368, 1.   ]])
     """
 
-    _kind = "laplacian"
+    _pair_code = PAIR_LAPLACE
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return np.exp(-np.abs(u))
+
+    def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
+        """exp(-||a - b||_1): scipy's Manhattan distances, then one exponential."""
+        return _laplacian_gram(A, B)
 
 
 class Cauchy(_Stationary):
@@ -311,11 +437,15 @@ class Cauchy(_Stationary):
            [0.5, 1. ]])
     """
 
-    _kind = "cauchy"
+    _pair_code = PAIR_CAUCHY
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return 1.0 / (1.0 + u * u)
+
+    def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
+        """prod_j 1 / (1 + (a_j - b_j)^2), feature by feature (a division instead of a reciprocal)."""
+        return _cauchy_gram(A, B)
 
 
 class Categorical(Kernel):
@@ -370,6 +500,14 @@ class Categorical(Kernel):
     def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
         """``mismatch ** (number of features whose labels differ)``, from integer label codes."""
         return _mismatch_gram([(np.asarray(X), np.asarray(Y), self.mismatch)], len(X), len(Y))
+
+    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """1.0 where the matched labels are equal, else ``mismatch``, shape (r, d)."""
+        return np.where(np.asarray(P) == np.asarray(Q), 1.0, self.mismatch)
+
+    def pair_loop_params(self, d: int) -> PairParams | None:
+        """The delta code and ``mismatch`` per feature (see :meth:`Kernel.pair_loop_params`)."""
+        return np.full(d, PAIR_DELTA, np.int64), np.ones(d), np.full(d, self.mismatch)
 
     def rescaled(self, scale: ArrayLike) -> Kernel:
         """The same kernel: a nonzero affine map keeps equal labels equal and others different."""
@@ -466,30 +604,30 @@ class ProductKernel(Kernel):
     def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
         """Product of the parts' Gram matrices, parts of one kind merged into one distance.
 
-        All RBF parts make one RBF with per-feature lengthscales (likewise Laplacian and Cauchy
-        parts), all Categorical parts one count of differing labels per mismatch value; any other
-        per-feature kernel contributes its own Gram matrix.
+        All RBF parts make one RBF with per-feature lengthscales (likewise the parts of any other
+        stationary kernel: one :meth:`_Stationary._scaled_gram` call per kind), all Categorical
+        parts one count of differing labels per mismatch value; any other per-feature kernel
+        contributes its own Gram matrix.
         """
         n, m = len(X), len(Y)
-        stationary: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        stationary: dict[Any, list[tuple[_Stationary, np.ndarray, np.ndarray]]] = {}
         labels: dict[float, list[np.ndarray]] = {}
         others: list[tuple[Kernel, np.ndarray]] = []
         for k, feats in self.parts:
-            kind = getattr(k, "_kind", None)
-            if isinstance(k, _Stationary) and kind is not None:
+            if isinstance(k, _Stationary):
                 ls = np.broadcast_to(np.asarray(k.lengthscale, dtype=np.float64), (len(feats),))
-                stationary.setdefault(kind, []).append((feats, ls))
+                stationary.setdefault(k._merge_key(), []).append((k, feats, ls))
             elif type(k) is Categorical:
                 labels.setdefault(k.mismatch, []).append(feats)
             else:
                 others.append((k, feats))
         out: np.ndarray | None = None
-        for kind, entries in stationary.items():
-            feats = np.concatenate([f for f, _ in entries])
-            ls = np.concatenate([v for _, v in entries])
+        for entries in stationary.values():
+            feats = np.concatenate([f for _, f, _ in entries])
+            ls = np.concatenate([v for _, _, v in entries])
             A = np.asarray(X[:, feats], dtype=np.float64) / ls
             B = A if same else np.asarray(Y[:, feats], dtype=np.float64) / ls
-            K = _STATIONARY_GRAMS[kind](A, B, same)
+            K = entries[0][0]._scaled_gram(A, B, same)
             out = K if out is None else np.multiply(out, K, out=out)
         if labels:
             groups = []
@@ -505,6 +643,28 @@ class ProductKernel(Kernel):
             K = k._unit_gram(xs, ys, same)
             out = K if out is None else np.multiply(out, K, out=out)
         return np.ones((n, m)) if out is None else out
+
+    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """The parts' values on their features for matched rows, shape (r, d)."""
+        r = np.shape(P)[0]
+        out = np.empty((r, self._d))
+        for k, feats in self.parts:
+            ps, qs = P[:, feats], Q[:, feats]
+            if k.numeric:
+                ps, qs = ps.astype(np.float64), qs.astype(np.float64)
+            out[:, feats] = k.pair_values(ps, qs)
+        return out
+
+    def pair_loop_params(self, d: int) -> PairParams | None:
+        """The parts' codes on their features, or None when a part has none."""
+        self.check_n_features(d)
+        kinds, inv, mism = np.empty(d, np.int64), np.empty(d), np.empty(d)
+        for k, feats in self.parts:
+            params = k.pair_loop_params(len(feats))
+            if params is None:
+                return None
+            kinds[feats], inv[feats], mism[feats] = params
+        return kinds, inv, mism
 
     def diag_value(self) -> float:
         """k(x, x): the total amplitude."""
@@ -542,6 +702,121 @@ class ProductKernel(Kernel):
         return f"ProductKernel([{inner}]{amp})"
 
 
+class PointwiseProduct(Kernel):
+    """Product of kernels on the same features, k(x, y) = amplitude * prod_t k_t(x, y) (``k1 * k2``).
+
+    Each factor is a product over features, so the product is one too: its per-feature factor is
+    the product of the factors' per-feature factors, and every game stays a product game.  This is
+    scikit-learn's ``k1 * k2`` (the kernels multiplied on the same inputs), not
+    :class:`ProductKernel`, which puts different kernels on different features.
+
+    Parameters
+    ----------
+    factors : list of Kernel
+        At least one kernel (not a SumKernel: multiply a sum out with ``*``, which gives a
+        SumKernel of products); nested PointwiseProducts are flattened.
+    amplitude : float
+        Positive factor in front of the product (times the amplitudes of the factors).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import RBF, Laplacian
+    >>> k = RBF(1.0) * Laplacian(2.0)
+    >>> k
+    RBF(lengthscale=1) * Laplacian(lengthscale=2)
+    >>> X = np.array([[0.0], [1.0]])
+    >>> np.round(k(X), 3)
+    array([[1.   , 0.368],
+           [0.368, 1.   ]])
+    """
+
+    def __init__(self, factors: Any, amplitude: float = 1.0) -> None:
+        msg = "factors must be a non-empty list of kexplain kernels (not SumKernels), got {!r}."
+        if isinstance(factors, (Kernel, SumKernel, str, bytes)) or not hasattr(factors, "__iter__"):
+            raise TypeError(msg.format(factors))
+        flat: list[Kernel] = []
+        amp = _check_amplitude(amplitude)
+        for f in factors:
+            if not isinstance(f, Kernel):
+                raise TypeError(msg.format(factors))
+            if isinstance(f, PointwiseProduct):
+                inner: list[Kernel] = f.factors
+                flat.extend(inner)
+                amp *= f.amplitude
+            else:
+                flat.append(f)
+        if not flat:
+            raise TypeError(msg.format(factors))
+        nfs = {f.n_features for f in flat if f.n_features is not None}
+        if len(nfs) > 1:
+            raise ValueError(f"the factors of a product disagree on the number of features: {sorted(nfs)}.")
+        self.factors: list[Kernel] = flat
+        self.amplitude = _check_amplitude(amp)
+        self.numeric = any(f.numeric for f in flat)
+
+    @property
+    def n_features(self) -> int | None:
+        """The number of features the factors agree on, or None when they all adapt."""
+        nfs = {f.n_features for f in self.factors if f.n_features is not None}
+        return nfs.pop() if nfs else None
+
+    @property
+    def total_amplitude(self) -> float:
+        """The amplitude times the factors' own k(x, x)."""
+        return self.amplitude * float(np.prod([f.diag_value() for f in self.factors]))
+
+    def diag_value(self) -> float:
+        """k(x, x): the total amplitude."""
+        return self.total_amplitude
+
+    def numeric_mask(self, d: int) -> np.ndarray:
+        """Boolean array (d,): which features some factor needs as numbers."""
+        return np.logical_or.reduce([f.numeric_mask(d) for f in self.factors])
+
+    @staticmethod
+    def _inputs(f: Kernel, X: np.ndarray) -> np.ndarray:
+        """X as one factor needs it: floats where every feature is numeric to it."""
+        return X.astype(np.float64) if f.numeric_mask(X.shape[1]).all() else X
+
+    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
+        """The product of the factors' per-feature values, shape (len(X), len(Y), d)."""
+        Xa, Ya = np.asarray(X), np.asarray(Y)
+        out = None
+        for f in self.factors:
+            v = f.feature_values(self._inputs(f, Xa), self._inputs(f, Ya))
+            out = v if out is None else np.multiply(out, v, out=out)
+        assert out is not None
+        return out
+
+    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
+        """The product of the factors' Gram matrices (each by its own fast path)."""
+        out = None
+        for f in self.factors:
+            K = f._unit_gram(self._inputs(f, X), self._inputs(f, Y), same)
+            out = K if out is None else np.multiply(out, K, out=out)
+        assert out is not None
+        return out
+
+    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """The product of the factors' values for matched rows, shape (r, d)."""
+        out = None
+        for f in self.factors:
+            v = f.pair_values(self._inputs(f, np.asarray(P)), self._inputs(f, np.asarray(Q)))
+            out = v if out is None else np.multiply(out, v, out=out)
+        assert out is not None
+        return out
+
+    def rescaled(self, scale: ArrayLike) -> PointwiseProduct:
+        """Every factor rescaled (see :meth:`Kernel.rescaled`)."""
+        s = np.asarray(scale, dtype=np.float64)
+        return PointwiseProduct([f.rescaled(s) for f in self.factors], amplitude=self.amplitude)
+
+    def __repr__(self) -> str:
+        inner = " * ".join(repr(f) for f in self.factors)
+        return inner if self.amplitude == 1.0 else f"{self.amplitude:.4g} * {inner}"
+
+
 class SumKernel:
     """Sum of product kernels, k = sum_t k_t.  Each term is a product kernel, so a model built on
     a SumKernel is still a product game, with one row per (term, reference point).
@@ -563,6 +838,9 @@ class SumKernel:
     >>> k.diag_value()
     1.5
     """
+
+    #: numpy defers to the kernel's operators (see Kernel)
+    __array_ufunc__ = None
 
     def __init__(self, terms: Any) -> None:
         msg = (
@@ -645,12 +923,26 @@ class SumKernel:
         return out
 
     def __mul__(self, other: Any) -> Any:
-        # an overall amplitude multiplies every term
-        if isinstance(other, Real) and not isinstance(other, bool):
+        # an overall amplitude multiplies every term; a product with a sum is multiplied out
+        if isinstance(other, Real) and not isinstance(other, (bool, np.bool_)):
+            return SumKernel([t * other for t in self.terms])
+        if isinstance(other, SumKernel):
+            return SumKernel([t * u for t in self.terms for u in other.terms])
+        if isinstance(other, Kernel):
             return SumKernel([t * other for t in self.terms])
         return NotImplemented
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Any) -> Any:
+        if isinstance(other, Real) and not isinstance(other, (bool, np.bool_)):
+            return self.__mul__(other)
+        return NotImplemented
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, SumKernel):
+            return SumKernel([*self.terms, *other.terms])
+        if isinstance(other, Kernel):
+            return SumKernel([*self.terms, other])
+        return NotImplemented
 
     def diag_value(self) -> float:
         """k(x, x): the sum of the terms' amplitudes."""
@@ -707,4 +999,36 @@ def term_amplitude(kernel: Kernel) -> float:
     >>> term_amplitude(ProductKernel([2.0 * RBF(1.0), RBF(1.0)], amplitude=1.5))
     3.0
     """
-    return kernel.total_amplitude if isinstance(kernel, ProductKernel) else kernel.amplitude
+    return kernel.diag_value()
+
+
+def default_kernel(*arrays: ArrayLike, per_feature: bool = False, standardize: bool = True) -> RBF:
+    """The kernel every ``kernel=None`` in kexplain stands for: an RBF with the default lengthscale.
+
+    ``RBF.from_data(*arrays)``: one lengthscale per feature, ``s_j * ell`` with s_j the feature's
+    standard deviation over the pooled rows and ell the median distance between the standardised
+    rows (:func:`kexplain.kernels.default_lengthscale`).  The statistics' ``bandwidth`` and
+    ``standardize`` options map onto ``per_feature`` and ``standardize``.
+
+    Parameters
+    ----------
+    *arrays : array-like of shape (n_i, d)
+        Rows pooled before the distances are taken (e.g. both samples of a two-sample test).
+    per_feature : bool
+        The median absolute difference per feature instead of one joint median.
+    standardize : bool
+        Take the medians on features scaled to unit standard deviation.
+
+    Returns
+    -------
+    RBF
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import default_kernel
+    >>> default_kernel(np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]]))
+    RBF(lengthscale=[3. 4.])
+    """
+    out: RBF = RBF.from_data(*arrays, per_feature=per_feature, standardize=standardize)
+    return out

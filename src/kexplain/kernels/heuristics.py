@@ -163,3 +163,64 @@ def median_heuristic(
     if per_feature:
         return np.array([_safe_median(pdist(rows[:, j : j + 1], "cityblock")) for j in range(rows.shape[1])])
     return _safe_median(pdist(rows, "euclidean"))
+
+
+def default_lengthscale(
+    *arrays: ArrayLike,
+    per_feature: bool = False,
+    standardize: bool = True,
+    feature_names: Sequence[str] | None = None,
+) -> np.ndarray:
+    """kexplain's one default lengthscale policy: the median heuristic on standardised features.
+
+    Every ``kernel=None`` in kexplain resolves to ``RBF(default_lengthscale(data))`` (see
+    :func:`kexplain.kernels.default_kernel`; the design notes, section "Default kernels", say why).
+    Each feature is divided by the pooled rows' standard deviation s_j (1 for a constant feature),
+    the median Euclidean distance ell between the scaled rows is taken (:func:`median_heuristic`),
+    and the lengthscale of feature j is ``s_j * ell``: the product RBF on the raw data is then the
+    isotropic RBF with lengthscale ell on the standardised data, so no feature dominates because of
+    its units and a typical pair of rows has kernel value about exp(-1/2) whatever the number of
+    features.
+
+    Parameters
+    ----------
+    *arrays : array-like of shape (n_i, d)
+        Rows pooled before the distances are taken.
+    per_feature : bool
+        The median absolute difference of each feature instead of one joint median (each factor
+        informative on its own, but their product is close to zero for most pairs when there are
+        many features).
+    standardize : bool
+        False takes the medians on the raw features (one number for all features when
+        ``per_feature`` is False).
+    feature_names : sequence of str, optional
+        Names of the features for error messages.
+
+    Returns
+    -------
+    ndarray of shape (d,), or float when ``standardize`` and ``per_feature`` are both False
+
+    Raises
+    ------
+    ValueError
+        When an array has NaN, infinite or non-numeric values, or the arrays disagree on the
+        number of features (see :func:`median_heuristic`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import default_lengthscale
+    >>> X = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    >>> np.round(default_lengthscale(X), 3)
+    array([3., 4.])
+    """
+    if not standardize:
+        return median_heuristic(*arrays, per_feature=per_feature, feature_names=feature_names)  # type: ignore[return-value]
+    checked = _check_arrays(arrays, feature_names)
+    pooled = np.concatenate(checked, axis=0)
+    if pooled.shape[1] == 0 or pooled.shape[0] == 0:
+        return median_heuristic(*arrays, per_feature=per_feature)  # type: ignore[return-value]
+    sd = pooled.std(axis=0)
+    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+    ell = median_heuristic(*(a / sd for a in checked), per_feature=per_feature)
+    return np.asarray(ell, dtype=np.float64) * sd

@@ -2,6 +2,7 @@
 
 from .dot_product import PolynomialExpansion, as_polynomial_expansion
 from .expansion import KernelExpansion
+from .kernel_coverage import CoverageRow, coverage, coverage_table
 from .posterior import GPPosterior, gp_posterior
 from .sklearn import SUPPORTED_MODELS, as_kernel_expansion, describe_output, model_output
 
@@ -15,4 +16,7 @@ __all__ = [
     "SUPPORTED_MODELS",
     "GPPosterior",
     "gp_posterior",
+    "coverage",
+    "coverage_table",
+    "CoverageRow",
 ]

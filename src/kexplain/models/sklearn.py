@@ -29,6 +29,7 @@ from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.chi2 import Chi2
 from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot_product, polynomial_from_sklearn
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
+from ._routes import route_for
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
@@ -55,7 +56,8 @@ def _unsupported(msg: str) -> UnsupportedModelError:
 _OTHER_KERNEL_ROUTE = {
     "GaussianProcessClassifier": (
         "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional') "
-        "explains its class-1 probability exactly by evaluating the model on coalitions (up to 12 features)"
+        "explains its class-1 probability by evaluating the model on coalitions: exact up to 12 features, "
+        "sampled with standard errors beyond"
     ),
 }
 
@@ -68,7 +70,8 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
         route = _OTHER_KERNEL_ROUTE.get(
             owner,
             "kx.RKHSExplainer(model, value='interventional') explains it exactly by evaluating the model on "
-            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled beyond), "
+            "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled with "
+            "standard errors beyond), "
             "and kx.RKHSExplainer(model) gives the observational game",
         )
         raise _unsupported(
@@ -117,12 +120,9 @@ def _svm_kernel(est: Any) -> Kernel | PolynomialOfSum:
         # scikit-learn resolves gamma="scale"/"auto" at fit time into _gamma
         degree = int(est.degree)
         return PolynomialOfSum([(1.0, [float(est.coef0)] * degree)], gamma=float(est._gamma))
-    fn = "model.decision_function" if type(est).__name__ in ("SVC", "NuSVC") else "model"
-    advice = (
-        f" kx.RKHSExplainer({fn}, background=B, value='interventional') explains any kernel exactly by "
-        "evaluating the model on coalitions (up to 12 features)."
-    )
-    raise _unsupported(f"{type(est).__name__} with kernel={est.kernel!r} has no exact product-kernel form.{advice}")
+    name = type(est).__name__
+    route = route_for(name, precomputed=isinstance(est.kernel, str) and est.kernel == "precomputed")
+    raise _unsupported(f"{name} with kernel={est.kernel!r} has no exact product-kernel form. {route}")
 
 
 def _svm(est: Any) -> _Parts:
@@ -192,11 +192,13 @@ def _kernel_ridge(est: Any) -> _Parts:
                 raise _unsupported("KernelRidge(kernel='chi2') needs an explicit gamma (scikit-learn fails without).")
             kernel, const = Chi2(gamma=float(est.gamma)), 0.0
         else:
-            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form.")
+            route = route_for("KernelRidge", precomputed=k == "precomputed")
+            raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form. {route}")
     elif hasattr(k, "get_params") and hasattr(k, "theta"):
         kernel, const = _gp_kernel(k, d, "KernelRidge")
     else:
-        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form.")
+        route = route_for("KernelRidge")
+        raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form. {route}")
     coef = np.asarray(est.dual_coef_, dtype=np.float64)
     intercept = const * coef.sum(axis=0)
     if kernel is None:
@@ -255,6 +257,13 @@ def _gpc(est: Any) -> _Parts | list[_Parts]:
             intercept = np.array([p[3] for p in parts])
             return X, coef, parts[0][1], intercept, names
         # each class learned its own kernel: one expansion per class, stacked (a kernel per output)
+        if any(type(p[1]).__name__ == "ScaleMixtureKernel" for p in parts):
+            raise _unsupported(
+                "GaussianProcessClassifier with several classes whose Matern or RationalQuadratic kernels differ "
+                "per class: the discretised kernels cannot share one error bound. Explain each class's binary "
+                "classifier, model.base_estimator_.estimators_[k], with kx.ProductKernelExplainer (its latent "
+                "mean is output k)."
+            )
         return [(p[0], p[2], p[1], p[3], [name]) for p, name in zip(parts, names)]
     X, kernel, coef, const = _binary_gpc_parts(base)
     if kernel is None:

@@ -103,13 +103,11 @@ def feature_scales(*arrays: np.ndarray) -> np.ndarray:
 
 
 def reference_lengthscale(*arrays: np.ndarray) -> np.ndarray:
-    """Per-feature lengthscales of the median heuristic on standardised rows: ``median * std_j``."""
-    from ..kernels.heuristics import median_heuristic
+    """Per-feature lengthscales of the median heuristic on standardised rows: ``median * std_j``
+    (kexplain's default, :func:`kexplain.kernels.default_lengthscale`)."""
+    from ..kernels.heuristics import default_lengthscale
 
-    s = feature_scales(*arrays)
-    pooled = np.concatenate(arrays, axis=0) / s
-    med = float(median_heuristic(pooled))
-    return med * s
+    return np.asarray(default_lengthscale(*arrays), dtype=np.float64)
 
 
 def flip_alternate(Xl: np.ndarray, Xr: np.ndarray, y01: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ One explainer for three kinds of model, one result type (kx.Explanation):
   restricted to S (Chau, 2023, thesis appendix C.3); interventional values by the generic solvers;
 - any prediction callable (or object with ``predict``) with background rows: interventional values
   by the generic solvers; observational values through a CME with an RBF kernel on S
-  (median-heuristic lengthscales on the background).
+  (kexplain's default lengthscales on the background, ``kx.kernels.default_lengthscale``).
 
 Coalitions are enumerated exactly (``kx.exact_shapley``) when d <= ``max_exact_features``
 (default 12), otherwise sampled (``kx.sampled_shapley``) with standard errors.
@@ -32,7 +32,8 @@ from ..base import Explainer, check_explain_options, explain_in_blocks, row_inde
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
-from ..kernels.heuristics import median_heuristic
+from ..kernels.heuristics import default_lengthscale
+from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion
@@ -272,9 +273,12 @@ class RKHSExplainer(Explainer):
         if hasattr(model, "to_kernel_expansion"):
             return model.to_kernel_expansion()
         try:
-            return as_kernel_expansion(model, feature_names=feature_names)
+            em = as_kernel_expansion(model, feature_names=feature_names)
         except UnsupportedModelError:
             return None
+        # a Matérn or rational quadratic kernel is a discretised sum of RBFs, with an error bound that
+        # only ProductKernelExplainer reports: here it keeps the generic route on the model's own kernel
+        return None if isinstance(em.kernel, ScaleMixtureKernel) else em
 
     def _choose_landmarks(self) -> np.ndarray | None:
         if self.approximation != "nystroem":
@@ -371,7 +375,7 @@ class RKHSExplainer(Explainer):
     def _restricted(self) -> Callable[[np.ndarray], Any]:
         if self._kernel_on is not None:
             return self._kernel_on
-        ls = np.atleast_1d(median_heuristic(self.background, per_feature=True))
+        ls = np.atleast_1d(default_lengthscale(self.background))
         return lambda S_idx: RBF(lengthscale=ls[S_idx])
 
     def _outputs(self, X: np.ndarray) -> np.ndarray:

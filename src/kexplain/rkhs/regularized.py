@@ -29,7 +29,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_data, check_random_state
-from ..kernels.base import RBF, Kernel, SumKernel
+from ..kernels.base import Kernel, SumKernel, default_kernel
 from ..models.expansion import KernelExpansion
 from ..shapley.product import solve_product_game
 
@@ -77,7 +77,8 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     kernel : kexplain product kernel (kx.kernels.RBF, Laplacian, Cauchy, ProductKernel), optional
-        None: an RBF kernel with per-feature median-heuristic lengthscales.
+        None: kexplain's default RBF on the training rows (``kx.kernels.default_kernel``: the median
+        heuristic on standardised features).
     alpha : float
         Ridge penalty lambda_f on ||f||^2.
     feature : int or str
@@ -175,9 +176,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
 
     def _make_kernel(self, X: np.ndarray, d: int) -> Kernel:
         if self.kernel is None:
-            from ..kernels.heuristics import median_heuristic
-
-            return RBF(lengthscale=median_heuristic(X, per_feature=True))
+            return default_kernel(X)
         if not isinstance(self.kernel, Kernel) or isinstance(self.kernel, SumKernel):
             raise TypeError(
                 "kernel must be a kexplain product kernel (kx.kernels.RBF, Laplacian, Cauchy or "

@@ -2,8 +2,8 @@
 
 The attributions need, for each sample pair (p, q), the per-feature factors k_j(p_j, q_j) of a
 product kernel.  ``Kernel.feature_values`` gives them for every combination of two sets of rows;
-here we need them for matched pairs only, so stationary and categorical kernels are evaluated on
-the pairs directly and any other per-feature kernel falls back to one call per pair.
+here we need them for matched pairs only, which each kernel gives through ``Kernel.pair_values``
+(a direct formula for the kernels of ``kexplain.kernels``, one call per pair for any other).
 """
 
 from __future__ import annotations
@@ -13,15 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_data, feature_names_of, to_array
-from ..kernels.base import (
-    Categorical,
-    Kernel,
-    ProductKernel,
-    SumKernel,
-    _Stationary,
-    term_amplitude,
-)
-from ..kernels.heuristics import median_heuristic
+from ..kernels.base import Kernel, SumKernel, default_kernel, term_amplitude
 
 BANDWIDTHS = ("median", "median_per_feature")
 
@@ -84,32 +76,8 @@ def resolve_kernel(kernel: Any, arrays: Any, name: str, bandwidth: str = "median
     if kernel is not None:
         return check_kernel(kernel, name)
     bandwidth = check_bandwidth(bandwidth)
-    return _default_rbf(arrays, bandwidth == "median_per_feature", standardize)
-
-
-def standardized_median_heuristic(*arrays: np.ndarray, per_feature: bool = False) -> Any:
-    """The median heuristic on features scaled to unit standard deviation, in the original units.
-
-    The pooled rows' standard deviation s_j of each feature (1 for a constant feature) divides the
-    data, the median heuristic runs on the scaled data, and the lengthscale is multiplied back by
-    s_j: an RBF with lengthscales s_j * ell on the raw data is the RBF with lengthscale ell on the
-    standardised data, so no feature dominates the distance because of its units.
-    """
-    pooled = np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays], axis=0)
-    if pooled.ndim != 2 or pooled.shape[1] == 0 or pooled.shape[0] == 0:
-        return median_heuristic(*arrays, per_feature=per_feature)  # its own answer (or message)
-    sd = pooled.std(axis=0)
-    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-    ell = median_heuristic(*(np.asarray(a, dtype=np.float64) / sd for a in arrays), per_feature=per_feature)
-    return np.asarray(ell, dtype=np.float64) * sd
-
-
-def _default_rbf(arrays: Any, per_feature: bool, standardize: bool = True) -> Kernel:
-    from ..kernels.base import RBF
-
-    if standardize:
-        return RBF(lengthscale=standardized_median_heuristic(*arrays, per_feature=per_feature))
-    return RBF(lengthscale=median_heuristic(*arrays, per_feature=per_feature))
+    # kexplain's one default policy (kexplain.kernels.default_kernel); the options vary it
+    return default_kernel(*arrays, per_feature=bandwidth == "median_per_feature", standardize=standardize)
 
 
 def amplitude(kernel: Kernel) -> float:
@@ -117,27 +85,8 @@ def amplitude(kernel: Kernel) -> float:
 
 
 def pair_factors(kernel: Kernel, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """k_j(P_rj, Q_rj) for matched rows, shape (r, d), without the amplitude."""
-    r, d = P.shape
-    if isinstance(kernel, ProductKernel):
-        out = np.empty((r, d))
-        for k, feats in kernel.parts:
-            ps, qs = P[:, feats], Q[:, feats]
-            if k.numeric:
-                ps, qs = ps.astype(np.float64), qs.astype(np.float64)
-            out[:, feats] = pair_factors(k, ps, qs)
-        return out
-    if isinstance(kernel, _Stationary):
-        # stationary: k(p, q) depends on p - q only, so the pairs become rows against the origin
-        diff = np.asarray(P, dtype=np.float64) - np.asarray(Q, dtype=np.float64)
-        return kernel.feature_values(diff, np.zeros((1, d)))[:, 0, :]
-    if isinstance(kernel, Categorical):
-        mismatch: float = kernel.mismatch
-        return np.where(np.asarray(P) == np.asarray(Q), 1.0, mismatch)
-    # any other per-feature kernel: one call per pair is slow but correct
-    if r == 0:
-        return np.zeros((0, d))
-    return np.stack([kernel.feature_values(P[i : i + 1], Q[i : i + 1])[0, 0] for i in range(r)])
+    """k_j(P_rj, Q_rj) for matched rows, shape (r, d), without the amplitude (``Kernel.pair_values``)."""
+    return kernel.pair_values(P, Q)
 
 
 #: magnitudes beyond this make differences (and the median heuristic's squared distances) overflow

@@ -15,8 +15,9 @@ shapes whatever block it is computed in) and the tiles' sums are added one after
 order, so the result is the same, bit for bit, for every ``n_jobs``, block size and cluster.
 ``max_block_bytes`` only decides how many tiles one task computes at once.
 
-Speed.  For RBF, Laplacian, Cauchy and Categorical factors (and ProductKernels of them) a compiled
-kernel (numba, when installed) computes the factors of a tile of pairs straight from the data, and
+Speed.  For kernels that name a code of the compiled loop (``Kernel.pair_loop_params``: RBF,
+Laplacian, Cauchy and Categorical factors and ProductKernels of them) a compiled kernel (numba,
+when installed) computes the factors of a tile of pairs straight from the data, and
 a compiled leave-one-out pass specialised for b = 1 (``_pairs_numba.loo_b1``: the engine's
 prefix/suffix arithmetic, bit for bit, with four independent product chains at a time) turns them
 into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Tiles it declines
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.base import RBF, Categorical, Cauchy, Kernel, Laplacian, ProductKernel
+from ..kernels.base import Kernel
 from ..shapley.product import _numba_kernel, _weighted_loo_integrals, product_game_block
 from ..shapley.quadrature import gauss_legendre_01, nodes_for_degree
 from ._kernels import pair_factors
@@ -48,9 +49,6 @@ TILE_BYTES = 2**20
 DRAW_CHUNK_BYTES = 2**21
 
 _ONE = np.ones((1, 1))
-
-#: factor kinds of the compiled path
-_RBF, _LAPLACE, _CAUCHY, _DELTA = 0, 1, 2, 3
 
 
 def n_within_pairs(n: int) -> int:
@@ -112,18 +110,6 @@ class FactorData:
         self.U, self.kinds, self.inv, self.mismatch = U, kinds, inv, mismatch
 
 
-_KINDS: dict[type, int] = {RBF: _RBF, Laplacian: _LAPLACE, Cauchy: _CAUCHY}
-
-
-def _part_params(k: Kernel, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    if type(k) in _KINDS:
-        ls = np.broadcast_to(np.asarray(k.lengthscale, dtype=np.float64), (d,))  # type: ignore[attr-defined]
-        return np.full(d, _KINDS[type(k)], np.int64), 1.0 / ls, np.zeros(d)
-    if type(k) is Categorical:
-        return np.full(d, _DELTA, np.int64), np.ones(d), np.full(d, k.mismatch)
-    return None
-
-
 def _codes(column: np.ndarray) -> np.ndarray:
     """Integer codes of labels (equal labels, as ``==`` sees them, share a code)."""
     mapping: dict[Any, int] = {}
@@ -131,25 +117,22 @@ def _codes(column: np.ndarray) -> np.ndarray:
 
 
 def factor_data(kernel: Kernel, data: np.ndarray) -> FactorData | None:
-    """The compiled path's description of ``kernel`` on ``data`` (rows of one pooled sample)."""
+    """The compiled path's description of ``kernel`` on ``data`` (rows of one pooled sample).
+
+    The kernel says what the compiled loop needs (``Kernel.pair_loop_params``); None sends it to
+    the numpy path.
+    """
     if _factor_kernel() is None:
         return None
     d = data.shape[1]
-    parts = kernel.parts if isinstance(kernel, ProductKernel) else [(kernel, np.arange(d))]
-    kinds = np.empty(d, np.int64)
-    inv = np.empty(d)
-    mism = np.empty(d)
+    params = kernel.pair_loop_params(d)
+    if params is None:
+        return None
+    kinds, inv, mism = params
+    numeric = kernel.numeric_mask(d)
     U = np.empty(data.shape, dtype=np.float64)
-    for k, feats in parts:
-        params = _part_params(k, len(feats))
-        if params is None:
-            return None
-        kinds[feats], inv[feats], mism[feats] = params
-        if k.numeric:
-            U[:, feats] = np.asarray(data[:, feats], dtype=np.float64)
-        else:
-            for f in np.atleast_1d(feats):
-                U[:, f] = _codes(np.asarray(data[:, f]))
+    for f in range(d):
+        U[:, f] = np.asarray(data[:, f], dtype=np.float64) if numeric[f] else _codes(np.asarray(data[:, f]))
     return FactorData(np.ascontiguousarray(U), kinds, inv, mism)
 
 

@@ -2,7 +2,9 @@
 
 ``tile_factors(U, V, i, j, kinds, inv, mismatch, out)`` writes out[r, f] = k_f(U[i_r, f], V[j_r, f])
 for RBF (kind 0: exp(-u^2 / 2)), Laplacian (1: exp(-|u|)), Cauchy (2: 1 / (1 + u^2)) with
-u = (x - y) / l, and the delta kernel on integer label codes (3: 1 if equal else ``mismatch``).
+u = (x - y) / l, and the delta kernel on integer label codes (3: 1 if equal else ``mismatch``); the
+codes are ``kexplain.kernels.base.PAIR_*``, and each kernel class names its own
+(``Kernel.pair_loop_params``).
 
 ``loo_b1(a, t, w, psi, kval)`` is the product game's leave-one-out quadrature for absent factor
 b = 1 on one tile of factors (False: the caller uses the engine), and ``triangle_pairs`` is
@@ -14,6 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels.base import PAIR_CAUCHY, PAIR_DELTA, PAIR_LAPLACE, PAIR_RBF
+
+# numba freezes these globals into the compiled code; the checks keep the branches below in step
+assert (PAIR_RBF, PAIR_LAPLACE, PAIR_CAUCHY, PAIR_DELTA) == (0, 1, 2, 3)
+
 
 @njit(cache=True, nogil=True)
 def tile_factors(U, V, i, j, kinds, inv, mismatch, out):  # pragma: no cover - compiled; tested via _pairs
@@ -24,15 +31,15 @@ def tile_factors(U, V, i, j, kinds, inv, mismatch, out):  # pragma: no cover - c
         b = j[q]
         for f in range(d):
             k = kinds[f]
-            if k == 3:
+            if k == PAIR_DELTA:
                 out[q, f] = 1.0 if U[a, f] == V[b, f] else mismatch[f]
             else:
                 u = (U[a, f] - V[b, f]) * inv[f]
-                if k == 0:
+                if k == PAIR_RBF:
                     out[q, f] = np.exp(-0.5 * u * u)
-                elif k == 1:
+                elif k == PAIR_LAPLACE:
                     out[q, f] = np.exp(-abs(u))
-                else:
+                else:  # PAIR_CAUCHY
                     out[q, f] = 1.0 / (1.0 + u * u)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import check_bool, check_data, check_n_jobs, check_random_state
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import RBF, Categorical, Kernel, ProductKernel
-from ..kernels.heuristics import median_heuristic
+from ..kernels.heuristics import default_lengthscale
 from ._common import (
     check_estimator_name,
     check_max_block_bytes,
@@ -48,7 +48,6 @@ from ._kernels import (
     check_bandwidth,
     overflow_scale,
     resolve_kernel,
-    standardized_median_heuristic,
     validate_sample,
 )
 from ._pairs import (
@@ -112,11 +111,7 @@ def _prepare_side(
         scale = overflow_scale(None, (numeric,), name)
         numeric = numeric / scale
         per_feature = bandwidth == "median_per_feature"
-        ls = (
-            standardized_median_heuristic(numeric, per_feature=per_feature)
-            if standardize
-            else median_heuristic(numeric, per_feature=per_feature)
-        )
+        ls = default_lengthscale(numeric, per_feature=per_feature, standardize=standardize)
         kern: Kernel = ProductKernel([(RBF(ls), num), (Categorical(0.0), lab)])
         arr = check_data(data, name=name, numeric_mask=kern.numeric_mask(arr.shape[1]), min_rows=min_rows)
         arr[:, num] = numeric
