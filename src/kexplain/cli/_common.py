@@ -98,9 +98,11 @@ def game_of(
 
 def model_features(model: Any) -> tuple[Any, list[str] | None, int, list[bool] | None]:
     """(kernel expansion, feature names or None, number of features, numeric mask) of a model."""
+    from ..models.dot_product import as_polynomial_expansion
     from ..models.sklearn import as_kernel_expansion
 
-    expansion = as_kernel_expansion(model)
+    # linear and polynomial kernel models have no KernelExpansion but are explained exactly too
+    expansion = as_polynomial_expansion(model) or as_kernel_expansion(model)
     names = None if expansion.feature_names is None else [str(n) for n in expansion.feature_names]
     mask = getattr(expansion, "numeric_mask", None)
     return expansion, names, int(expansion.n_features), None if mask is None else [bool(m) for m in mask]

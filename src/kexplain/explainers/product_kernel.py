@@ -12,14 +12,24 @@ from ..base import Explainer, check_explain_options, explain_in_blocks, row_inde
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
+from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.monomials import MonomialGame
+from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
 from .mixture_range import MixtureRange, value_error_bound
+from .polynomial_games import (
+    PolynomialFunctionalGame,
+    PolynomialInterventionalGame,
+    centred,
+    monomial_game,
+    use_monomials,
+)
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
     BackgroundFactors,
@@ -98,6 +108,13 @@ class ProductKernelExplainer(Explainer):
 
     Notes
     -----
+    Linear and polynomial kernels (``kernel="linear"``, ``"poly"``, GP ``DotProduct`` and its integer
+    powers, KernelRidge's ``additive_chi2``) are not products over features; their models are
+    explained exactly through :mod:`kexplain.shapley.polynomial` (each coalition value is a
+    polynomial of a sum of per-feature terms) or, for small degrees, :mod:`kexplain.shapley.monomials`
+    (the model multiplied out into monomials); ``route`` is then "polynomial" or "monomials".
+    KernelRidge's ``chi2`` kernel is a product kernel (:class:`kexplain.kernels.Chi2`).
+
     Stochastic Shapley values: for a Gaussian-process model (a GaussianProcessRegressor, a
     binary GaussianProcessClassifier, or a :class:`kexplain.models.GPPosterior`) the values are
     those of the posterior mean, and ``explain(X, uncertainty=True)`` also gives their exact
@@ -121,7 +138,8 @@ class ProductKernelExplainer(Explainer):
         The model written as a kernel expansion.
     route : str
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
-        "quadrature" for the functional game).
+        "quadrature" for the functional game); "polynomial" or "monomials" for linear and
+        polynomial kernels.
 
     Examples
     --------
@@ -160,7 +178,11 @@ class ProductKernelExplainer(Explainer):
         self.kernel_tol = check_kernel_tol(kernel_tol)
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
-        em = model.expansion() if isinstance(model, GPPosterior) else as_kernel_expansion(model)
+        # linear, polynomial, DotProduct and additive chi-squared kernels: the polynomial route
+        poly = None if isinstance(model, GPPosterior) else as_polynomial_expansion(model)
+        em: KernelExpansion | PolynomialExpansion = (
+            model.expansion() if isinstance(model, GPPosterior) else poly or as_kernel_expansion(model)
+        )
         if feature_names is not None:
             if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
                 raise ValueError(f"feature_names must be a list of {em.n_features} names, got {feature_names!r}.")
@@ -177,7 +199,7 @@ class ProductKernelExplainer(Explainer):
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
             raise ValueError("background_weights needs a background.")
-        self.expansion: KernelExpansion = em
+        self.expansion: KernelExpansion | PolynomialExpansion = em
         self.baseline = baseline
         self.max_block_bytes = int(max_block_bytes)
         self.output = model.output if isinstance(model, GPPosterior) else describe_output(model)
@@ -188,6 +210,7 @@ class ProductKernelExplainer(Explainer):
         self._columns = em.feature_names if em.feature_names is not None else feature_names_of(background)
         self._background_factors: BackgroundFactors | None = None
         self._subset_game: SubsetGame | None = None
+        self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
         Z: np.ndarray | None = None
         if background is not None:
@@ -250,8 +273,13 @@ class ProductKernelExplainer(Explainer):
         self._background_factors = None
         self._subset_game = None
         self._covariance = None
+        self._monomial_game = None
         if Z is not None and w is not None:
-            if em.n_rows:
+            if isinstance(em, PolynomialExpansion):
+                self.route = "polynomial"
+                if use_monomials(em, Z.shape[0]):
+                    self.route, self._monomial_game = "monomials", monomial_game(em, Z, w)
+            elif em.n_rows:
                 self.route = choose_route(
                     em.n_features,
                     em.n_rows,
@@ -265,6 +293,13 @@ class ProductKernelExplainer(Explainer):
                 else:
                     self._background_factors = BackgroundFactors(em, Z, w)
             base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
+        elif isinstance(em, PolynomialExpansion):
+            self.route = "polynomial"
+            if use_monomials(em, 1):
+                # the functional game of a dot-product kernel: absent features at the kernel's centre
+                centre = np.broadcast_to(em.kernel.center, (1, em.n_features))
+                self.route, self._monomial_game = "monomials", monomial_game(em, centre, np.ones(1))
+            base = em.functional_base()
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
         base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
@@ -478,10 +513,17 @@ game='interventional (summarised background)')
             xp, device = array_namespace(X), device_of(X)
             X = to_numpy(X)
         array_path = xp is not None or dtype not in (None, "float64")
+        if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
+            raise ValueError(
+                "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its exact "
+                "polynomial route has no array API path and no posterior covariance): pass a numpy X, dtype=None "
+                "and uncertainty=False."
+            )
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = em.check_input(X, name="X", feature_names=self._columns)
         if self._mixture is not None and self._mixture.grow(Xv):
             # explained points outside the box: a wider range needs the mixture refitted
+            assert isinstance(em, KernelExpansion)
             self.expansion = em = self._mixture.refit_expansion(em)
             self._build_tables()
             cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
@@ -511,7 +553,7 @@ game='interventional (summarised background)')
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         if self._mixture is not None:
             kernel = em.kernel
-            assert isinstance(kernel, ScaleMixtureKernel)
+            assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
             ex.kernel_error_bound = value_error_bound(em)
             ex.info["kernel_error"] = kernel.error
             ex.info["mixture_terms"] = kernel.n_mixture_terms
@@ -645,6 +687,19 @@ game='interventional (summarised background)')
                 interactions=np.zeros((N, d, d, o)) if interactions else None,
                 interaction_index=interactions,
             )
+        if self._monomial_game is not None:
+            assert isinstance(em, PolynomialExpansion)
+            return self._monomial_game.solve(centred(em, Xv), interactions, max_block_bytes=self.max_block_bytes)
+        if isinstance(em, PolynomialExpansion):
+            pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
+                PolynomialFunctionalGame(em, Xv)
+                if self.game == "functional"
+                else PolynomialInterventionalGame(em, Xv, _given(self._Z), _given(self._w))
+            )
+            return solve_polynomial_game(
+                pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
+            )
+        assert isinstance(em, KernelExpansion)
         array_path = xp is not None or dtype not in (None, "float64")
         if array_path:
             return self._solve_array(Xv, interactions, progress, xp=xp, device=device, dtype=dtype)
@@ -670,6 +725,7 @@ game='interventional (summarised background)')
     ) -> ShapleyValues:
         """The quadrature route through the array API engine, results moved back to numpy."""
         em = self.expansion
+        assert isinstance(em, KernelExpansion)
         game: FunctionalGame | InterventionalGame
         if self.game == "functional":
             game = FunctionalGame(em, Xv, xp=xp, device=device)
@@ -733,3 +789,9 @@ game='interventional (summarised background)')
             output=self.output,
             index=index,
         )
+
+
+def _given(arr: np.ndarray | None) -> np.ndarray:
+    """``arr``, which the game's construction guarantees is set (for the type checker)."""
+    assert arr is not None
+    return arr

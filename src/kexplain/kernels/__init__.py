@@ -12,6 +12,8 @@ from .base import (
     default_kernel,
     kernel_terms,
 )
+from .chi2 import Chi2
+from .dot_product import AdditiveChi2, Linear, Polynomial, PolynomialOfSum
 from .heuristics import default_lengthscale, median_heuristic
 from .mixture import ScaleMixtureKernel
 from .sklearn import from_sklearn
@@ -22,6 +24,11 @@ __all__ = [
     "Laplacian",
     "Cauchy",
     "Categorical",
+    "Chi2",
+    "Linear",
+    "Polynomial",
+    "AdditiveChi2",
+    "PolynomialOfSum",
     "ProductKernel",
     "PointwiseProduct",
     "SumKernel",
