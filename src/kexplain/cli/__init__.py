@@ -55,8 +55,12 @@ the option and column concerned, and exit with status 2 (``--traceback`` shows t
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ._demo import DemoFailure, run_demo
 from ._explain import run_explain
@@ -92,6 +96,28 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+class Terminated(SystemExit):
+    """SIGTERM received: raised in the main thread so that partial output files are removed."""
+
+
+@contextlib.contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While a command runs, turn SIGTERM into :class:`Terminated` (exit status 143), so that the
+    temporary files of unfinished outputs are removed on the way out instead of left behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kexplain`` command line.
 
@@ -121,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminate_as_exception():
             # a numba cache folder that cannot be written only costs a recompilation: not the user's concern
             warnings.filterwarnings("ignore", module="numba")
             warnings.filterwarnings("ignore", message=".*[Cc]annot cache.*")

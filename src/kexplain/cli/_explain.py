@@ -62,14 +62,16 @@ def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any
     """(background rows or None, baseline row or None) from ``--background`` and ``--baseline-row``."""
     background = baseline = None
     if args.background is not None:
-        background, _, _ = read_features(args.background, "--background", model_names, d, numeric)
+        background, _, _ = read_features(
+            args.background, "--background", model_names, d, numeric, args.id_column, None, args.drop, False
+        )
     if args.baseline_row is not None:
         k = args.baseline_row
         if background is not None:
             source, option = background, "--background"
         elif args.chunk_size is not None:  # the data file is streamed: read only its first k + 1 rows
             first = next(iter_csv_chunks(args.data, "--data", k + 1))
-            source = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first)[0]
+            source = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first, args.drop)[0]
             option = "--data"
             source = source if len(source) > k else np.empty((0, d))
         else:
@@ -150,7 +152,7 @@ def run_explain(args: argparse.Namespace) -> int:
     >>> X = np.random.default_rng(0).normal(size=(20, 2))
     >>> _ = joblib.dump(SVR().fit(X, X[:, 0]), folder / "m.joblib")
     >>> np.savetxt(folder / "X.csv", X[:3], delimiter=",")
-    >>> args = build_parser().parse_args(["explain", "--model", str(folder / "m.joblib"),
+    >>> args = build_parser().parse_args(["explain", "--model", str(folder / "m.joblib"), "--allow-pickle",
     ...                                   "--data", str(folder / "X.csv"), "--out", str(folder / "v.csv")])
     >>> run_explain(args)  # doctest: +ELLIPSIS
     kexplain: 3 rows x 2 features; explained output: predict of SVR
@@ -161,13 +163,13 @@ def run_explain(args: argparse.Namespace) -> int:
     from ..models.sklearn import describe_output
 
     out, inter_out = _output_paths(args)
-    model = load_model(args.model, args.trust)
+    model = load_model(args.model, args.trust, args.allow_pickle)
     expansion, model_names, d, numeric = model_features(model)
     progress = show_progress(args)
     chunks = _chunks(args)
     first = next(chunks)
     X: np.ndarray | None
-    X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first)
+    X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first, args.drop)
     names = model_names or header or [f"x{j}" for j in range(d)]
     background, baseline = _background(args, model_names or header, d, numeric, X)
     source = "--background" if args.background is not None else "--data"
@@ -210,7 +212,9 @@ def run_explain(args: argparse.Namespace) -> int:
             X, _, ids = (
                 (None, None, None)
                 if nxt is None
-                else read_features(args.data, "--data", model_names or header, d, numeric, args.id_column, nxt)
+                else read_features(
+                    args.data, "--data", model_names or header, d, numeric, args.id_column, nxt, args.drop
+                )
             )
         if args.chunk_size is not None:
             for writer in writers:

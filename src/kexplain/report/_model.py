@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import write_atomically
 from .._optional import require
 from ._figures import comparison_bar, dependence_plot, interaction_heatmap, shap_plot
 from ._html import write_html
@@ -226,7 +227,8 @@ def model_report(
             "mean |interaction value| per pair of features (main effects left out)": interaction_heatmap(ex)
         }
     values_path = out / "values.csv"
-    ex.to_frame("long").to_csv(values_path, index=False)
+    # written whole under a temporary name, then renamed: an interrupted run leaves no partial file
+    write_atomically(values_path, lambda tmp: ex.to_frame("long").to_csv(tmp, index=False))
     report_path = write_html(
         out / "index.html",
         games,
