@@ -45,7 +45,9 @@ Shapley interaction index in the layout of shap's ``TreeExplainer`` (off the dia
 pair's index, each row summing to the feature's value); with ``stii``, the Shapley-Taylor index
 of order 2 in the layout of shap's ``ExactExplainer``.  ``--chunk-size N`` reads,
 explains and appends N rows at a time (CSV files larger than memory), with a progress bar on
-stderr, and writes the same values as one pass.
+stderr, and writes the same values as one pass to rounding (rows grouped into other blocks can
+round a sum differently: a few units in the last place, at most about 1e-13 relative; likewise
+``--n-jobs``).
 
 Every command prints a few lines for people, or with ``--format json`` one JSON object on stdout.
 Existing outputs are never replaced without ``--force``; tables are written to a temporary file

@@ -62,7 +62,13 @@ def add_common_options(p: argparse.ArgumentParser, *, id_column: bool = True, n_
             help="columns to leave out of every input file (e.g. text, notes)",
         )
     if n_jobs:
-        p.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (-1: all cores); same values")
+        p.add_argument(
+            "--n-jobs",
+            type=int,
+            default=None,
+            metavar="N",
+            help="threads (-1: all cores); the same values to rounding (~1e-13 relative)",
+        )
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: on a terminal)")
     p.add_argument("--force", action="store_true", help="replace output files that exist")
 

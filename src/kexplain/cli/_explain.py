@@ -69,11 +69,10 @@ def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any
         k = args.baseline_row
         if background is not None:
             source, option = background, "--background"
-        elif args.chunk_size is not None:  # the data file is streamed: read only its first k + 1 rows
-            first = next(iter_csv_chunks(args.data, "--data", k + 1))
+        elif args.block_rows is not None:  # the data file is streamed: read only its first k + 1 rows
+            first = next(iter_csv_chunks(args.data, "--data", max(k + 1, 1)))
             source = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first, args.drop)[0]
-            option = "--data"
-            source = source if len(source) > k else np.empty((0, d))
+            option = "--data"  # fewer than k + 1 rows read: the file has only those
         else:
             source, option = X, "--data"
         if not 0 <= k < source.shape[0]:
@@ -85,11 +84,29 @@ def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any
 
 
 def _chunks(args: argparse.Namespace) -> Iterator[Any]:
-    """The data file as DataFrames: all at once, or ``--chunk-size`` rows at a time."""
-    if args.chunk_size is None:
+    """The data file as DataFrames: all at once, or ``args.block_rows`` rows at a time."""
+    if args.block_rows is None:
         yield read_table(args.data, "--data")
     else:
-        yield from iter_csv_chunks(args.data, "--data", args.chunk_size)
+        yield from iter_csv_chunks(args.data, "--data", args.block_rows)
+
+
+#: memory the default streaming aims at for one block's tables (values, interactions and their
+#: long-layout frames, about 120 bytes per written cell)
+BLOCK_BYTES = 64 * 2**20
+
+
+def _block_rows(args: argparse.Namespace, out: Path, inter_out: Path | None, d: int, n_outputs: int) -> int | None:
+    """Rows per block: ``--chunk-size``, else a default that keeps a block's tables near
+    :data:`BLOCK_BYTES` when the data and every output are CSV (streamed), else None (one pass)."""
+    if args.chunk_size is not None:
+        return int(args.chunk_size)
+    csv = (".csv", ".csv.gz")
+    paths = [Path(args.data), out] + ([inter_out] if inter_out is not None else [])
+    if not all(p.name.lower().endswith(csv) for p in paths):
+        return None
+    cells = (d + (d * d if args.interactions else 0)) * max(1, n_outputs)
+    return int(min(100_000, max(256, BLOCK_BYTES // (120 * cells))))
 
 
 class _Appender:
@@ -127,8 +144,9 @@ def run_explain(args: argparse.Namespace) -> int:
     ``--baseline-row``; the interventional game over every row of ``--background``; baseline
     Shapley against one row with ``--baseline-row``.  With ``--chunk-size N`` the data file is
     read, explained and appended to ``--out`` N rows at a time (files larger than memory), with
-    the same values as in one pass.  Output files that exist already are refused unless
-    ``--force`` is given; both are checked before any work.  Only the file given as ``--model``
+    the same values as in one pass to rounding (~1e-13 relative at most).  CSV files are streamed
+    in blocks by default too (memory bounded by a block).  Output files that exist already are
+    refused unless ``--force`` is given; both are checked before any work.  Only the file given as ``--model``
     is loaded; a joblib/pickle file runs code when loaded (only files you trust), a ``.skops``
     file does not.
 
@@ -166,6 +184,8 @@ def run_explain(args: argparse.Namespace) -> int:
     model = load_model(args.model, args.trust, args.allow_pickle)
     expansion, model_names, d, numeric = model_features(model)
     progress = show_progress(args)
+    # streamed in blocks by default (CSV in and out): memory is bounded by a block, not by the file
+    args.block_rows = _block_rows(args, out, inter_out, d, expansion.n_outputs)
     chunks = _chunks(args)
     first = next(chunks)
     X: np.ndarray | None
@@ -180,7 +200,7 @@ def run_explain(args: argparse.Namespace) -> int:
     id_col = id_name(args.id_column, [])
     writers = [_Appender(out, "--out")] + ([_Appender(inter_out, "--interactions-out")] if inter_out else [])
     bar = None
-    if args.chunk_size is not None and progress:
+    if args.block_rows is not None and progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=count_rows(args.data), unit="row", desc="kexplain explain", leave=False)
@@ -196,7 +216,7 @@ def run_explain(args: argparse.Namespace) -> int:
             if inter_out is not None:
                 frames.append(interactions_frame(ex, rid, id_col))
             for writer, frame in zip(writers, frames):
-                if args.chunk_size is None:  # one table: CSV or Parquet, written whole
+                if args.block_rows is None:  # one table: CSV or Parquet, written whole
                     write_table(frame, writer.path, writer.option)
                 else:
                     writer.add(frame)
@@ -216,7 +236,7 @@ def run_explain(args: argparse.Namespace) -> int:
                     args.data, "--data", model_names or header, d, numeric, args.id_column, nxt, args.drop
                 )
             )
-        if args.chunk_size is not None:
+        if args.block_rows is not None:
             for writer in writers:
                 writer.finish()
     except BaseException:

@@ -61,7 +61,8 @@ def _explain(sub: argparse._SubParsersAction) -> None:
         "--chunk-size",
         type=int,
         metavar="N",
-        help="read, explain and append N rows at a time (CSV files larger than memory; same values)",
+        help="read, explain and append N rows at a time (CSV files larger than memory; the same values to "
+        "rounding, ~1e-13 relative)",
     )
     add_common_options(p)
     p.set_defaults(func=run_explain)

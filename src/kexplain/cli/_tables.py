@@ -257,6 +257,8 @@ def iter_csv_chunks(path: str | Path, option: str, chunk_size: int) -> Any:
         raise CLIError(
             f"{option} {path}: --chunk-size streams CSV files (.csv, .csv.gz); convert it or drop --chunk-size."
         )
+    if path.is_dir():
+        raise CLIError(f"{option} {path}: is a directory, not a file.")
     if not path.is_file():
         raise CLIError(f"{option} {path}: file not found.")
     pd = require("pandas", "reading CSV files")
