@@ -257,7 +257,8 @@ def test_pickle_model_is_refused_without_allow_pickle_and_its_payload_does_not_r
     for name in ("evil.pkl",):
         for command in ("explain", "report"):
             out = tmp_path / ("v.csv" if command == "explain" else "r")
-            code, _, err = run([command, "--model", tmp_path / name, "--data", tmp_path / "X.csv", "--out", out], capsys)
+            argv = [command, "--model", tmp_path / name, "--data", tmp_path / "X.csv", "--out", out]
+            code, _, err = run(argv, capsys)
             assert code == 2
             line = error_line(err)
             assert "--model" in line and "--allow-pickle" in line and "skops" in line and "runs any code" in line
@@ -304,7 +305,8 @@ def test_drop_applies_to_data_and_background_of_explain_and_report(model_files, 
     ref = kx.ProductKernelExplainer(model_files[1], X.iloc[20:32]).explain(X.iloc[:6])
     np.testing.assert_allclose(pd.read_csv(files / "v.csv")[NAMES].to_numpy(), ref.values, rtol=1e-13, atol=1e-13)
     argv = ["report", "--model", model_files[0] / "svr.skops", "--data", files / "Xid.csv", "--background",
-            files / "Bid.csv", "--id-column", "pid", "--out", files / "r", "--compare-rows", "0", "--top", "1"]  # fmt: skip
+            files / "Bid.csv", "--id-column", "pid", "--out", files / "r", "--compare-rows", "0",
+            "--top", "1"]  # fmt: skip
     code, _, err = run(argv, capsys)
     assert code == 0, err
     vals = pd.read_csv(files / "r" / "values.csv")
