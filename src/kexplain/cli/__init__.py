@@ -13,7 +13,8 @@
 
 .. warning::
    A joblib or pickle model file is code: loading it runs whatever it was made to run, before
-   kexplain can check what it holds.  Load only model files you trust.  skops files
+   kexplain can check what it holds: the command line refuses such a file unless
+   ``--allow-pickle`` is given (only for files you trust).  skops files
    (``.skops``, written with ``skops.io.dump``) are the safe format: they are loaded without
    running code, and only types that skops trusts (scikit-learn's estimators), scikit-learn's
    Gaussian-process kernels, kexplain's own types and those passed with ``--trust TYPE`` are
@@ -33,7 +34,8 @@ Files are CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``), chosen
 CSV whose first line is all numbers is read as having no header.  Columns are matched to the
 model's features by name when both have names (their order does not matter); a column that is not
 a feature is named in the error, with the advice to pass it as ``--id-column`` (its values are
-copied to every output as row ids) or drop it.
+copied to every output as row ids) or ``--drop`` it.  ``--id-column`` and ``--drop`` exist on
+every command and apply to every input file of the command (data, background, other sample, Y).
 
 Output layout of ``explain`` (``--out``): ``wide`` (the default for one output) has one row per
 explained row, the id column when given, one column per feature and ``base_value``; ``long`` (the
@@ -50,8 +52,9 @@ round a sum differently: a few units in the last place, at most about 1e-13 rela
 ``--n-jobs``).
 
 Every command prints a few lines for people, or with ``--format json`` one JSON object on stdout.
-Existing outputs are never replaced without ``--force``; tables are written to a temporary file
-renamed into place.  Errors in the input print ONE line ``kexplain: error: ...`` on stderr naming
+Existing outputs, and symbolic links in their place, are never replaced without ``--force`` (a
+link is then replaced, never written through); every file is written to a temporary file renamed
+into place when complete (SIGTERM included), by one helper shared by all commands.  Errors in the input print ONE line ``kexplain: error: ...`` on stderr naming
 the option and column concerned, and exit with status 2 (``--traceback`` shows the traceback).
 """
 
