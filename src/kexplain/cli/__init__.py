@@ -13,8 +13,8 @@
 
 .. warning::
    A joblib or pickle model file is code: loading it runs whatever it was made to run, before
-   kexplain can check what it holds: the command line refuses such a file unless
-   ``--allow-pickle`` is given (only for files you trust).  skops files
+   kexplain can check what it holds.  Load only model files you trust: the command line refuses
+   such a file unless ``--allow-pickle`` is given.  skops files
    (``.skops``, written with ``skops.io.dump``) are the safe format: they are loaded without
    running code, and only types that skops trusts (scikit-learn's estimators), scikit-learn's
    Gaussian-process kernels, kexplain's own types and those passed with ``--trust TYPE`` are
