@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputPathError", "check_new_file", "replace_atomically", "write_atomically"]
+__all__ = ["OutputPathError", "check_new_file", "replace_atomically", "temporary_path", "write_atomically"]
 
 
 class OutputPathError(ValueError):
@@ -87,9 +87,20 @@ def check_new_file(path: str | Path, option: str = "--out", force: bool = False)
     return path
 
 
-def _temporary(path: Path) -> Path:
-    # the temporary name keeps the file's ending (pandas picks format and compression from it) and
-    # starts with a dot, so that an interrupted run leaves nothing that looks like the output
+def temporary_path(path: str | Path) -> Path:
+    """The temporary name a file is written under before it is renamed to ``path``.
+
+    It is in the same folder (so the rename is atomic), keeps the file's ending (pandas picks the
+    format and compression from it) and starts with a dot, so that an interrupted run leaves
+    nothing that looks like the output.
+
+    Examples
+    --------
+    >>> from kexplain._files import temporary_path
+    >>> temporary_path("out/values.csv.gz").name.startswith(".kexplain-tmp-")
+    True
+    """
+    path = Path(path)
     return path.with_name(f".kexplain-tmp-{os.getpid()}-{path.name}")
 
 
@@ -121,7 +132,7 @@ def replace_atomically(path: str | Path) -> Iterator[Path]:
     'complete'
     """
     path = Path(path)
-    tmp = _temporary(path)
+    tmp = temporary_path(path)
     try:
         yield tmp
         os.replace(tmp, path)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import temporary_path
 from ._columns import id_name, row_ids
 from ._common import (
     efficiency_error,
@@ -114,7 +115,7 @@ class _Appender:
 
     def __init__(self, path: Path, option: str) -> None:
         self.path, self.option = path, option
-        self.tmp = path.with_name(f".kexplain-tmp-{os.getpid()}-{path.name}")
+        self.tmp = temporary_path(path)  # the same temporary name as every other output file
         self.started = False
 
     def add(self, frame: Any) -> None:
