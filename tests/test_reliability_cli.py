@@ -215,12 +215,12 @@ def test_write_atomically_keeps_the_earlier_file_when_the_write_fails(tmp_path):
 
 # -- item 3: memory: explain streams CSV in blocks by default ----------------------------------------
 def test_explain_streams_csv_in_blocks_by_default(model_files, tmp_path, data, capsys, monkeypatch):
-    import kexplain.cli._explain as cli_explain
+    import kexplain.cli._stream as cli_stream
 
     X, _ = data
     rows = pd.concat([X] * 10, ignore_index=True)  # 600 rows
     rows.to_csv(tmp_path / "big.csv", index=False)
-    monkeypatch.setattr(cli_explain, "BLOCK_BYTES", 1)  # the smallest block: 256 rows
+    monkeypatch.setattr(cli_stream, "BLOCK_BYTES", 1)  # the smallest block: 256 rows
     sizes = []
     real = kx.ProductKernelExplainer.explain
 
@@ -239,6 +239,35 @@ def test_explain_streams_csv_in_blocks_by_default(model_files, tmp_path, data, c
     np.testing.assert_allclose(got[NAMES].to_numpy(), ref.values, rtol=1e-13, atol=1e-13)
     inter = pd.read_csv(tmp_path / "v.interactions.csv")["value"].to_numpy().reshape(600, 3, 3)
     np.testing.assert_allclose(inter, ref.interactions, rtol=1e-13, atol=1e-13)
+
+
+def test_explain_streams_parquet_in_blocks_by_default(model_files, tmp_path, data, capsys, monkeypatch):
+    import kexplain.cli._stream as cli_stream
+
+    X, _ = data
+    rows = pd.concat([X] * 10, ignore_index=True).assign(pid=[f"r{i}" for i in range(600)])
+    rows.to_parquet(tmp_path / "big.parquet", index=False)
+    monkeypatch.setattr(cli_stream, "BLOCK_BYTES", 1)
+    sizes = []
+    real = kx.ProductKernelExplainer.explain
+
+    def spy(self, X, **kw):
+        sizes.append(len(X))
+        return real(self, X, **kw)
+
+    monkeypatch.setattr(kx.ProductKernelExplainer, "explain", spy)
+    argv = ["explain", "--model", model_files[0] / "svr.skops", "--data", tmp_path / "big.parquet",
+            "--id-column", "pid", "--interactions", "--out", tmp_path / "v.parquet"]  # fmt: skip
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    assert sizes == [256, 256, 88]
+    ref = kx.ProductKernelExplainer(model_files[1]).explain(rows[NAMES], interactions=True)
+    got = pd.read_parquet(tmp_path / "v.parquet")
+    assert list(got["pid"]) == list(rows["pid"])
+    np.testing.assert_allclose(got[NAMES].to_numpy(), ref.values, rtol=1e-13, atol=1e-13)
+    inter = pd.read_parquet(tmp_path / "v.interactions.parquet")
+    np.testing.assert_allclose(inter["value"].to_numpy().reshape(600, 3, 3), ref.interactions, rtol=1e-13, atol=1e-13)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".kexplain-tmp")]
 
 
 # -- item 6: pickle model files need --allow-pickle -------------------------------------------------

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._files import temporary_path
 from ._columns import id_name, row_ids
 from ._common import (
     efficiency_error,
@@ -24,14 +21,12 @@ from ._common import (
 )
 from ._frames import _default_interactions_path, interactions_frame, values_frame
 from ._models import load_model
+from ._stream import Appender, block_rows, data_blocks, is_csv
 from ._tables import (
     CLIError,
     check_output_path,
     count_rows,
     iter_csv_chunks,
-    os_error,
-    read_table,
-    write_table,
 )
 
 
@@ -70,7 +65,7 @@ def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any
         k = args.baseline_row
         if background is not None:
             source, option = background, "--background"
-        elif args.block_rows is not None:  # the data file is streamed: read only its first k + 1 rows
+        elif is_csv(args.data):  # the data file is streamed: read only its first k + 1 rows
             first = next(iter_csv_chunks(args.data, "--data", max(k + 1, 1)))
             source = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first, args.drop)[0]
             option = "--data"  # fewer than k + 1 rows read: the file has only those
@@ -82,60 +77,6 @@ def _background(args: argparse.Namespace, model_names: Any, d: int, numeric: Any
             )
         baseline, background = source[k], None
     return background, baseline
-
-
-def _chunks(args: argparse.Namespace) -> Iterator[Any]:
-    """The data file as DataFrames: all at once, or ``args.block_rows`` rows at a time."""
-    if args.block_rows is None:
-        yield read_table(args.data, "--data")
-    else:
-        yield from iter_csv_chunks(args.data, "--data", args.block_rows)
-
-
-#: memory the default streaming aims at for one block's tables (values, interactions and their
-#: long-layout frames, about 120 bytes per written cell)
-BLOCK_BYTES = 64 * 2**20
-
-
-def _block_rows(args: argparse.Namespace, out: Path, inter_out: Path | None, d: int, n_outputs: int) -> int | None:
-    """Rows per block: ``--chunk-size``, else a default that keeps a block's tables near
-    :data:`BLOCK_BYTES` when the data and every output are CSV (streamed), else None (one pass)."""
-    if args.chunk_size is not None:
-        return int(args.chunk_size)
-    csv = (".csv", ".csv.gz")
-    paths = [Path(args.data), out] + ([inter_out] if inter_out is not None else [])
-    if not all(p.name.lower().endswith(csv) for p in paths):
-        return None
-    cells = (d + (d * d if args.interactions else 0)) * max(1, n_outputs)
-    return int(min(100_000, max(256, BLOCK_BYTES // (120 * cells))))
-
-
-class _Appender:
-    """Appends CSV tables to a temporary file renamed into place at the end (no partial file)."""
-
-    def __init__(self, path: Path, option: str) -> None:
-        self.path, self.option = path, option
-        self.tmp = temporary_path(path)  # the same temporary name as every other output file
-        self.started = False
-
-    def add(self, frame: Any) -> None:
-        try:
-            frame.to_csv(self.tmp, mode="a" if self.started else "w", header=not self.started, index=False)
-        except OSError as exc:
-            self.discard()
-            raise os_error(self.option, self.path, exc) from None
-        self.started = True
-
-    def finish(self) -> None:
-        try:
-            os.replace(self.tmp, self.path)
-        except OSError as exc:
-            self.discard()
-            raise os_error(self.option, self.path, exc) from None
-
-    def discard(self) -> None:
-        if self.tmp.exists():
-            self.tmp.unlink()
 
 
 def run_explain(args: argparse.Namespace) -> int:
@@ -185,9 +126,8 @@ def run_explain(args: argparse.Namespace) -> int:
     model = load_model(args.model, args.trust, args.allow_pickle)
     expansion, model_names, d, numeric = model_features(model)
     progress = show_progress(args)
-    # streamed in blocks by default (CSV in and out): memory is bounded by a block, not by the file
-    args.block_rows = _block_rows(args, out, inter_out, d, expansion.n_outputs)
-    chunks = _chunks(args)
+    # streamed in blocks: memory is bounded by a block, not by the file
+    chunks = data_blocks(args, block_rows(args, d, expansion.n_outputs))
     first = next(chunks)
     X: np.ndarray | None
     X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, first, args.drop)
@@ -199,9 +139,9 @@ def run_explain(args: argparse.Namespace) -> int:
     explainer = ProductKernelExplainer(model, background, baseline=baseline, feature_names=names)
     layout = args.layout or ("wide" if expansion.n_outputs == 1 else "long")
     id_col = id_name(args.id_column, [])
-    writers = [_Appender(out, "--out")] + ([_Appender(inter_out, "--interactions-out")] if inter_out else [])
+    writers = [Appender(out, "--out")] + ([Appender(inter_out, "--interactions-out")] if inter_out else [])
     bar = None
-    if args.block_rows is not None and progress:
+    if progress and is_csv(args.data):
         from tqdm.auto import tqdm
 
         bar = tqdm(total=count_rows(args.data), unit="row", desc="kexplain explain", leave=False)
@@ -217,10 +157,7 @@ def run_explain(args: argparse.Namespace) -> int:
             if inter_out is not None:
                 frames.append(interactions_frame(ex, rid, id_col))
             for writer, frame in zip(writers, frames):
-                if args.block_rows is None:  # one table: CSV or Parquet, written whole
-                    write_table(frame, writer.path, writer.option)
-                else:
-                    writer.add(frame)
+                writer.add(frame)
             err = efficiency_error(model, X, ex.predictions, names)
             worst = float("nan") if err is None or np.isnan(worst) else max(worst, err)
             scale = max(scale, float(np.max(np.abs(ex.predictions))))
@@ -237,9 +174,8 @@ def run_explain(args: argparse.Namespace) -> int:
                     args.data, "--data", model_names or header, d, numeric, args.id_column, nxt, args.drop
                 )
             )
-        if args.block_rows is not None:
-            for writer in writers:
-                writer.finish()
+        for writer in writers:
+            writer.finish()
     except BaseException:
         for writer in writers:
             writer.discard()
