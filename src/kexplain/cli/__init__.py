@@ -45,8 +45,8 @@ default, and the only layout, for several outputs) has columns ``row`` (or the i
 ``--interactions-out`` (default ``<out stem>.interactions<ext>``): with no value or ``sii``, the
 Shapley interaction index in the layout of shap's ``TreeExplainer`` (off the diagonal half the
 pair's index, each row summing to the feature's value); with ``stii``, the Shapley-Taylor index
-of order 2 in the layout of shap's ``ExactExplainer``.  CSV data with CSV outputs are streamed in
-blocks by default (memory bounded by a block, whose tables are kept near 64 MB); ``--chunk-size N`` reads,
+of order 2 in the layout of shap's ``ExactExplainer``.  Rows are explained in blocks by
+default, and CSV data and outputs are streamed (memory bounded by a block of about 64 MB); ``--chunk-size N`` reads,
 explains and appends N rows at a time (CSV files larger than memory), with a progress bar on
 stderr, and writes the same values as one pass to rounding (rows grouped into other blocks can
 round a sum differently: a few units in the last place, at most about 1e-13 relative; likewise

@@ -1,9 +1,10 @@
 """Streaming ``kexplain explain``: the data file in blocks, each block's tables appended to the outputs.
 
-Memory is bounded by one block (its values, interactions and their long-layout tables) plus the
-model and background, whatever the number of rows: CSV data are read a block at a time, Parquet
-data (N x d numbers) are read whole and explained a block at a time, and every output (CSV or
-Parquet) is appended to a temporary file renamed into place when complete.
+With CSV data and outputs, memory is bounded by one block (its values, interactions and their
+long-layout tables) plus the model and background, whatever the number of rows: the data are read
+a block at a time and every output is appended to a temporary file renamed into place when
+complete.  Parquet data (N x d numbers) are read whole and explained a block at a time; a Parquet
+output is written whole at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from .._files import temporary_path
 from .._optional import require
-from ._tables import _CSV_SUFFIXES, iter_csv_chunks, os_error, read_table
+from ._tables import _CSV_SUFFIXES, iter_csv_chunks, os_error, read_table, write_table
 
 #: memory the default streaming aims at for one block's tables (values, interactions and their
 #: long-layout frames, about 120 bytes per written cell)
@@ -48,7 +49,7 @@ def block_rows(args: argparse.Namespace, d: int, n_outputs: int) -> int:
 def data_blocks(args: argparse.Namespace, rows: int) -> Iterator[Any]:
     """The data file as DataFrames of ``rows`` rows: CSV read a block at a time, Parquet read whole
     (its numbers) and cut into blocks."""
-    if is_csv(args.data):
+    if is_csv(args.data) or args.chunk_size is not None:  # --chunk-size streams CSV only (else: refused there)
         yield from iter_csv_chunks(args.data, "--data", rows)
         return
     frame = read_table(args.data, "--data")
@@ -57,48 +58,43 @@ def data_blocks(args: argparse.Namespace, rows: int) -> Iterator[Any]:
 
 
 class Appender:
-    """Appends tables to a temporary file (CSV or Parquet) renamed into place at the end (no partial file)."""
+    """Appends tables to a temporary file renamed into place at the end (no partial file).
+
+    CSV outputs are appended block by block (memory bounded by a block); a Parquet output keeps
+    the blocks' tables and is written whole at the end (use CSV for outputs larger than memory).
+    """
 
     def __init__(self, path: Path, option: str) -> None:
         self.path, self.option = path, option
         self.tmp = temporary_path(path)  # the same temporary name as every other output file
         self.started = False
-        self.writer: Any = None
-        self.schema: Any = None
+        self.parts: list[Any] = []
 
     def add(self, frame: Any) -> None:
+        if not is_csv(self.path):
+            self.parts.append(frame)
+            return
         try:
-            if is_csv(self.path):
-                frame.to_csv(self.tmp, mode="a" if self.started else "w", header=not self.started, index=False)
-            else:
-                pa = require("pyarrow", "writing Parquet files")
-                pq = require("pyarrow.parquet", "writing Parquet files")
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                if self.writer is None:
-                    self.schema = table.schema
-                    self.writer = pq.ParquetWriter(self.tmp, self.schema)
-                self.writer.write_table(table.cast(self.schema))
+            frame.to_csv(self.tmp, mode="a" if self.started else "w", header=not self.started, index=False)
         except OSError as exc:
             self.discard()
             raise os_error(self.option, self.path, exc) from None
         self.started = True
 
     def finish(self) -> None:
+        if not is_csv(self.path):
+            pd = require("pandas", "writing Parquet files")
+            frame = pd.concat(self.parts, ignore_index=True) if len(self.parts) > 1 else self.parts[0]
+            self.parts = []
+            write_table(frame, self.path, self.option)
+            return
         try:
-            if self.writer is not None:
-                self.writer.close()
-                self.writer = None
             os.replace(self.tmp, self.path)
         except OSError as exc:
             self.discard()
             raise os_error(self.option, self.path, exc) from None
 
     def discard(self) -> None:
-        if self.writer is not None:
-            try:
-                self.writer.close()
-            except Exception:  # the file is removed anyway
-                pass
-            self.writer = None
+        self.parts = []
         if self.tmp.exists():
             self.tmp.unlink()
