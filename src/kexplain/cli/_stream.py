@@ -38,7 +38,7 @@ def block_rows(args: argparse.Namespace, d: int, n_outputs: int) -> int:
     >>> import argparse
     >>> from kexplain.cli._stream import block_rows
     >>> block_rows(argparse.Namespace(chunk_size=None, interactions="sii"), d=10, n_outputs=1)
-    5077
+    5084
     """
     if args.chunk_size is not None:
         return int(args.chunk_size)
