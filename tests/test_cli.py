@@ -53,7 +53,11 @@ def files(tmp_path, data):
 
 
 def run(argv, capsys):
-    code = main([str(a) for a in argv])
+    argv = [str(a) for a in argv]
+    # these tests write their models with joblib; the CLI loads such a file only with --allow-pickle
+    if any(a.lower().endswith((".joblib", ".pkl")) for a in argv) and "--allow-pickle" not in argv:
+        argv.append("--allow-pickle")
+    code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -221,7 +225,17 @@ def test_report_passes_the_interaction_index(model_path, files, capsys, monkeypa
     monkeypatch.setattr(kexplain.report, "model_report", fake_report)
     with pytest.raises(Stop):
         main(
-            ["report", "--model", str(model_path[0]), "--data", str(files / "X.csv"), "--out", str(files / "r"), *extra]
+            [
+                "report",
+                "--model",
+                str(model_path[0]),
+                "--allow-pickle",
+                "--data",
+                str(files / "X.csv"),
+                "--out",
+                str(files / "r"),
+                *extra,
+            ]
         )
     assert seen["interactions"] == expected
 

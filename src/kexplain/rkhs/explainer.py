@@ -252,6 +252,17 @@ class RKHSExplainer(Explainer):
             )
 
     # -- construction helpers ---------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # the lock guards lazy construction within one process; a copy (pickle, a Dask worker)
+        # gets a fresh one, so the explainer can be shipped to other processes
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def _check_params(self) -> None:
         if self.value not in _VALUES:
             raise ValueError(f"value must be one of {_VALUES}, got {self.value!r}.")
