@@ -1,0 +1,589 @@
+"""Interaction indices of every order: SII, k-SII, STII, FSII, BII, Banzhaf values and Möbius coefficients.
+
+Every index here is a weighted sum of discrete derivatives,
+``I(T) = sum_{S subset of D minus T} w_t(|S|) Delta_T v(S)`` with ``t = |T|`` and
+``Delta_T v(S) = sum_{L subset of T} (-1)^(t - |L|) v(S + L)``, or a linear map of such sums.
+
+For a product game ``v(S) = sum_r c_r prod_{j in S} a_rj prod_{j not in S} b_rj`` the derivative is
+``Delta_T v(S) = sum_r c_r prod_{j in T} (a_rj - b_rj) prod_{l in S} a_rl prod_{l not in S + T} b_rl``.
+When the weight is a moment of a measure mu on [0, 1], ``w_t(s) = int t^s (1 - t)^(d - t - s) dmu``,
+the sum over S collapses (binomial theorem) to
+
+    I(T) = sum_r c_r prod_{j in T} (a_rj - b_rj) * int prod_{l not in T} g_rl(u) dmu(u),
+    g_rl(u) = (1 - u) b_rl + u a_rl,
+
+and every index of the module has such a measure (each checked against enumeration in the tests):
+
+- Möbius coefficient m(T) = Delta_T v(empty set): the point mass at u = 0 (g = b);
+- Banzhaf interaction index (BII; Grabisch & Roubens, 1999), w = 2^-(d - t): the point mass at
+  u = 1/2; order 1 gives the Banzhaf values (BV);
+- Shapley interaction index (SII; Grabisch & Roubens, 1999), w = s! (d - t - s)! / (d - t + 1)!:
+  Lebesgue measure (a Beta integral; degree d - t, exact with ceil((d - t + 1) / 2) Gauss-Legendre
+  nodes); order 1 gives the Shapley values (SV), order 0 the weighted mean of the game;
+- Shapley-Taylor index of order k (STII; Sundararajan, Dhamdhere & Agarwal, 2020), top order
+  w = (k / d) / C(d - 1, s): the density k (1 - u)^(k - 1); below order k it is the Möbius
+  coefficient;
+- k-SII (Bordt & von Luxburg, 2023): SII aggregated with Bernoulli numbers,
+  ``k-SII(T) = sum_{S superset of T, |S| <= k} B_{|S| - |T|} SII(S)``;
+- Faith-Shap (FSII; Tsai, Yeh & Ravikumar, 2023, theorem 19) from the Möbius transform,
+  ``FSII(T) = m(T) + (-1)^(k - t) t / (k + t) C(k, t) sum_{S superset of T, |S| > k}
+  C(|S| - 1, k) / C(|S| + k - 1, k + t) m(S)``; its weight on |S| is no moment of a positive
+  measure, so it is computed from the size-stratified sums ``sum_{|U| = u} prod_U (a - b)
+  prod_{rest} b`` (the coefficients of prod_l (b_l + z (a_l - b_l))) by a discrete Fourier
+  transform over the unit circle.
+
+The value of the empty set (order 0) follows shapiq's convention: v(empty set) for SV, k-SII,
+STII, FSII and Möbius; the index's own weighted mean of the game for SII, BII and BV.
+
+:func:`product_interactions` evaluates the formulas on one dense block; :func:`enumerated_interactions`
+computes the same indices of any game from all 2^d coalitions (through the Möbius transform), the
+reference the product route is tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from .quadrature import gauss_legendre_01, nodes_for_degree
+
+#: the indices, in shapiq's spelling
+INDICES = ("SV", "BV", "SII", "k-SII", "STII", "FSII", "BII", "Moebius")
+
+_ALIASES = {
+    "sv": "SV",
+    "shapley": "SV",
+    "bv": "BV",
+    "banzhaf": "BV",
+    "sii": "SII",
+    "k-sii": "k-SII",
+    "ksii": "k-SII",
+    "k_sii": "k-SII",
+    "stii": "STII",
+    "fsii": "FSII",
+    "faith-shap": "FSII",
+    "bii": "BII",
+    "moebius": "Moebius",
+    "mobius": "Moebius",
+    "möbius": "Moebius",
+}
+
+#: indices whose orders >= 1 sum to v(D) - v(empty set)
+EFFICIENT_INDICES = ("SV", "k-SII", "STII", "FSII", "Moebius")
+
+#: bytes of the (points, rows, nodes, sets) work arrays of one chunk of interaction sets
+_WORK_BYTES = 32 * 2**20
+
+_SPEC_KEYS = ("index", "max_order", "top_k", "threshold")
+
+
+@dataclass(frozen=True)
+class InteractionSpec:
+    """Which interactions an ``explain(..., interactions={...})`` call asks for.
+
+    Attributes
+    ----------
+    index : str
+        One of :data:`INDICES` (shapiq's names).
+    max_order : int
+        Highest order computed (1 for SV and BV; all of 1..d for Möbius when it equals d).
+    top_k : int or None
+        Keep only the ``top_k`` largest in absolute value of each order >= 1, per point.
+    threshold : float or None
+        Keep only the values of orders >= 1 whose absolute value reaches ``threshold``.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import check_interaction_spec
+    >>> check_interaction_spec({"index": "k-SII", "max_order": 3}, d=5)
+    InteractionSpec(index='k-SII', max_order=3, top_k=None, threshold=None)
+    """
+
+    index: str
+    max_order: int
+    top_k: int | None = None
+    threshold: float | None = None
+
+    @property
+    def sparse(self) -> bool:
+        """Whether a selection (``top_k`` or ``threshold``) drops values."""
+        return self.top_k is not None or self.threshold is not None
+
+
+def _is_int(x: Any) -> bool:
+    return not isinstance(x, (bool, np.bool_)) and isinstance(x, (int, np.integer))
+
+
+def check_interaction_spec(value: Any, d: int | None = None, name: str = "interactions") -> InteractionSpec:
+    """Validate ``interactions={"index": ..., "max_order": ..., "top_k": ..., "threshold": ...}``.
+
+    Parameters
+    ----------
+    value : Mapping
+        ``index`` (required): one of ``SV``, ``BV``, ``SII``, ``k-SII``, ``STII``, ``FSII``, ``BII``,
+        ``Moebius`` (case ignored); ``max_order`` (default 1 for SV and BV, else 2), an integer in
+        1..d; ``top_k`` (a positive integer) and ``threshold`` (a number >= 0), both optional.
+    d : int, optional
+        Number of players, to check ``max_order <= d``.
+    name : str
+        The argument's name, used in messages.
+
+    Returns
+    -------
+    InteractionSpec
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import check_interaction_spec
+    >>> check_interaction_spec({"index": "moebius", "max_order": 2, "top_k": 5}).index
+    'Moebius'
+    """
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping such as {{'index': 'k-SII', 'max_order': 3}}, got {value!r}.")
+    unknown = [k for k in value if k not in _SPEC_KEYS]
+    if unknown:
+        raise ValueError(f"{name} has unknown keys {unknown}; it accepts {list(_SPEC_KEYS)}.")
+    if "index" not in value:
+        raise ValueError(f"{name} needs an 'index', one of {list(INDICES)}.")
+    raw = value["index"]
+    index = _ALIASES.get(raw.lower()) if isinstance(raw, str) else None
+    if index is None:
+        raise ValueError(f"{name}['index'] must be one of {list(INDICES)} (case ignored), got {raw!r}.")
+    default = 1 if index in ("SV", "BV") else 2
+    k = value.get("max_order", default)
+    if not _is_int(k) or k < 1:
+        raise ValueError(f"{name}['max_order'] must be a positive integer (the highest order), got {k!r}.")
+    k = int(k)
+    if index in ("SV", "BV") and k != 1:
+        raise ValueError(f"{name}['max_order'] must be 1 for index {index!r} (values of single players), got {k}.")
+    if d is not None and k > d:
+        raise ValueError(f"{name}['max_order'] must be at most the number of features d = {d}, got {k}.")
+    top_k = value.get("top_k")
+    if top_k is not None and (not _is_int(top_k) or top_k < 1):
+        raise ValueError(f"{name}['top_k'] must be a positive integer or None, got {top_k!r}.")
+    thr = value.get("threshold")
+    if thr is not None:
+        if isinstance(thr, (bool, np.bool_)) or not isinstance(thr, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name}['threshold'] must be a number >= 0 or None, got {thr!r}.")
+        if not np.isfinite(thr) or thr < 0:
+            raise ValueError(f"{name}['threshold'] must be a finite number >= 0, got {thr!r}.")
+        thr = float(thr)
+    return InteractionSpec(index, k, None if top_k is None else int(top_k), thr)
+
+
+def combinations_array(d: int, k: int) -> np.ndarray:
+    """All subsets of size ``k`` of ``range(d)`` in lexicographic order, shape (C(d, k), k).
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import combinations_array
+    >>> combinations_array(3, 2)
+    array([[0, 1],
+           [0, 2],
+           [1, 2]])
+    """
+    n = comb(d, k)
+    if k == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    flat = np.fromiter((j for T in combinations(range(d), k) for j in T), dtype=np.int64, count=n * k)
+    return flat.reshape(n, k)
+
+
+def _pascal(d: int) -> np.ndarray:
+    out = np.zeros((d + 1, d + 2), dtype=np.int64)
+    for n in range(d + 1):
+        for j in range(n + 1):
+            out[n, j] = comb(n, j)
+    return out
+
+
+class _Ranker:
+    """Position of a sorted subset of size k in :func:`combinations_array` (d, k), vectorised."""
+
+    def __init__(self, d: int, k: int) -> None:
+        self.binom = _pascal(d)
+        self.k = k
+        combos = combinations_array(d, k)
+        self.pos = np.empty(len(combos), dtype=np.int64)
+        self.pos[self._colex(combos)] = np.arange(len(combos))
+
+    def _colex(self, sets: np.ndarray) -> np.ndarray:
+        r = np.zeros(sets.shape[0], dtype=np.int64)
+        for i in range(self.k):
+            r += self.binom[sets[:, i], i + 1]
+        return r
+
+    def __call__(self, sets: np.ndarray) -> np.ndarray:
+        return self.pos[self._colex(sets)]
+
+
+def bernoulli_numbers(n: int) -> np.ndarray:
+    """B_0..B_n with B_1 = -1/2 (the convention of the k-SII aggregation).
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import bernoulli_numbers
+    >>> bernoulli_numbers(4).round(4)
+    array([ 1.    , -0.5   ,  0.1667,  0.    , -0.0333])
+    """
+    B = np.zeros(n + 1)
+    B[0] = 1.0
+    for m in range(1, n + 1):
+        B[m] = -sum(comb(m + 1, j) * B[j] for j in range(m)) / (m + 1)
+    return B
+
+
+def ksii_from_sii(sii: Mapping[int, np.ndarray], d: int, k: int) -> dict[int, np.ndarray]:
+    """k-SII of orders 1..k from SII of orders 1..k (each (C(d, t), ...), lexicographic sets).
+
+    ``k-SII(T) = sum_{S superset of T, |S| <= k} B_{|S| - |T|} SII(S)`` (Bordt & von Luxburg, 2023,
+    with the Bernoulli numbers B_1 = -1/2); the top order is SII itself.
+
+    Examples
+    --------
+    Order 1 of 2-SII is phi_j - (1/2) sum_k SII_jk.
+
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import ksii_from_sii
+    >>> out = ksii_from_sii({1: np.array([1.0, 2.0]), 2: np.array([0.5])}, 2, 2)
+    >>> out[1], out[2]
+    (array([0.75, 1.75]), array([0.5]))
+    """
+    B = bernoulli_numbers(k)
+    out = {t: np.array(sii[t], dtype=np.float64, copy=True) for t in range(1, k + 1)}
+    for t in range(1, k):
+        ranker = _Ranker(d, t)
+        for s in range(t + 1, k + 1):
+            if B[s - t] == 0.0:
+                continue
+            S = combinations_array(d, s)
+            for pos in combinations(range(s), t):
+                idx = ranker(S[:, list(pos)])
+                np.add.at(out[t], idx, B[s - t] * np.asarray(sii[s]))
+    return out
+
+
+def fsii_weights(d: int, k: int, t: int) -> np.ndarray:
+    """h[u], u = 0..d - t: FSII(T) = sum_{U disjoint of T, |U| = u} h[u] m(T + U) for |T| = t <= k.
+
+    Tsai, Yeh & Ravikumar (2023, theorem 19): h[0] = 1, h[u] = 0 while t + u <= k, and
+    (-1)^(k - t) t / (k + t) C(k, t) C(s - 1, k) / C(s + k - 1, k + t) with s = t + u beyond.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import fsii_weights
+    >>> fsii_weights(3, 1, 1).round(4)                 # FSII of order 1 is the Shapley value
+    array([1.    , 0.5   , 0.3333])
+    """
+    h = np.zeros(d - t + 1)
+    h[0] = 1.0
+    if t == 0:
+        return h
+    lead = (-1.0) ** (k - t) * t / (k + t) * comb(k, t)
+    for u in range(1, d - t + 1):
+        s = t + u
+        if s > k:
+            h[u] = lead * comb(s - 1, k) / comb(s + k - 1, k + t)
+    return h
+
+
+def _measure(index: str, d: int, t: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of the measure mu of sets of order t (module docstring)."""
+    zero = (np.zeros(1), np.ones(1))
+    if index == "Moebius":
+        return zero
+    if index in ("BII", "BV"):
+        return np.full(1, 0.5), np.ones(1)
+    if index in ("SII", "SV", "k-SII"):
+        if t == 0 and index != "SII":
+            return zero
+        return gauss_legendre_01(nodes_for_degree(d - t))
+    if index == "STII":
+        if t < k:
+            return zero
+        u, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        return u, w * k * (1.0 - u) ** (k - 1)
+    raise ValueError(f"no measure for index {index!r}")  # FSII goes through _size_weighted
+
+
+def _log_parts(g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    zero = g == 0.0
+    lg = np.log(np.where(zero, 1.0, np.abs(g)))
+    return lg, zero.astype(np.int64), (g < 0.0).astype(np.int64)
+
+
+def _sets_chunk(n_sets: int, per_set: int) -> int:
+    return int(max(1, min(n_sets, _WORK_BYTES // (8 * max(1, per_set)))))
+
+
+def _leave_out_integrals(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, sets: np.ndarray, u: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """sum_r c_r prod_{T} (a - b) sum_q w_q prod_{l not in T} g_rl(u_q) for every T in ``sets``.
+
+    a, b (p, r, d); c (r, o); sets (n, t).  Returns (n, p, o).  The leave-T-out products are
+    formed in log space with a count of exact zeros (no division by a small or zero factor).
+    """
+    p, r, d = a.shape
+    n, t = sets.shape
+    o = c.shape[1]
+    g = (1.0 - u)[None, None, :, None] * b[:, :, None, :] + u[None, None, :, None] * a[:, :, None, :]  # (p, r, Q, d)
+    lg, zc, ng = _log_parts(g)
+    tot_l, tot_z, tot_n = lg.sum(-1), zc.sum(-1), ng.sum(-1)
+    diff = a - b
+    out = np.empty((n, p, o))
+    Q = len(u)
+    chunk = _sets_chunk(n, p * r * Q * 3)
+    for s0 in range(0, n, chunk):
+        T = sets[s0 : s0 + chunk]  # (m, t)
+        if t:
+            ll = tot_l[..., None] - lg[..., T].sum(-1)  # (p, r, Q, m)
+            zz = tot_z[..., None] - zc[..., T].sum(-1)
+            nn = tot_n[..., None] - ng[..., T].sum(-1)
+            dprod = diff[..., T].prod(-1)  # (p, r, m)
+        else:
+            ll, zz, nn = tot_l[..., None], tot_z[..., None], tot_n[..., None]
+            dprod = np.ones((p, r, 1))
+        with np.errstate(under="ignore", over="ignore"):
+            prods = np.where(zz > 0, 0.0, np.where(nn % 2 == 1, -1.0, 1.0) * np.exp(ll))
+        integ = np.einsum("prqm,q->prm", prods, w)  # (p, r, m)
+        out[s0 : s0 + len(T)] = np.einsum("prm,ro->mpo", integ * dprod, c)
+    return out
+
+
+def _size_weighted(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, sets: np.ndarray, h: np.ndarray
+) -> np.ndarray:
+    """sum_r c_r prod_T (a - b) sum_{U disjoint of T} h[|U|] prod_U (a - b) prod_{rest} b, every T in ``sets``.
+
+    The inner sum is sum_u h[u] e_u with e_u the coefficients of P(z) = prod_{l not in T}
+    (b_l + z (a_l - b_l)), a polynomial of degree m = d - t; with the m + 1 roots of unity
+    z_q, e_u = (1 / (m + 1)) sum_q P(z_q) z_q^-u, so the sum is sum_q omega_q P(z_q) with
+    omega_q = (1 / (m + 1)) sum_u h[u] z_q^-u, and P(z_q) is the full product over the factors
+    of T removed (complex log space, with a count of exact zeros).  Returns (n, p, o).
+    """
+    p, r, d = a.shape
+    n, t = sets.shape
+    o = c.shape[1]
+    m = d - t
+    q = np.arange(m + 1)
+    z = np.exp(2j * np.pi * q / (m + 1))
+    omega = (np.exp(-2j * np.pi * np.outer(q, np.arange(m + 1)) / (m + 1)) @ h) / (m + 1)  # (Q,)
+    diff = a - b
+    g = b[:, :, None, :] + z[None, None, :, None] * diff[:, :, None, :]  # (p, r, Q, d) complex
+    zero = g == 0
+    lg = np.log(np.where(zero, 1.0, g))
+    zc = zero.astype(np.int64)
+    tot_l, tot_z = lg.sum(-1), zc.sum(-1)
+    out = np.empty((n, p, o))
+    chunk = _sets_chunk(n, p * r * (m + 1) * 4)
+    for s0 in range(0, n, chunk):
+        T = sets[s0 : s0 + chunk]
+        if t:
+            ll = tot_l[..., None] - lg[..., T].sum(-1)
+            zz = tot_z[..., None] - zc[..., T].sum(-1)
+            dprod = diff[..., T].prod(-1)
+        else:
+            ll, zz = tot_l[..., None], tot_z[..., None]
+            dprod = np.ones((p, r, 1))
+        with np.errstate(under="ignore", over="ignore"):
+            prods = np.where(zz > 0, 0.0, np.exp(ll))
+        integ = np.einsum("prqm,q->prm", prods, omega).real
+        out[s0 : s0 + len(T)] = np.einsum("prm,ro->mpo", integ * dprod, c)
+    return out
+
+
+def product_interactions(a: Any, b: Any, c: Any, index: str, max_order: int) -> dict[int, np.ndarray]:
+    """Every interaction of orders 0..max_order of one dense block of a product game.
+
+    Parameters
+    ----------
+    a : array of shape (p, r, d)
+        Factor of feature j in row r when j is present, for each of p points.
+    b : array broadcastable to (p, r, d), or a scalar
+        Factor when j is absent.
+    c : array of shape (r, o) or (r,)
+        Row weights.
+    index : str
+        One of :data:`INDICES` (validated by :func:`check_interaction_spec`).
+    max_order : int
+        Highest order, 1..d.
+
+    Returns
+    -------
+    dict
+        Order t -> array (C(d, t), p, o), the sets in the order of :func:`combinations_array`;
+        order 0 (one set, the empty set) holds the module's convention for the empty set.
+        Additive over blocks of rows.
+
+    Examples
+    --------
+    v(S) = 2 * [0 and 1 in S], as a product game with one row (a = 1, b = 0 for players 0, 1).
+
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import product_interactions
+    >>> out = product_interactions(np.ones((1, 1, 3)), np.array([0.0, 0.0, 1.0]), [2.0], "Moebius", 2)
+    >>> out[2][:, 0, 0]                               # pairs (0, 1), (0, 2), (1, 2)
+    array([2., 0., 0.])
+    >>> product_interactions(np.ones((1, 1, 3)), np.array([0.0, 0.0, 1.0]), [2.0], "SV", 1)[1][:, 0, 0]
+    array([1., 1., 0.])
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim != 3:
+        raise ValueError(f"a must have shape (points, rows, features), got shape {a.shape}.")
+    p, r, d = a.shape
+    b = np.ascontiguousarray(np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape))
+    c = np.asarray(c, dtype=np.float64)
+    if c.ndim == 1:
+        c = c[:, None]
+    if c.ndim != 2 or c.shape[0] != r:
+        raise ValueError(f"c must have shape (rows, outputs) with rows = {r}, got shape {c.shape}.")
+    for arr, nm in ((a, "a"), (b, "b"), (c, "c")):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{nm} contains NaN or infinite values; the product-game engine accepts finite numbers only.")
+    if index not in INDICES:
+        raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
+    if not _is_int(max_order) or not 1 <= max_order <= d:
+        raise ValueError(f"max_order must be an integer in 1..{d}, got {max_order!r}.")
+    k = int(max_order)
+    out: dict[int, np.ndarray] = {}
+    if index == "FSII":
+        for t in range(0, k + 1):
+            out[t] = _size_weighted(a, b, c, combinations_array(d, t), fsii_weights(d, k, t))
+        return out
+    base = "SII" if index == "k-SII" else index
+    for t in range(0, k + 1):
+        u, w = _measure(base if t else index, d, t, k)
+        out[t] = _leave_out_integrals(a, b, c, combinations_array(d, t), u, w)
+    if index == "k-SII" and k > 1:
+        agg = ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k)
+        out.update(agg)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Any game, from all 2^d coalitions
+
+
+def moebius_transform(values: np.ndarray, d: int) -> np.ndarray:
+    """Möbius coefficients m(S) = sum_{L subset of S} (-1)^(|S| - |L|) v(L) of a table over bitmasks.
+
+    ``values`` (2^d, ...) with row m the coalition of the bits of m (as
+    :func:`kexplain.shapley.all_coalitions`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import moebius_transform
+    >>> moebius_transform(np.array([0.0, 1.0, 2.0, 5.0]), 2)
+    array([0., 1., 2., 2.])
+    """
+    m = np.array(values, dtype=np.float64, copy=True)
+    trailing = m.shape[1:]
+    for j in range(d):
+        view = m.reshape((2 ** (d - j - 1), 2, 2**j) + trailing)
+        view[:, 1] -= view[:, 0]
+    return m
+
+
+def _superset_sums(m: np.ndarray, d: int) -> np.ndarray:
+    """Z[S] = sum_{U superset of S} m[U] over bitmask tables (in place on a copy)."""
+    z = np.array(m, copy=True)
+    trailing = z.shape[1:]
+    for j in range(d):
+        view = z.reshape((2 ** (d - j - 1), 2, 2**j) + trailing)
+        view[:, 0] += view[:, 1]
+    return z
+
+
+def _sets_to_masks(sets: np.ndarray) -> np.ndarray:
+    return (np.int64(1) << sets).sum(axis=1) if sets.shape[1] else np.zeros(len(sets), dtype=np.int64)
+
+
+def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> dict[int, np.ndarray]:
+    """Every index of orders 0..max_order from the Möbius coefficients ``m`` (2^d, ...) of a game.
+
+    Each index is ``I(T) = sum_{U disjoint of T} h_t(|U|) m(T + U)``: SII h = 1 / (u + 1), BII
+    2^-u, STII's top order 1 / C(u + k, k), FSII :func:`fsii_weights`, Möbius the point u = 0;
+    k-SII aggregates SII (:func:`ksii_from_sii`).  Returns order -> (C(d, t), ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import indices_from_moebius
+    >>> indices_from_moebius(np.array([0.0, 1.0, 2.0, 2.0]), 2, "SV", 1)[1]
+    array([2., 3.])
+    """
+    popcount = np.array([bin(i).count("1") for i in range(2**d)])
+    sizes = range(d + 1)
+    strata: dict[int, np.ndarray] = {}
+
+    def stratum(s: int) -> np.ndarray:
+        if s not in strata:
+            mask = (popcount == s).reshape((-1,) + (1,) * (m.ndim - 1))
+            strata[s] = _superset_sums(np.where(mask, m, 0.0), d)
+        return strata[s]
+
+    def weighted(t: int, h: np.ndarray) -> np.ndarray:
+        masks = _sets_to_masks(combinations_array(d, t))
+        acc = np.zeros((len(masks),) + m.shape[1:])
+        for u in range(d - t + 1):
+            if h[u] != 0.0:
+                acc += h[u] * stratum(t + u)[masks]
+        return acc
+
+    k = int(max_order)
+    out: dict[int, np.ndarray] = {}
+    for t in range(0, k + 1):
+        u = np.arange(d - t + 1)
+        if t == 0 and index not in ("SII", "BII", "BV"):
+            h = (u == 0).astype(float)
+        elif index in ("SII", "SV", "k-SII"):
+            h = 1.0 / (u + 1.0)
+        elif index in ("BII", "BV"):
+            h = 0.5**u
+        elif index == "Moebius" or (index == "STII" and t < k):
+            h = (u == 0).astype(float)
+        elif index == "STII":
+            h = np.array([1.0 / comb(x + k, k) for x in u])
+        elif index == "FSII":
+            h = fsii_weights(d, k, t)
+        else:
+            raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
+        out[t] = weighted(t, h)
+    del sizes
+    if index == "k-SII" and k > 1:
+        out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
+    return out
+
+
+def enumerated_interactions(
+    value_function: Callable[[np.ndarray], Any], d: int, index: str, max_order: int, *, batch_size: int = 4096
+) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """Interactions of any game from all 2^d coalitions: (order -> (C(d, t), *trailing), v table).
+
+    ``value_function`` as for :func:`kexplain.shapley.exact_shapley`; the v table is (2^d, *trailing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import enumerated_interactions
+    >>> out, v = enumerated_interactions(lambda S: (S[:, 0] & S[:, 1]).astype(float), 2, "SII", 2)
+    >>> out[1], out[2]
+    (array([0.5, 0.5]), array([1.]))
+    """
+    from .enumeration import _evaluate
+
+    n_total = 2**d
+    parts = []
+    for start in range(0, n_total, batch_size):
+        mm = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
+        S = ((mm >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+        parts.append(_evaluate(value_function, S, d))
+    v = np.concatenate(parts, axis=0)
+    return indices_from_moebius(moebius_transform(v, d), d, index, max_order), v
