@@ -17,6 +17,7 @@ from .base import Explainer
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
 from .explanation import Explanation
+from .interaction_explanation import InteractionExplanation
 from .models import KernelExpansion
 from .shapley import exact_shapley
 
@@ -46,6 +47,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Explainer",
     "Explanation",
+    "InteractionExplanation",
     "GlobalAttribution",
     "PermutationTestResult",
     "__version__",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,10 +11,12 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..interaction_explanation import interaction_explanation
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.higher_order import check_interaction_spec, solve_product_interactions
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
@@ -262,7 +264,7 @@ class ProductKernelExplainer(Explainer):
         self,
         X: Any,
         *,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -299,7 +301,11 @@ class ProductKernelExplainer(Explainer):
             the diagonal, the main effect on it); "stii": the Shapley-Taylor index of order 2,
             as shap's ``ExactExplainer(...)(X, interactions=True)`` gives it.  Each row of the
             d x d matrix sums to the feature's Shapley value; ``info["interaction_index"]``
-            records the index.
+            records the index.  A mapping ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" |
+            "BV" | "Moebius" | "SV", "max_order": k, "top_k": n, "threshold": x}`` asks for an index
+            of any order, exactly, and returns a :class:`kexplain.InteractionExplanation` (see
+            the documentation page "Interactions"); ``top_k`` / ``threshold`` keep only the
+            largest values of each order per point.
         progress : bool
             Show a progress bar over points.
         n_jobs : int, optional
@@ -376,6 +382,13 @@ class ProductKernelExplainer(Explainer):
         >>> np.round(ex.std[0], 3)
         array([0.02 , 0.005, 0.028])
         """
+        if isinstance(interactions, Mapping):
+            if uncertainty or dtype not in (None, "float64") or is_foreign_array(X):
+                raise ValueError(
+                    "interactions={...} (any order) runs in numpy float64 without uncertainty: pass a numpy X, "
+                    "dtype=None and uncertainty=False."
+                )
+            return self._explain_any_order(X, interactions, progress=progress, n_jobs=n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
         em = self.expansion
@@ -409,6 +422,26 @@ class ProductKernelExplainer(Explainer):
         v_full = v_full.reshape(values.shape[0], -1)
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         return ex
+
+    def _explain_any_order(
+        self, X: Any, interactions: Mapping[str, Any], *, progress: bool, n_jobs: Any
+    ) -> Explanation:
+        """``explain`` with ``interactions`` a mapping: the Shapley values, then the index of any order."""
+        em = self.expansion
+        spec = check_interaction_spec(interactions, em.n_features)
+        ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
+        Xv = np.asarray(ex.data, dtype=np.float64)
+        game: Any
+        if em.n_rows == 0:
+            game = _ZeroGame(Xv.shape[0], em.n_features, em.n_outputs)
+        elif self.game == "functional":
+            game = FunctionalGame(em, Xv)
+        else:
+            if self._background_factors is None:  # the subset route was chosen for the values: build once
+                self._background_factors = BackgroundFactors(em, self._Z, self._w)
+            game = InterventionalGame(em, Xv, self._background_factors)
+        table = solve_product_interactions(game, spec, max_block_bytes=self.max_block_bytes, progress=progress)
+        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
 
     def _covariance_solver(
         self, uncertainty: Any, joint: Any, noisy: Any, array_path: bool
@@ -546,3 +579,15 @@ class ProductKernelExplainer(Explainer):
             output=self.output,
             index=index,
         )
+
+
+class _ZeroGame:
+    """The product game of a model without rows (a constant): every value is 0."""
+
+    n_rows = 0
+
+    def __init__(self, n_points: int, d: int, o: int) -> None:
+        self.n_points, self.n_features, self.n_outputs = n_points, d, o
+
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
+        return np.zeros((1, 0, self.n_features)), 1.0, np.zeros((0, self.n_outputs))

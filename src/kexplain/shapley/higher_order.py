@@ -35,14 +35,15 @@ and every index of the module has such a measure (each checked against enumerati
 The value of the empty set (order 0) follows shapiq's convention: v(empty set) for SV, k-SII,
 STII, FSII and Möbius; the index's own weighted mean of the game for SII, BII and BV.
 
-:func:`product_interactions` evaluates the formulas on one dense block; :func:`enumerated_interactions`
-computes the same indices of any game from all 2^d coalitions (through the Möbius transform), the
-reference the product route is tested against.
+:func:`product_interactions` evaluates the formulas on one dense block and
+:func:`solve_product_interactions` drives it over a product game; :func:`indices_from_moebius`
+computes the same indices of any game from its Möbius transform (``kx.exact_shapley`` with
+``interactions={...}`` enumerates the 2^d coalitions for it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -173,6 +174,8 @@ def check_interaction_spec(value: Any, d: int | None = None, name: str = "intera
         if not np.isfinite(thr) or thr < 0:
             raise ValueError(f"{name}['threshold'] must be a finite number >= 0, got {thr!r}.")
         thr = float(thr)
+    if index in ("SV", "BV") and (top_k is not None or thr is not None):
+        raise ValueError(f"{name}: top_k and threshold select interactions; index {index!r} has one value per feature.")
     return InteractionSpec(index, k, None if top_k is None else int(top_k), thr)
 
 
@@ -228,7 +231,7 @@ def bernoulli_numbers(n: int) -> np.ndarray:
     Examples
     --------
     >>> from kexplain.shapley.higher_order import bernoulli_numbers
-    >>> bernoulli_numbers(4).round(4)
+    >>> bernoulli_numbers(4).round(4) + 0.0
     array([ 1.    , -0.5   ,  0.1667,  0.    , -0.0333])
     """
     B = np.zeros(n + 1)
@@ -356,9 +359,7 @@ def _leave_out_integrals(
     return out
 
 
-def _size_weighted(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, sets: np.ndarray, h: np.ndarray
-) -> np.ndarray:
+def _size_weighted(a: np.ndarray, b: np.ndarray, c: np.ndarray, sets: np.ndarray, h: np.ndarray) -> np.ndarray:
     """sum_r c_r prod_T (a - b) sum_{U disjoint of T} h[|U|] prod_U (a - b) prod_{rest} b, every T in ``sets``.
 
     The inner sum is sum_u h[u] e_u with e_u the coefficients of P(z) = prod_{l not in T}
@@ -445,7 +446,9 @@ def product_interactions(a: Any, b: Any, c: Any, index: str, max_order: int) -> 
         raise ValueError(f"c must have shape (rows, outputs) with rows = {r}, got shape {c.shape}.")
     for arr, nm in ((a, "a"), (b, "b"), (c, "c")):
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{nm} contains NaN or infinite values; the product-game engine accepts finite numbers only.")
+            raise ValueError(
+                f"{nm} contains NaN or infinite values; the product-game engine accepts finite numbers only."
+            )
     if index not in INDICES:
         raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
     if not _is_int(max_order) or not 1 <= max_order <= d:
@@ -562,28 +565,284 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
     return out
 
 
-def enumerated_interactions(
-    value_function: Callable[[np.ndarray], Any], d: int, index: str, max_order: int, *, batch_size: int = 4096
-) -> tuple[dict[int, np.ndarray], np.ndarray]:
-    """Interactions of any game from all 2^d coalitions: (order -> (C(d, t), *trailing), v table).
+# ----------------------------------------------------------------------------------------------
+# Sparse storage and the drivers
 
-    ``value_function`` as for :func:`kexplain.shapley.exact_shapley`; the v table is (2^d, *trailing).
+
+@dataclass
+class InteractionTable:
+    """Interactions of orders 1..max_order of a batch of games, per point, possibly a selection.
+
+    Attributes
+    ----------
+    index : str
+        One of :data:`INDICES`.
+    max_order : int
+    n_features : int
+    entries : list of dict
+        Per point, order t -> (sets (m, t) int array, values (m, n_outputs)); only the kept sets
+        when a selection (``top_k``/``threshold``) was asked for.
+    empty : ndarray (n_points, n_outputs)
+        The value of the empty set (module docstring).
+    v_full, v_empty : ndarray (n_points, n_outputs)
+    efficiency_gap : ndarray (n_points, n_outputs) or None
+        For the efficient indices (:data:`EFFICIENT_INDICES`), the sum of every value of orders
+        1..max_order minus (v_full - v_empty), taken before any selection; None for the others.
+    sparse : bool
+        Whether values were dropped by a selection.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from kexplain.shapley.higher_order import enumerated_interactions
-    >>> out, v = enumerated_interactions(lambda S: (S[:, 0] & S[:, 1]).astype(float), 2, "SII", 2)
-    >>> out[1], out[2]
-    (array([0.5, 0.5]), array([1.]))
+    >>> from kexplain.shapley.higher_order import check_interaction_spec, table_from_dense
+    >>> dense = {0: np.zeros((1, 1, 1)), 1: np.array([[[1.0]], [[2.0]]]), 2: np.array([[[0.5]]])}
+    >>> tab = table_from_dense(dense, check_interaction_spec({"index": "Moebius"}), 2,
+    ...                        np.array([[3.5]]), np.zeros((1, 1)))
+    >>> tab.as_dict(0)
+    {(): 0.0, (0,): 1.0, (1,): 2.0, (0, 1): 0.5}
+    >>> float(tab.efficiency_gap[0, 0])
+    0.0
     """
-    from .enumeration import _evaluate
 
-    n_total = 2**d
-    parts = []
-    for start in range(0, n_total, batch_size):
-        mm = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
-        S = ((mm >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
-        parts.append(_evaluate(value_function, S, d))
-    v = np.concatenate(parts, axis=0)
-    return indices_from_moebius(moebius_transform(v, d), d, index, max_order), v
+    index: str
+    max_order: int
+    n_features: int
+    entries: list[dict[int, tuple[np.ndarray, np.ndarray]]]
+    empty: np.ndarray
+    v_full: np.ndarray
+    v_empty: np.ndarray
+    efficiency_gap: np.ndarray | None
+    sparse: bool
+
+    @property
+    def n_points(self) -> int:
+        """Number of points."""
+        return len(self.entries)
+
+    @property
+    def n_outputs(self) -> int:
+        """Number of outputs."""
+        return int(self.empty.shape[1])
+
+    def as_dict(self, point: int = 0, output: int = 0) -> dict[tuple[int, ...], float]:
+        """{set (tuple of feature positions): value} of one point and output, the empty set first."""
+        out: dict[tuple[int, ...], float] = {(): float(self.empty[point, output])}
+        for t in sorted(self.entries[point]):
+            sets, vals = self.entries[point][t]
+            for T, val in zip(sets.tolist(), vals[:, output].tolist()):
+                out[tuple(T)] = float(val)
+        return out
+
+    def rows(self, idx: Any) -> InteractionTable:
+        """The table of the points ``idx`` (an integer array)."""
+        idx = np.atleast_1d(np.asarray(idx))
+        return InteractionTable(
+            self.index,
+            self.max_order,
+            self.n_features,
+            [self.entries[i] for i in idx.tolist()],
+            self.empty[idx],
+            self.v_full[idx],
+            self.v_empty[idx],
+            None if self.efficiency_gap is None else self.efficiency_gap[idx],
+            self.sparse,
+        )
+
+    def output(self, o: int) -> InteractionTable:
+        """The table of output ``o`` alone."""
+        return InteractionTable(
+            self.index,
+            self.max_order,
+            self.n_features,
+            [{t: (sets, vals[:, o : o + 1]) for t, (sets, vals) in e.items()} for e in self.entries],
+            self.empty[:, o : o + 1],
+            self.v_full[:, o : o + 1],
+            self.v_empty[:, o : o + 1],
+            None if self.efficiency_gap is None else self.efficiency_gap[:, o : o + 1],
+            self.sparse,
+        )
+
+    @classmethod
+    def concatenate(cls, tables: list[InteractionTable]) -> InteractionTable:
+        """Stack tables of the same index, order and features along the points."""
+        first = tables[0]
+        for tab in tables[1:]:
+            if (tab.index, tab.max_order, tab.n_features) != (first.index, first.max_order, first.n_features):
+                raise ValueError("tables must share index, max_order and features to be concatenated.")
+        gaps = [tab.efficiency_gap for tab in tables]
+        return cls(
+            first.index,
+            first.max_order,
+            first.n_features,
+            [e for tab in tables for e in tab.entries],
+            np.concatenate([tab.empty for tab in tables]),
+            np.concatenate([tab.v_full for tab in tables]),
+            np.concatenate([tab.v_empty for tab in tables]),
+            None if any(g is None for g in gaps) else np.concatenate([g for g in gaps if g is not None]),
+            any(tab.sparse for tab in tables),
+        )
+
+    def scaled(self, factors: Any) -> InteractionTable:
+        """The table of the games ``factors[i] * v_i`` (every value of point i times ``factors[i]``)."""
+        f = np.asarray(factors, dtype=np.float64).reshape(-1)
+        if f.shape[0] != self.n_points:
+            raise ValueError(f"factors must hold one number per point ({self.n_points}), got shape {f.shape}.")
+        gap = None if self.efficiency_gap is None else self.efficiency_gap * f[:, None]
+        return InteractionTable(
+            self.index,
+            self.max_order,
+            self.n_features,
+            [{t: (sets, vals * fi) for t, (sets, vals) in e.items()} for e, fi in zip(self.entries, f.tolist())],
+            self.empty * f[:, None],
+            self.v_full * f[:, None],
+            self.v_empty * f[:, None],
+            gap,
+            self.sparse,
+        )
+
+    def shifted(self, shift: Any) -> InteractionTable:
+        """The same table with ``shift`` (per output) added to every coalition's value.
+
+        A constant added to the game (an intercept) changes only the empty set's value (the
+        weights of each index's empty set sum to 1) and v_full, v_empty.
+        """
+        s = np.asarray(shift, dtype=np.float64).reshape(1, -1)
+        return InteractionTable(
+            self.index,
+            self.max_order,
+            self.n_features,
+            self.entries,
+            self.empty + s,
+            self.v_full + s,
+            self.v_empty + s,
+            self.efficiency_gap,
+            self.sparse,
+        )
+
+
+def _select(
+    dense_point: Mapping[int, np.ndarray], spec: InteractionSpec, d: int
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Order t -> (sets, values) of one point from its dense arrays (C(d, t), o), selected per ``spec``."""
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for t, vals in dense_point.items():
+        if t == 0:
+            continue
+        keep = np.arange(vals.shape[0])
+        mag = np.max(np.abs(vals), axis=1) if vals.size else np.zeros(0)
+        if spec.threshold is not None:
+            keep = keep[mag[keep] >= spec.threshold]
+        if spec.top_k is not None and len(keep) > spec.top_k:
+            part = np.argpartition(-mag[keep], spec.top_k - 1)[: spec.top_k]
+            keep = keep[part]
+        if spec.sparse:
+            keep = keep[np.argsort(-mag[keep], kind="stable")]
+            out[t] = (combinations_array(d, t)[keep], np.ascontiguousarray(vals[keep]))
+        else:
+            out[t] = (combinations_array(d, t), np.ascontiguousarray(vals))
+    return out
+
+
+def table_from_dense(
+    dense: Mapping[int, np.ndarray], spec: InteractionSpec, d: int, v_full: np.ndarray, v_empty: np.ndarray
+) -> InteractionTable:
+    """An :class:`InteractionTable` from dense arrays order -> (C(d, t), n_points, n_outputs).
+
+    Applies the selection of ``spec`` per point and records the efficiency gap before it.
+    """
+    v_full = np.asarray(v_full, dtype=np.float64)
+    v_empty = np.asarray(v_empty, dtype=np.float64)
+    n = v_full.shape[0]
+    gap = None
+    if spec.index in EFFICIENT_INDICES:
+        total = sum(dense[t].sum(axis=0) for t in range(1, spec.max_order + 1))
+        gap = total - (v_full - v_empty)
+    entries = [_select({t: arr[:, i] for t, arr in dense.items()}, spec, d) for i in range(n)]
+    return InteractionTable(
+        spec.index, spec.max_order, d, entries, np.asarray(dense[0][0]), v_full, v_empty, gap, spec.sparse
+    )
+
+
+def _rows_per_block(d: int, n_nodes: int, max_bytes: int) -> int:
+    return int(max(1, max_bytes // (8 * 4 * max(1, n_nodes) * max(1, d))))
+
+
+def solve_product_interactions(
+    game: Any, spec: InteractionSpec, *, max_block_bytes: int = 64 * 2**20, progress: bool = False
+) -> InteractionTable:
+    """Interactions of every order of a product game (a :class:`kexplain.shapley.product.ProductGame`).
+
+    One point at a time (the dense arrays of one point, sum_t C(d, t) * n_outputs numbers, are
+    reduced to the selection of ``spec`` before the next point), rows in blocks whose work arrays
+    stay near ``max_block_bytes``.  The cost per point is O(rows * nodes * sum_t C(d, t) * t).
+
+    Parameters
+    ----------
+    game : ProductGame
+        Gives dense blocks (a, b, c) of points and rows, in numpy.
+    spec : InteractionSpec
+        From :func:`check_interaction_spec`.
+    max_block_bytes : int
+        Bound on the work arrays of one block of rows.
+    progress : bool
+        Show a progress bar over points (tqdm).
+
+    Returns
+    -------
+    InteractionTable
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import check_interaction_spec, solve_product_interactions
+    >>> class Unanimity:                      # v(S) = 1 when S holds players 0, 1 and 2
+    ...     n_points, n_rows, n_features, n_outputs = 1, 1, 4, 1
+    ...     def block(self, points, rows):
+    ...         return np.ones((1, 1, 4)), np.array([0.0, 0.0, 0.0, 1.0]), np.ones((1, 1))
+    >>> tab = solve_product_interactions(Unanimity(), check_interaction_spec({"index": "k-SII", "max_order": 3}))
+    >>> {T: round(v, 3) for T, v in tab.as_dict(0).items() if abs(v) > 1e-12}
+    {(0, 1, 2): 1.0}
+    """
+    n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
+    if spec.max_order > d:
+        raise ValueError(
+            f"interactions['max_order'] must be at most the number of features d = {d}, got {spec.max_order}."
+        )
+    rows = _rows_per_block(d, nodes_for_degree(d), max_block_bytes)
+    v_full = np.zeros((n, o))
+    v_empty = np.zeros((n, o))
+    entries: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
+    empty = np.zeros((n, o))
+    gap = np.zeros((n, o)) if spec.index in EFFICIENT_INDICES else None
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n, desc="kexplain interactions", unit="pt")
+    for i in range(n):
+        acc: dict[int, np.ndarray] | None = None
+        for r0 in range(0, R, rows):
+            a, b, c = game.block(slice(i, i + 1), slice(r0, min(R, r0 + rows)))
+            a = np.asarray(a, dtype=np.float64)
+            bb = np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape)
+            c2 = np.asarray(c, dtype=np.float64).reshape(a.shape[1], -1)
+            with np.errstate(under="ignore", over="ignore"):
+                v_full[i] += np.prod(a, axis=-1)[0] @ c2
+                v_empty[i] += np.prod(bb, axis=-1)[0] @ c2
+            out = product_interactions(a, bb, c2, spec.index, spec.max_order)
+            acc = out if acc is None else {t: acc[t] + out[t] for t in acc}
+        if acc is None:  # no rows: the zero game
+            acc = {t: np.zeros((comb(d, t), 1, o)) for t in range(spec.max_order + 1)}
+        tab = table_from_dense(acc, spec, d, v_full[i : i + 1], v_empty[i : i + 1])
+        entries.append(tab.entries[0])
+        empty[i] = tab.empty[0]
+        if gap is not None and tab.efficiency_gap is not None:
+            gap[i] = tab.efficiency_gap[0]
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    for name, arr in (("interaction values", empty), ("game values", v_full)):
+        if not np.all(np.isfinite(arr)):
+            raise FloatingPointError(f"non-finite {name} in the product game: check the model for NaN or overflow.")
+    return InteractionTable(spec.index, spec.max_order, d, entries, empty, v_full, v_empty, gap, spec.sparse)
