@@ -457,3 +457,27 @@ def test_unsupported_explainer_names_the_supported_ones():
 def test_spec_defaults():
     assert check_interaction_spec({"index": "stii"}).max_order == 2
     assert check_interaction_spec({"index": "banzhaf"}) == check_interaction_spec({"index": "BV", "max_order": 1})
+
+
+@pytest.mark.parametrize("kw", [{}, {"background": 5}, {"baseline": 7}])
+def test_shapiq_game_values_and_exact_values(svr, kw):
+    shapiq = pytest.importorskip("shapiq")
+    model, X = svr
+    kwargs = {"background": X[:5]} if "background" in kw else ({"baseline": X[7]} if "baseline" in kw else {})
+    explainer = kx.ProductKernelExplainer(model, **kwargs)
+    game = kx.ProductShapiqGame.from_explainer(explainer, X[9])
+    assert isinstance(game, shapiq.Game) and game.n_players == 5
+    S = np.random.default_rng(0).uniform(size=(16, 5)) < 0.5
+    if kwargs:
+        Z = X[:5] if "background" in kwargs else X[7:8]
+        ref = np.array([_hybrid(model, X[9], Z, np.full(len(Z), 1 / len(Z)))(s) for s in S])
+    else:
+        ref = np.array([_functional(model, X[9])(s) for s in S])
+    assert np.abs(game(S) + game.normalization_value - ref).max() < 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        computer = shapiq.ExactComputer(game, n_players=5)
+        for index, k in (("k-SII", 3), ("STII", 2), ("SII", 2), ("BII", 2), ("Moebius", 5)):
+            exact, theirs = game.exact_values(index, k), computer(index, k)
+            assert exact.index == index and not exact.estimated
+            assert max(abs(exact[T] - theirs[T]) for T in theirs.interaction_lookup) < 1e-12

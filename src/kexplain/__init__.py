@@ -28,6 +28,7 @@ _LAZY_NAMES = {
     "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
     "RKHSExplainer": ("kexplain.rkhs", "RKHSExplainer"),
     "ShapleyRegularizedKernelRidge": ("kexplain.rkhs", "ShapleyRegularizedKernelRidge"),
+    "ProductShapiqGame": ("kexplain.shapiq_games", "ProductShapiqGame"),
 }
 
 
