@@ -37,7 +37,7 @@ class _OnePointGame:
         return self.a[None, rows], self.b[None, rows], self.c[rows, None]
 
 
-class ProductShapiqGame(shapiq.Game):  # type: ignore[misc,name-defined]
+class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
     """The product game v(S) = intercept + sum_r c_r prod_{j in S} a_rj prod_{j not in S} b_rj for shapiq.
 
     Parameters
