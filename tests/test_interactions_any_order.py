@@ -281,6 +281,7 @@ def test_top_k_and_threshold_select_the_largest(svr):
     assert top.efficiency_error() < 1e-12
 
 
+@pytest.mark.slow
 def test_preference_games_against_definition():
     from test_preference_explainer import D_ITEM, _explainer, _hybrid_value, _setup
 
@@ -481,3 +482,22 @@ def test_shapiq_game_values_and_exact_values(svr, kw):
             exact, theirs = game.exact_values(index, k), computer(index, k)
             assert exact.index == index and not exact.estimated
             assert max(abs(exact[T] - theirs[T]) for T in theirs.interaction_lookup) < 1e-12
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e100])
+@pytest.mark.parametrize("index", INDICES)
+def test_products_near_the_ends_of_float64(index, scale):
+    """Every value is linear in the game: scaling three features' factors by s scales every index by
+    s^3 (1e-300 or 1e300, outside the fast route's range for the full product), which the log-space route keeps
+    exact while the fast route handles the unscaled game."""
+    rng = np.random.default_rng(11)
+    d, r = 6, 3
+    a, b, c = rng.uniform(0.2, 1.5, (1, r, d)), rng.uniform(-1.0, 1.0, (1, r, d)), rng.normal(size=r)
+    k = 1 if index in ("SV", "BV") else 3
+    ref = product_interactions(a, b, c, index, k)
+    s = np.ones(d)
+    s[[0, 2, 5]] = scale
+    # c absorbs the scale so the game is the same: the factors themselves leave the safe range
+    got = product_interactions(a * s, b * s, c / scale**3, index, k)
+    for t in range(k + 1):
+        assert np.allclose(got[t], ref[t], rtol=1e-10, atol=1e-12 * np.abs(ref[t]).max())

@@ -454,18 +454,141 @@ def product_interactions(a: Any, b: Any, c: Any, index: str, max_order: int) -> 
     if not _is_int(max_order) or not 1 <= max_order <= d:
         raise ValueError(f"max_order must be an integer in 1..{d}, got {max_order!r}.")
     k = int(max_order)
-    out: dict[int, np.ndarray] = {}
-    if index == "FSII":
-        for t in range(0, k + 1):
-            out[t] = _size_weighted(a, b, c, combinations_array(d, t), fsii_weights(d, k, t))
-        return out
-    base = "SII" if index == "k-SII" else index
-    for t in range(0, k + 1):
-        u, w = _measure(base if t else index, d, t, k)
-        out[t] = _leave_out_integrals(a, b, c, combinations_array(d, t), u, w)
+    rules = {t: _rule(index, d, t, k) for t in range(0, k + 1)}
+    out = _integrate_block(a, b, c, rules, d)
     if index == "k-SII" and k > 1:
-        agg = ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k)
-        out.update(agg)
+        out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
+    return out
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How sets of one order are integrated: nodes (real on [0, 1], or complex roots of unity for
+    the size-weighted sums) shared by the orders of the same ``key``, and this order's weights."""
+
+    key: str
+    nodes: np.ndarray
+    weights: np.ndarray
+    h: np.ndarray | None = None  # the size weights, for the log-space fallback of complex rules
+
+
+def _rule(index: str, d: int, t: int, k: int) -> _Rule:
+    if index == "FSII":
+        h = fsii_weights(d, k, t)
+        if t == 0:
+            return _Rule("zero", np.zeros(1), np.ones(1))
+        n = d + 1  # more roots of unity than the degree d - t of every order's polynomial
+        q = np.arange(n)
+        z = np.exp(2j * np.pi * q / n)
+        omega = (np.exp(-2j * np.pi * np.outer(q, np.arange(len(h))) / n) @ h) / n
+        return _Rule("roots", z, omega, h)
+    base = "SII" if index == "k-SII" and t else index
+    u, w = _measure(base, d, t, k)
+    if len(u) == 1:
+        return _Rule(f"point{u[0]}", u, w)
+    if base == "STII":
+        return _Rule("gl", *_stii_on_common_nodes(d, k))
+    # SII-type orders share one rule with enough nodes for the highest degree (d, the empty set)
+    uu, ww = gauss_legendre_01(nodes_for_degree(d))
+    return _Rule("gl", uu, ww)
+
+
+def _stii_on_common_nodes(d: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    u, w = gauss_legendre_01(nodes_for_degree(d))
+    return u, w * k * (1.0 - u) ** (k - 1)
+
+
+#: the fast route keeps every partial product of a (point, row) pair within these magnitudes
+_SAFE_LOG_HI = np.log(1e290)
+_SAFE_LOG_LO = np.log(1e-290)
+
+
+def _integrate_block(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, rules: Mapping[int, _Rule], d: int
+) -> dict[int, np.ndarray]:
+    """sum_r c_r prod_T (a - b) sum_q w_q prod_{l not in T} g_rl(u_q), every T of each order.
+
+    Fast route: prod_{l not in T} g = G / prod_{l in T} g with G the full product, so the value
+    of T is sum_K W_K prod_{l in T} U_Kl over K = (row, node) with U = (a - b) / g and
+    W = c w G: a matrix product per prefix of T (``_contract``).  (point, row) pairs with a zero
+    factor, or whose products could leave float64's range, go through the log-space route.
+    """
+    p, r, _ = a.shape
+    o = c.shape[1]
+    diff = a - b
+    out = {t: np.zeros((comb(d, t), p, o)) for t in rules}
+    by_key: dict[str, list[int]] = {}
+    for t, rule in rules.items():
+        by_key.setdefault(rule.key, []).append(t)
+    for orders in by_key.values():
+        u = rules[orders[0]].nodes
+        kmax = max(orders)
+        if np.iscomplexobj(u):
+            g = b[:, :, None, :] + u[None, None, :, None] * diff[:, :, None, :]
+        else:
+            g = (1.0 - u)[None, None, :, None] * b[:, :, None, :] + u[None, None, :, None] * a[:, :, None, :]
+        absg = np.abs(g)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            logg = np.log(absg)
+            logG = logg.sum(axis=-1)  # (p, r, Q)
+            U = np.where(absg > 0, diff[:, :, None, :] / np.where(absg > 0, g, 1.0), 0.0)
+            logU = np.log(np.abs(U))
+        finite_U = np.isfinite(logU)
+        umax = np.where(finite_U, logU, -np.inf).max(axis=(2, 3))
+        umin = np.where(finite_U, logU, np.inf).min(axis=(2, 3))
+        safe = (
+            (absg > 0).all(axis=(2, 3))
+            & (logG.max(axis=2) + kmax * np.maximum(umax, 0.0) < _SAFE_LOG_HI)
+            & (logG.min(axis=2) + kmax * np.minimum(np.where(np.isfinite(umin), umin, 0.0), 0.0) > _SAFE_LOG_LO)
+        )
+        with np.errstate(under="ignore", over="ignore"):
+            G = np.prod(g, axis=-1)  # (p, r, Q)
+        for t in orders:
+            rule = rules[t]
+            for pi in range(p):
+                rows = safe[pi]
+                if rows.any():
+                    Up = U[pi, rows].reshape(-1, d)
+                    Wp = (c[rows][:, None, :] * (rule.weights[None, :] * G[pi, rows])[:, :, None]).reshape(-1, o)
+                    res = _contract(Up, Wp, d, t)
+                    out[t][:, pi] += res.real if np.iscomplexobj(res) else res
+                if not rows.all():
+                    bad = ~rows
+                    sets = combinations_array(d, t)
+                    ab, bb, cb = a[pi : pi + 1, bad], b[pi : pi + 1, bad], c[bad]
+                    if rule.h is not None:
+                        out[t][:, pi] += _size_weighted(ab, bb, cb, sets, rule.h)[:, 0]
+                    else:
+                        out[t][:, pi] += _leave_out_integrals(ab, bb, cb, sets, rule.nodes, rule.weights)[:, 0]
+    return out
+
+
+def _contract(U: np.ndarray, W: np.ndarray, d: int, t: int) -> np.ndarray:
+    """sum_K W_Ko prod_{l in T} U_Kl for every T of size t (lexicographic), shape (C(d, t), o).
+
+    Sets sharing their first t - 2 elements P come from one matrix product
+    (U_{>max P} * W prod_P U)^T U_{>max P}, whose strict upper triangle lists the last two
+    elements in lexicographic order: cost about K d^t / t! multiply-adds, done by BLAS.
+    """
+    o = W.shape[1]
+    if t == 0:
+        return W.sum(axis=0)[None, :]
+    if t == 1:
+        return U.T @ W
+    out = np.empty((comb(d, t), o), dtype=np.result_type(U, W))
+    for oi in range(o):
+        pos = 0
+        for P in combinations(range(d), t - 2):
+            m = P[-1] + 1 if P else 0
+            if d - m < 2:
+                continue
+            wp = W[:, oi] * np.prod(U[:, list(P)], axis=1) if P else W[:, oi]
+            Us = U[:, m:]
+            M = (Us * wp[:, None]).T @ Us
+            iu = np.triu_indices(d - m, 1)
+            n = len(iu[0])
+            out[pos : pos + n, oi] = M[iu]
+            pos += n
     return out
 
 
