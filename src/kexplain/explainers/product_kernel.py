@@ -16,7 +16,12 @@ from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
-from ..shapley.higher_order import check_interaction_spec, solve_product_interactions
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
@@ -432,6 +437,17 @@ class ProductKernelExplainer(Explainer):
         ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
         Xv = np.asarray(ex.data, dtype=np.float64)
         game: Any
+        if self._subset_game is not None:
+            # few features: the 2^d values of each point from the tabulated absent sets, then Möbius
+            R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
+            parts = [
+                interactions_from_values(
+                    self._subset_game.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec
+                )
+                for p0 in range(0, Xv.shape[0], step)
+            ]
+            table = InteractionTable.concatenate(parts)
+            return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
         if em.n_rows == 0:
             game = _ZeroGame(Xv.shape[0], em.n_features, em.n_outputs)
         elif self.game == "functional":

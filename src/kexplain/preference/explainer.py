@@ -19,7 +19,12 @@ from ..base import Explainer, check_explain_options, explain_in_blocks, row_inde
 from ..explanation import Explanation
 from ..interaction_explanation import interaction_explanation
 from ..shapley.enumeration import exact_shapley
-from ..shapley.higher_order import InteractionTable, check_interaction_spec, solve_product_interactions
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
 from ..shapley.product import efficiency_error
 from ..shapley.result import ShapleyValues
 from ..shapley.sampling import sampled_shapley
@@ -446,9 +451,19 @@ class PrefShapExplainer(Explainer):
             def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
                 return game.present(Xl[pts], Xr[pts], None if C is None else C[pts])
 
-            table = solve_product_interactions(
-                _QuadratureGame(game, present, N), spec, max_block_bytes=game.max_block_bytes, progress=bool(progress)
-            )
+            if game._subset_game is not None:  # few players: the 2^D values per duel, then Möbius
+                sub = game._subset_game
+                step = max(1, 2**22 // (2**self.n_features + sub.n_rows * self.n_features))
+                parts = []
+                for p0 in range(0, N, step):
+                    got = present(slice(p0, min(N, p0 + step)))
+                    parts.append(interactions_from_values(sub.values(*got), spec))
+                table = InteractionTable.concatenate(parts)
+            else:
+                quad = _QuadratureGame(game, present, N)
+                table = solve_product_interactions(
+                    quad, spec, max_block_bytes=game.max_block_bytes, progress=bool(progress)
+                )
         else:
             assert self._observational is not None
             v = self._observational.value_function(Xl, Xr, C)

@@ -886,6 +886,36 @@ def table_from_dense(
     )
 
 
+def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionTable:
+    """An :class:`InteractionTable` from the game's value on every coalition, (2^d, points, outputs).
+
+    Row m of ``values`` is the coalition of the bits of m (as
+    :func:`kexplain.shapley.all_coalitions`); the indices come from the Möbius transform
+    (:func:`indices_from_moebius`), O(d^2 2^d) per point: the route for games whose 2^d values
+    are cheap (the subset route of the interventional game with few features).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import check_interaction_spec, interactions_from_values
+    >>> v = np.array([0.0, 1.0, 2.0, 5.0]).reshape(4, 1, 1)
+    >>> interactions_from_values(v, check_interaction_spec({"index": "Moebius"})).as_dict(0)
+    {(): 0.0, (0,): 1.0, (1,): 2.0, (0, 1): 2.0}
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 3:
+        raise ValueError(f"values must have shape (2**d, points, outputs), got shape {v.shape}.")
+    d = v.shape[0].bit_length() - 1
+    if v.shape[0] != 1 << d or d < 1:
+        raise ValueError(f"values must have 2**d rows (one per coalition of d >= 1 players), got {v.shape[0]}.")
+    if spec.max_order > d:
+        raise ValueError(
+            f"interactions['max_order'] must be at most the number of features d = {d}, got {spec.max_order}."
+        )
+    dense = indices_from_moebius(moebius_transform(v, d), d, spec.index, spec.max_order)
+    return table_from_dense(dense, spec, d, v[-1], v[0])
+
+
 def _rows_per_block(d: int, n_nodes: int, max_bytes: int) -> int:
     return int(max(1, max_bytes // (8 * 4 * max(1, n_nodes) * max(1, d))))
 
