@@ -504,7 +504,7 @@ def test_products_near_the_ends_of_float64(index, scale):
 
 
 @pytest.mark.parametrize("index", INDICES)
-def test_subset_and_quadrature_routes_agree(svr, index):
+def test_subset_and_quadrature_routes_agree(svr, index, monkeypatch):
     """Few features pick the subset route (2^d values, Möbius); the quadrature route gives the same."""
     from kexplain.explainers.product_games import BackgroundFactors
 
@@ -518,7 +518,11 @@ def test_subset_and_quadrature_routes_agree(svr, index):
         quadrature._subset_game = None
         quadrature._background_factors = BackgroundFactors(quadrature.expansion, quadrature._Z, quadrature._w)
         assert subsets._subset_game is not None or "baseline" in kwargs
-        a, b = subsets.explain(X[:2], interactions=spec), quadrature.explain(X[:2], interactions=spec)
+        a = subsets.explain(X[:2], interactions=spec)
+        with monkeypatch.context() as m:
+            m.setattr("kexplain.explainers.product_kernel.MAX_INTERACTION_SUBSET_FEATURES", 0)
+            b = quadrature.explain(X[:2], interactions=spec)
+        assert getattr(quadrature, "_interactions_subsets", None) is None
         for i in range(2):
             va, vb = a.interaction_values(i), b.interaction_values(i)
             assert va.keys() == vb.keys()

@@ -23,10 +23,12 @@ from ..shapley.higher_order import (
     solve_product_interactions,
 )
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
+from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
+    BACKGROUND_TABLE_BYTES,
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
@@ -437,13 +439,12 @@ class ProductKernelExplainer(Explainer):
         ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
         Xv = np.asarray(ex.data, dtype=np.float64)
         game: Any
-        if self._subset_game is not None:
+        sub = self._interaction_subset_game()
+        if sub is not None:
             # few features: the 2^d values of each point from the tabulated absent sets, then Möbius
             R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
             parts = [
-                interactions_from_values(
-                    self._subset_game.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec
-                )
+                interactions_from_values(sub.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec)
                 for p0 in range(0, Xv.shape[0], step)
             ]
             table = InteractionTable.concatenate(parts)
@@ -458,6 +459,27 @@ class ProductKernelExplainer(Explainer):
             game = InterventionalGame(em, Xv, self._background_factors)
         table = solve_product_interactions(game, spec, max_block_bytes=self.max_block_bytes, progress=progress)
         return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
+
+    def _interaction_subset_game(self) -> SubsetGame | None:
+        """The subset route's game for interactions, built once when it is the cheaper route.
+
+        Interactions of order k cost the quadrature about 20 elementwise passes over
+        (rows, background rows, nodes, d) before the matrix products; the subset route 2^d steps
+        per row plus O(d^2 2^d) per point for the Möbius transform, whatever the order.
+        """
+        if self._subset_game is not None:
+            return self._subset_game
+        em = self.expansion
+        if self.game == "functional" or em.n_rows == 0 or em.n_features > MAX_INTERACTION_SUBSET_FEATURES:
+            return None
+        d, nb = em.n_features, self._Z.shape[0]
+        if 2**d * em.n_rows * 8 > BACKGROUND_TABLE_BYTES or 2**d >= 20 * nb * d * nodes_for_degree(d):
+            return None
+        cached = getattr(self, "_interactions_subsets", None)
+        if cached is None:
+            cached = subset_game(em, self._Z, self._w, max_block_bytes=self.max_block_bytes)
+            self._interactions_subsets = cached
+        return cached
 
     def _covariance_solver(
         self, uncertainty: Any, joint: Any, noisy: Any, array_path: bool
@@ -595,6 +617,10 @@ class ProductKernelExplainer(Explainer):
             output=self.output,
             index=index,
         )
+
+
+#: interactions take the subset route up to this many features, when it is the cheaper one
+MAX_INTERACTION_SUBSET_FEATURES = 16
 
 
 class _ZeroGame:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -190,13 +191,29 @@ def combinations_array(d: int, k: int) -> np.ndarray:
            [0, 2],
            [1, 2]])
     """
+    return _combinations_cached(int(d), int(k))
+
+
+@lru_cache(maxsize=64)
+def _combinations_cached(d: int, k: int) -> np.ndarray:
     n = comb(d, k)
     if k == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    flat = np.fromiter((j for T in combinations(range(d), k) for j in T), dtype=np.int64, count=n * k)
-    return flat.reshape(n, k)
+        out = np.zeros((1, 0), dtype=np.int64)
+    else:
+        out = np.fromiter((j for T in combinations(range(d), k) for j in T), dtype=np.int64, count=n * k).reshape(n, k)
+    out.flags.writeable = False  # shared between calls
+    return out
 
 
+@lru_cache(maxsize=32)
+def _popcount(d: int) -> np.ndarray:
+    m = np.arange(2**d, dtype=np.int64)
+    out = ((m[:, None] >> np.arange(d, dtype=np.int64)[None, :]) & 1).sum(axis=1)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=32)
 def _pascal(d: int) -> np.ndarray:
     out = np.zeros((d + 1, d + 2), dtype=np.int64)
     for n in range(d + 1):
@@ -645,23 +662,24 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
     >>> indices_from_moebius(np.array([0.0, 1.0, 2.0, 2.0]), 2, "SV", 1)[1]
     array([2., 3.])
     """
-    popcount = np.array([bin(i).count("1") for i in range(2**d)])
-    sizes = range(d + 1)
-    strata: dict[int, np.ndarray] = {}
+    popcount = _popcount(d)
+    trailing = m.shape[1:]
+    strata: list[np.ndarray] = []  # Z[S, s] = sum of m(U) over supersets U of S with |U| = s
 
-    def stratum(s: int) -> np.ndarray:
-        if s not in strata:
-            mask = (popcount == s).reshape((-1,) + (1,) * (m.ndim - 1))
-            strata[s] = _superset_sums(np.where(mask, m, 0.0), d)
-        return strata[s]
+    def stratified() -> np.ndarray:
+        if not strata:
+            z = np.zeros((2**d, d + 1) + trailing)
+            z[np.arange(2**d), popcount] = m
+            strata.append(_superset_sums(z, d))
+        return strata[0]
 
     def weighted(t: int, h: np.ndarray) -> np.ndarray:
         masks = _sets_to_masks(combinations_array(d, t))
-        acc = np.zeros((len(masks),) + m.shape[1:])
-        for u in range(d - t + 1):
-            if h[u] != 0.0:
-                acc += h[u] * stratum(t + u)[masks]
-        return acc
+        if np.count_nonzero(h) == 1 and h[0] != 0.0:  # the Möbius coefficients themselves
+            return h[0] * m[masks]
+        hs = np.zeros(d + 1)
+        hs[t:] = h
+        return np.einsum("ns...,s->n...", stratified()[masks], hs)
 
     k = int(max_order)
     out: dict[int, np.ndarray] = {}
@@ -682,7 +700,6 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
         else:
             raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
         out[t] = weighted(t, h)
-    del sizes
     if index == "k-SII" and k > 1:
         out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
     return out
