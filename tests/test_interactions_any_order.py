@@ -528,3 +528,27 @@ def test_subset_and_quadrature_routes_agree(svr, index, monkeypatch):
             assert va.keys() == vb.keys()
             assert max(abs(va[T] - vb[T]) for T in va) < 1e-12
         assert np.abs(a.values - b.values).max() < 1e-12
+
+
+def test_several_outputs():
+    rng = np.random.default_rng(0)
+    em = kx.KernelExpansion(
+        rng.normal(size=(5, 4)), rng.normal(size=(5, 2)), kx.kernels.RBF(1.0), output_names=["a", "b"]
+    )
+    B, X = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    ex = kx.ProductKernelExplainer(em, background=B).explain(X, interactions={"index": "STII", "max_order": 3})
+    assert ex.efficiency_error() < 1e-12
+    for o, name in enumerate(["a", "b"]):
+
+        def v(S, o=o, x=X[1]):
+            H = np.where(S[None, :], x, B)
+            return float(em.predict(H)[:, o].mean())
+
+        vt = _table(v, 4)
+        _assert_close(
+            ex.interaction_values(1, output=name), _definition(vt, 4, "STII", 3), float(np.abs(vt).max()), name
+        )
+    sub = ex[1:, "b"]
+    assert sub.values.shape == (2, 4) and sub.interaction_values(0) == ex.interaction_values(1, output="b")
+    with pytest.raises(ValueError, match="pick one with output="):
+        ex.interaction_values(0)
