@@ -450,7 +450,7 @@ def test_moebius_of_a_callable_game_beyond_enumeration():
 
 
 def test_unsupported_explainer_names_the_supported_ones():
-    with pytest.raises(ValueError, match="ProductKernelExplainer, PreferenceExplainer"):
+    with pytest.raises(ValueError, match="ProductKernelExplainer, PrefShapExplainer"):
         check = kx.base.check_explain_options
         check({"index": "SII"}, False, None)
 

@@ -370,7 +370,7 @@ def check_interactions(value: Any, name: str = "interactions") -> str | None:
     if isinstance(value, Mapping):
         raise ValueError(
             f"{name}={dict(value)!r} (an index of any order) is supported by the explainers of product games "
-            "(ProductKernelExplainer, PreferenceExplainer) and by kx.exact_shapley; here pass True, False, "
+            "(ProductKernelExplainer, PrefShapExplainer) and by kx.exact_shapley; here pass True, False, "
             "'sii' or 'stii'."
         )
     raise TypeError(

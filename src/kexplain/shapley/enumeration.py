@@ -251,7 +251,7 @@ def _exact_any_order(
         raise ValueError(
             f"interactions={dict(interactions)!r} on a game given as a callable enumerates all 2^d coalitions, "
             f"so it accepts d <= {MAX_ENUMERATION_FEATURES}, got d={d}. Product games (ProductKernelExplainer, "
-            "PreferenceExplainer, kexplain.shapley.higher_order.solve_product_interactions) are exact at any d."
+            "PrefShapExplainer, kexplain.shapley.higher_order.solve_product_interactions) are exact at any d."
         )
     d = _check_d(d)
     if not callable(value_function):
