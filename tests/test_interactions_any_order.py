@@ -552,3 +552,34 @@ def test_several_outputs():
     assert sub.values.shape == (2, 4) and sub.interaction_values(0) == ex.interaction_values(1, output="b")
     with pytest.raises(ValueError, match="pick one with output="):
         ex.interaction_values(0)
+
+
+@pytest.mark.parametrize("estimator", ["unbiased", "biased"])
+def test_mmd_interactions_against_definition(estimator):
+    from kexplain.stats import mmd_shapley
+    from kexplain.stats.interactions import mmd_interactions
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(12, 4))
+    Z = rng.normal(size=(9, 4)) + [0.0, 0.5, 0.0, 0.0]
+    Z[:, 2] = Z[:, 3] * rng.choice([-1.0, 1.0], size=9)
+    base = mmd_shapley(X, Z, estimator=estimator)
+    kern = base.kernel
+    Fxx, Fzz, Fxz = kern.feature_values(X, X), kern.feature_values(Z, Z), kern.feature_values(X, Z)
+    amp = kern.amplitude if hasattr(kern, "amplitude") else 1.0
+
+    def v(S):
+        kxx, kzz, kxz = (amp * F[..., S].prod(axis=-1) for F in (Fxx, Fzz, Fxz))
+        if estimator == "unbiased":
+            n, m = len(X), len(Z)
+            sxx = (kxx.sum() - np.trace(kxx)) / (n * (n - 1))
+            szz = (kzz.sum() - np.trace(kzz)) / (m * (m - 1))
+            return sxx + szz - 2 * kxz.mean()
+        return kxx.mean() + kzz.mean() - 2 * kxz.mean()
+
+    vt = _table(v, 4)
+    assert abs(vt[-1] - base.total) < 1e-12
+    for index, k in (("SII", 2), ("k-SII", 3), ("Moebius", 4), ("STII", 2)):
+        ex = mmd_interactions(X, Z, interactions={"index": index, "max_order": k}, estimator=estimator)
+        assert np.abs(ex.values[0] - base.values).max() < 1e-12
+        _assert_close(ex.interaction_values(0), _reference(vt, 4, index, k), float(np.abs(vt).max()), index)
