@@ -583,3 +583,16 @@ def test_mmd_interactions_against_definition(estimator):
         ex = mmd_interactions(X, Z, interactions={"index": index, "max_order": k}, estimator=estimator)
         assert np.abs(ex.values[0] - base.values).max() < 1e-12
         _assert_close(ex.interaction_values(0), _reference(vt, 4, index, k), float(np.abs(vt).max()), index)
+
+
+def test_k_sii_at_large_d_keeps_efficiency():
+    """d = 70 (binomials beyond int64 in a full Pascal table): k-SII of order 3 sums to v(D) - v(empty)."""
+    rng = np.random.default_rng(4)
+    d, r = 70, 3
+    a, b, c = rng.uniform(0.5, 1.0, (1, r, d)), rng.uniform(0.5, 1.0, (1, r, d)), rng.normal(size=r)
+    out = product_interactions(a, b, c, "k-SII", 3)
+    total = sum(out[t].sum() for t in (1, 2, 3))
+    v_full, v_empty = c @ a[0].prod(axis=1), c @ b[0].prod(axis=1)
+    assert abs(total - (v_full - v_empty)) < 1e-12 * max(1.0, abs(v_full), abs(v_empty))
+    sii = product_interactions(a, b, c, "SII", 3)
+    assert np.abs(out[3] - sii[3]).max() == 0.0

@@ -214,10 +214,11 @@ def _popcount(d: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _pascal(d: int) -> np.ndarray:
-    out = np.zeros((d + 1, d + 2), dtype=np.int64)
+def _pascal(d: int, k: int) -> np.ndarray:
+    """C(n, j) for n = 0..d and j = 0..k (k small: the entries fit in int64)."""
+    out = np.zeros((d + 1, k + 1), dtype=np.int64)
     for n in range(d + 1):
-        for j in range(n + 1):
+        for j in range(min(n, k) + 1):
             out[n, j] = comb(n, j)
     return out
 
@@ -226,7 +227,7 @@ class _Ranker:
     """Position of a sorted subset of size k in :func:`combinations_array` (d, k), vectorised."""
 
     def __init__(self, d: int, k: int) -> None:
-        self.binom = _pascal(d)
+        self.binom = _pascal(d, k)
         self.k = k
         combos = combinations_array(d, k)
         self.pos = np.empty(len(combos), dtype=np.int64)
