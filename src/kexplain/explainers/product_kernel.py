@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,15 +11,23 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..interaction_explanation import interaction_explanation
 from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
 from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
 from ..shapley.monomials import MonomialGame
 from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
+from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
 from .mixture_range import MixtureRange, value_error_bound
@@ -32,6 +40,7 @@ from .polynomial_games import (
 )
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
+    BACKGROUND_TABLE_BYTES,
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
@@ -359,7 +368,7 @@ game='interventional (summarised background)')
         self,
         X: Any,
         *,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -397,7 +406,11 @@ game='interventional (summarised background)')
             the diagonal, the main effect on it); "stii": the Shapley-Taylor index of order 2,
             as shap's ``ExactExplainer(...)(X, interactions=True)`` gives it.  Each row of the
             d x d matrix sums to the feature's Shapley value; ``info["interaction_index"]``
-            records the index.
+            records the index.  A mapping ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" |
+            "BV" | "Moebius" | "SV", "max_order": k, "top_k": n, "threshold": x}`` asks for an index
+            of any order, exactly, and returns a :class:`kexplain.InteractionExplanation` (see
+            the documentation page "Interactions"); ``top_k`` / ``threshold`` keep only the
+            largest values of each order per point.
         progress : bool
             Show a progress bar over points.
         n_jobs : int, optional
@@ -503,6 +516,18 @@ game='interventional (summarised background)')
         >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
         ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
+        if isinstance(interactions, Mapping):
+            if uncertainty or dtype not in (None, "float64") or is_foreign_array(X) or target != "mean":
+                raise ValueError(
+                    "interactions={...} (any order) runs in numpy float64 without uncertainty, for the mean: pass a "
+                    "numpy X, dtype=None, uncertainty=False and target='mean'."
+                )
+            if not isinstance(self.expansion, KernelExpansion):
+                raise ValueError(
+                    "interactions={...} (any order) needs a product-kernel model; for a linear or polynomial kernel "
+                    "use interactions=True ('sii') or 'stii' (pairwise, exact)."
+                )
+            return self._explain_any_order(X, interactions, progress=progress, n_jobs=n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
         if target != "mean":
@@ -589,9 +614,11 @@ game='interventional (summarised background)')
         Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
         names, index = self._names(X, self.expansion.n_features), row_index(X)
         extra = post.scale**2 * post.noise_variance if noisy else 0.0
+        Z, w = self._Z, self._w
+        assert Z is not None and w is not None  # not the functional game (refused above)
 
         def run(rows: slice) -> Explanation:
-            game = PosteriorVarianceGame(post, Xv[rows], self._Z, self._w)
+            game = PosteriorVarianceGame(post, Xv[rows], Z, w)
             res = solve_product_game(
                 game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress and n_jobs <= 1
             )
@@ -613,6 +640,60 @@ game='interventional (summarised background)')
         vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.info["v_full"])[:, None]
         ex.info["efficiency_error"] = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
         return ex
+
+    def _explain_any_order(
+        self, X: Any, interactions: Mapping[str, Any], *, progress: bool, n_jobs: Any
+    ) -> Explanation:
+        """``explain`` with ``interactions`` a mapping: the Shapley values, then the index of any order."""
+        em = self.expansion
+        assert isinstance(em, KernelExpansion)  # polynomial models are refused by explain
+        spec = check_interaction_spec(interactions, em.n_features)
+        ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
+        Xv = np.asarray(ex.data, dtype=np.float64)
+        game: Any
+        sub = self._interaction_subset_game()
+        if sub is not None:
+            # few features: the 2^d values of each point from the tabulated absent sets, then Möbius
+            R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
+            parts = [
+                interactions_from_values(sub.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec)
+                for p0 in range(0, Xv.shape[0], step)
+            ]
+            table = InteractionTable.concatenate(parts)
+            return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
+        if em.n_rows == 0:
+            game = _ZeroGame(Xv.shape[0], em.n_features, em.n_outputs)
+        elif self.game == "functional":
+            game = FunctionalGame(em, Xv)
+        else:
+            assert self._Z is not None and self._w is not None  # interventional or baseline game
+            if self._background_factors is None:  # the subset route was chosen for the values: build once
+                self._background_factors = BackgroundFactors(em, self._Z, self._w)
+            game = InterventionalGame(em, Xv, self._background_factors)
+        table = solve_product_interactions(game, spec, max_block_bytes=self.max_block_bytes, progress=progress)
+        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
+
+    def _interaction_subset_game(self) -> SubsetGame | None:
+        """The subset route's game for interactions, built once when it is the cheaper route.
+
+        Interactions of order k cost the quadrature about 20 elementwise passes over
+        (rows, background rows, nodes, d) before the matrix products; the subset route 2^d steps
+        per row plus O(d^2 2^d) per point for the Möbius transform, whatever the order.
+        """
+        if self._subset_game is not None:
+            return self._subset_game
+        em = self.expansion
+        if self.game == "functional" or em.n_rows == 0 or em.n_features > MAX_INTERACTION_SUBSET_FEATURES:
+            return None
+        assert isinstance(em, KernelExpansion) and self._Z is not None and self._w is not None
+        d, nb = em.n_features, self._Z.shape[0]
+        if 2**d * em.n_rows * 8 > BACKGROUND_TABLE_BYTES or 2**d >= 20 * nb * d * nodes_for_degree(d):
+            return None
+        cached = getattr(self, "_interactions_subsets", None)
+        if cached is None:
+            cached = subset_game(em, self._Z, self._w, max_block_bytes=self.max_block_bytes)
+            self._interactions_subsets = cached
+        return cached
 
     def _covariance_solver(
         self, uncertainty: Any, joint: Any, noisy: Any, array_path: bool
@@ -795,3 +876,19 @@ def _given(arr: np.ndarray | None) -> np.ndarray:
     """``arr``, which the game's construction guarantees is set (for the type checker)."""
     assert arr is not None
     return arr
+
+
+#: interactions take the subset route up to this many features, when it is the cheaper one
+MAX_INTERACTION_SUBSET_FEATURES = 16
+
+
+class _ZeroGame:
+    """The product game of a model without rows (a constant): every value is 0."""
+
+    n_rows = 0
+
+    def __init__(self, n_points: int, d: int, o: int) -> None:
+        self.n_points, self.n_features, self.n_outputs = n_points, d, o
+
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
+        return np.zeros((1, 0, self.n_features)), 1.0, np.zeros((0, self.n_outputs))

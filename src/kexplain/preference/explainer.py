@@ -9,7 +9,7 @@ context values go through the conditional mean embeddings of RKHS-SHAP.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +17,25 @@ import numpy as np
 from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
+from ..interaction_explanation import interaction_explanation
 from ..shapley.enumeration import exact_shapley
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
 from ..shapley.product import efficiency_error
 from ..shapley.result import ShapleyValues
 from ..shapley.sampling import sampled_shapley
-from ._games import BLOCK_BYTES, LEVELS, MAX_SUBSET_PLAYERS, ObservationalPreferenceGame, PreferenceGame
+from ._games import (
+    BLOCK_BYTES,
+    LEVELS,
+    MAX_SUBSET_PLAYERS,
+    ObservationalPreferenceGame,
+    PreferenceGame,
+    _QuadratureGame,
+)
 from .expansion import PreferenceExpansion, preference_expansion
 
 VALUES = ("interventional", "observational")
@@ -318,7 +332,7 @@ class PrefShapExplainer(Explainer):
         context: Any = None,
         *,
         y: Any = None,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -353,6 +367,10 @@ class PrefShapExplainer(Explainer):
             Pairwise interaction values in shap's layout (half the index off the diagonal, the
             main effect on it; each row sums to the feature's value): True or "sii" the Shapley
             interaction index, "stii" the Shapley-Taylor index of order 2.  Exact games only.
+            A mapping ``{"index": ..., "max_order": k, "top_k": ..., "threshold": ...}`` asks for
+            any index of any order (SV, BV, SII, k-SII, STII, FSII, BII, Moebius) and returns a
+            :class:`kexplain.InteractionExplanation`: exact at any number of players for the
+            interventional games, by enumeration (up to 12 players) for the observational ones.
         progress : bool
             Show a progress bar over duels.
         n_jobs : int, optional
@@ -391,6 +409,8 @@ class PrefShapExplainer(Explainer):
         >>> bool(np.allclose(a.values, -b.values))
         True
         """
+        if isinstance(interactions, Mapping):
+            return self._explain_any_order(X_left, X_right, context, y, interactions, progress, n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         pe = self.expansion
         index = row_index(X_left)
@@ -430,6 +450,55 @@ class PrefShapExplainer(Explainer):
             ex.values[:, :, None], np.asarray(ex.info["v_full"])[:, None], ex.base_values[:, None]
         )
         return ex
+
+    def _explain_any_order(
+        self,
+        X_left: Any,
+        X_right: Any,
+        context: Any,
+        y: Any,
+        interactions: Mapping[str, Any],
+        progress: Any,
+        n_jobs: Any,
+    ) -> Explanation:
+        """``explain`` with ``interactions`` a mapping: the values, then any index of any order."""
+        spec = check_interaction_spec(interactions, self.n_features)
+        if self._observational is not None and self.route == "sampling":
+            raise ValueError(
+                f"interactions need an exact game; the observational game of {self.n_features} players is "
+                f"sampled (exact up to {MAX_OBSERVATIONAL_ENUMERATION} players)."
+            )
+        ex = self.explain(X_left, X_right, context, y=y, progress=progress, n_jobs=n_jobs)
+        Xl, Xr, C = self.expansion.check_duels(X_left, X_right, context)
+        N = Xl.shape[0]
+        table: InteractionTable
+        if self._interventional is not None:
+            game = self._interventional
+
+            def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
+                return game.present(Xl[pts], Xr[pts], None if C is None else C[pts])
+
+            if game._subset_game is not None:  # few players: the 2^D values per duel, then Möbius
+                sub = game._subset_game
+                step = max(1, 2**22 // (2**self.n_features + sub.n_rows * self.n_features))
+                parts = []
+                for p0 in range(0, N, step):
+                    got = present(slice(p0, min(N, p0 + step)))
+                    parts.append(interactions_from_values(sub.values(*got), spec))
+                table = InteractionTable.concatenate(parts)
+            else:
+                quad = _QuadratureGame(game, present, N)
+                table = solve_product_interactions(
+                    quad, spec, max_block_bytes=game.max_block_bytes, progress=bool(progress)
+                )
+        else:
+            assert self._observational is not None
+            v = self._observational.value_function(Xl, Xr, C)
+            found = exact_shapley(v, self.n_features, interactions=dict(interactions)).interactions
+            assert isinstance(found, InteractionTable)
+            table = found
+        # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
+        return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
 
     def __call__(self, X_left: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:  # type: ignore[override]
         """Same as ``explain(X_left, X_right, context, **options)``."""
