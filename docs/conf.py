@@ -53,7 +53,9 @@ default_role = "code"  # `x` in prose is code, never a broken reference
 # -- autodoc / autosummary / numpydoc ------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": False}
+# members come from the class template (docs/_templates/autosummary/class.rst); a default of
+# {"members": False} here would override it and leave every class page without its methods
+autodoc_default_options = {"member-order": "groupwise"}
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 autoclass_content = "class"
 add_module_names = False
