@@ -222,9 +222,18 @@ def _remove_example_by_products(app: object, exception: object) -> None:
             path.unlink()
 
 
+def _skip_metadata_requests(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    # scikit-learn writes set_fit_request & co. onto every estimator class; they are its metadata
+    # routing API, documented (with references into its own glossary) on its site, not ours
+    if re.fullmatch(r"set_\w+_request", name):
+        return True
+    return None
+
+
 def setup(app: Any) -> None:
     """Sphinx hook of this configuration."""
     app.connect("build-finished", _remove_example_by_products)
+    app.connect("autodoc-skip-member", _skip_metadata_requests)
 
 
 # -- HTML ----------------------------------------------------------------------------------------

@@ -738,7 +738,7 @@ class Explanation:
 
 
 def _gaussian_draws(cov: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """``k`` draws of N(0, cov), shape (k, m), through a symmetric square root (cov may be singular)."""
-    evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
-    root = evecs * np.sqrt(np.clip(evals, 0.0, None))
-    return rng.standard_normal((k, cov.shape[0])) @ root.T
+    """``k`` draws of N(0, cov), shape (k, m); ``method="eigh"`` takes singular covariances (the
+    covariance was checked to be positive semi-definite when the explanation was made)."""
+    sym = 0.5 * (cov + cov.T)
+    return rng.multivariate_normal(np.zeros(sym.shape[0]), sym, size=k, method="eigh", check_valid="ignore")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_weights, feature_names_of, to_array
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..models.expansion import KernelExpansion
@@ -133,6 +133,7 @@ class ProductKernelExplainer(Explainer):
         max_block_bytes: int = DEFAULT_BLOCK_BYTES,
         background_summary: int | None = None,
     ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
         em = model.expansion() if isinstance(model, GPPosterior) else as_kernel_expansion(model)
@@ -350,7 +351,7 @@ class ProductKernelExplainer(Explainer):
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
             ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
             ``info["route"]`` and ``info["efficiency_error"]`` (the largest
-            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|)).
+            ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``).
 
         Examples
         --------

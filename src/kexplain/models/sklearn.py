@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..exceptions import UnsupportedModelError
+from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from .expansion import KernelExpansion
@@ -332,10 +332,22 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     """
     if isinstance(model, KernelExpansion):
         return model
+    to_expansion = getattr(model, "to_kernel_expansion", None)
+    if callable(to_expansion):  # kexplain's own estimators (and users' models) that say what they are
+        em = to_expansion()
+        if not isinstance(em, KernelExpansion):
+            raise TypeError(
+                f"{type(model).__name__}.to_kernel_expansion() must return a kexplain KernelExpansion, "
+                f"got {type(em).__name__}."
+            )
+        return em
     steps = _flatten_pipeline(model)
     est = steps.pop() if steps else model
     handler = _ESTIMATORS.get(type(est).__name__)
     if handler is None:
+        foreign = foreign_model_error(est)
+        if foreign is not None:
+            raise foreign
         raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
     if type(est).__name__ in ("SVC", "NuSVC") and _is_pipeline(model):
         classes = getattr(est, "classes_", ())
