@@ -48,7 +48,9 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb", "auto_examples/*.py"]
-default_role = "code"  # `x` in prose is code, never a broken reference
+# `Name` in prose links to the API page of that object when it is one (ProductKernelExplainer,
+# Explanation.to_shap, ...) and is shown as code otherwise (unresolved names do not warn)
+default_role = "py:obj"
 
 # -- autodoc / autosummary / numpydoc ------------------------------------------------------------
 autosummary_generate = True
