@@ -1,27 +1,37 @@
-# make demo  : create .venv if missing, install kexplain with its extras, run the main job
-# make test  : same set-up, then lint, format check, type check, doctests, the docs build and the suite
+# make demo  : create .venv if missing, install kexplain with what the demo needs, run the main job
+# make test  : create .venv, install kexplain with every extra, then lint, format check, type check,
+#              doctests, the docs build and the suite
+# make dist  : build the wheel and the sdist into dist/ and check them with twine
 # make bench : same set-up, then every benchmark script in benchmarks/
 # make docs  : the documentation site, into docs/_build/html (warnings are errors)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
+DEMO_STAMP := $(VENV)/.stamp-demo
+# the repository tests with the CPU build of torch; the [torch] extra itself takes a range
+CONSTRAINTS := .ci/constraints.txt
 OUT ?= kexplain-demo
 SPHINXOPTS ?= -W --keep-going -q
 
-.PHONY: demo test lint typecheck doctest unit docs docs-quick bench bench-quick install clean
+.PHONY: demo test lint typecheck doctest unit docs docs-quick bench bench-quick install dist clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,plots,io,docs,torch,dask,report,skops,preference]"
-	touch $(STAMP)
+# the demo needs the core and the report's extras only (a first run installs a few packages, not all)
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[report,skops]"
+	touch $(DEMO_STAMP)
+
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(PY)
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,plots,io,docs,torch,dask,report,skops,preference]"
+	touch $(STAMP) $(DEMO_STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/kexplain demo --out $(OUT)
 
 lint: $(STAMP)
@@ -53,5 +63,10 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(PY) benchmarks/run_all.py --quick
 
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+	$(VENV)/bin/twine check --strict dist/*
+
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache build src/*.egg-info docs/_build docs/auto_examples docs/api docs/sg_execution_times.rst
+	rm -rf $(VENV) $(OUT) .pytest_cache build dist src/*.egg-info docs/_build docs/auto_examples docs/api docs/sg_execution_times.rst

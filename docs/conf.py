@@ -48,12 +48,16 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb", "auto_examples/*.py"]
-default_role = "code"  # `x` in prose is code, never a broken reference
+# `Name` in prose links to the API page of that object when it is one (ProductKernelExplainer,
+# Explanation.to_shap, ...) and is shown as code otherwise (unresolved names do not warn)
+default_role = "py:obj"
 
 # -- autodoc / autosummary / numpydoc ------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": False}
+# members come from the class template (docs/_templates/autosummary/class.rst); a default of
+# {"members": False} here would override it and leave every class page without its methods
+autodoc_default_options = {"member-order": "groupwise"}
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 autoclass_content = "class"
 add_module_names = False
@@ -221,9 +225,18 @@ def _remove_example_by_products(app: object, exception: object) -> None:
             path.unlink()
 
 
+def _skip_metadata_requests(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    # scikit-learn writes set_fit_request & co. onto every estimator class; they are its metadata
+    # routing API, documented (with references into its own glossary) on its site, not ours
+    if re.fullmatch(r"set_\w+_request", name):
+        return True
+    return None
+
+
 def setup(app: Any) -> None:
     """Sphinx hook of this configuration."""
     app.connect("build-finished", _remove_example_by_products)
+    app.connect("autodoc-skip-member", _skip_metadata_requests)
 
 
 # -- HTML ----------------------------------------------------------------------------------------

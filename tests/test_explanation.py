@@ -84,8 +84,10 @@ def test_slicing_by_output(multi):
         ex[:, "sideways"]
     with pytest.raises(IndexError, match="output index 2 is out of range"):
         ex[:, 2]
-    with pytest.raises(IndexError, match="rows, or with \\(rows, output\\)"):
+    with pytest.raises(IndexError, match="output index 3 is out of range"):
         ex[1, 2, 3]
+    with pytest.raises(IndexError, match=r"rows, \(rows, features\) or \(rows, features, output\)"):
+        ex[1, 2, 3, 4]
 
 
 def test_single_output_cannot_be_sliced_by_output(single):

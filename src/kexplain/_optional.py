@@ -24,7 +24,7 @@ _EXTRAS = {
 }
 
 
-def require(module: str, purpose: str) -> ModuleType:
+def require(module: str, purpose: str, extra: str | None = None) -> ModuleType:
     """Import ``module`` or raise ImportError naming the extra that installs it.
 
     Parameters
@@ -33,6 +33,10 @@ def require(module: str, purpose: str) -> ModuleType:
         Dotted module name, e.g. ``"matplotlib.pyplot"``.
     purpose : str
         What needs it, for the message (``"<purpose> needs the optional package ..."``).
+    extra : str, optional
+        The extra to name in the message, where the feature needs more than the package's own
+        extra (``kexplain demo`` needs ``report``, not only ``plots``); by default the extra that
+        installs ``module``.
 
     Returns
     -------
@@ -53,6 +57,6 @@ def require(module: str, purpose: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         top = module.split(".")[0]
-        extra = _EXTRAS.get(top)
+        extra = extra or _EXTRAS.get(top)
         hint = f"pip install 'kexplain[{extra}]'" if extra else f"pip install {top}"
         raise ImportError(f"{purpose} needs the optional package '{top}': {hint}") from exc

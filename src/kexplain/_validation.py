@@ -381,7 +381,11 @@ def check_interactions(value: Any, name: str = "interactions") -> str | None:
 
 
 def check_n_jobs(n_jobs: int | None) -> int:
-    """``n_jobs`` as joblib reads it: None means 1; a positive count; -1 all cores, -2 all but one.
+    """``n_jobs`` as joblib reads it: None defers to joblib, -1 is every core, -2 all but one.
+
+    ``None`` takes the ``n_jobs`` of an enclosing ``joblib.parallel_config(n_jobs=...)`` (1 outside
+    one); negative counts are resolved by ``joblib.effective_n_jobs``, which counts the cores
+    this process may use (CPU affinity and container quotas), not every core of the machine.
 
     Parameters
     ----------
@@ -394,22 +398,23 @@ def check_n_jobs(n_jobs: int | None) -> int:
 
     Examples
     --------
-    >>> import os
+    >>> import joblib
     >>> from kexplain._validation import check_n_jobs
     >>> check_n_jobs(None), check_n_jobs(3)
     (1, 3)
-    >>> check_n_jobs(-1) == (os.cpu_count() or 1)
+    >>> with joblib.parallel_config(n_jobs=2):
+    ...     check_n_jobs(None)
+    2
+    >>> check_n_jobs(-1) == joblib.cpu_count()
     True
     """
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+    if n_jobs is not None and (
+        isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0
+    ):
         raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}.")
-    if n_jobs < 0:
-        import os
+    from joblib import effective_n_jobs
 
-        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
-    return int(n_jobs)
+    return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))
 
 
 def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:

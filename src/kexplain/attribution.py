@@ -120,6 +120,12 @@ class GlobalAttribution:
     def __len__(self) -> int:
         return self.values.shape[0]
 
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: the number decomposed and its largest shares."""
+        from ._html_repr import global_attribution_html
+
+        return global_attribution_html(self)
+
     def __repr__(self) -> str:
         return f"GlobalAttribution({self.quantity or 'total'}={self.total:.6g}, {len(self)} features)"
 

@@ -135,6 +135,43 @@ def check_explain_options(interactions: Any, progress: Any, n_jobs: Any) -> tupl
     return check_interactions(interactions), check_bool(progress, "progress"), check_n_jobs(n_jobs)
 
 
+def background_rows(background: Any) -> Any:
+    """The rows of a background; a shap ``Independent`` masker gives the rows it masks with.
+
+    ``shap.maskers.Independent(B, max_samples=m)`` replaces absent features by the rows it keeps
+    (B, or m rows sampled from it), which is kexplain's interventional game on those rows, so
+    the masker is accepted where a background is and gives the values of its ``data``.  A
+    ``Partition`` masker defines
+    Owen values over its feature clustering, another game: it is refused.
+
+    Parameters
+    ----------
+    background : array-like, DataFrame, shap masker or None
+
+    Returns
+    -------
+    The background itself, or the masker's rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.base import background_rows
+    >>> background_rows(np.zeros((2, 3))).shape
+    (2, 3)
+    """
+    cls = type(background)
+    if not cls.__module__.startswith("shap"):
+        return background
+    if cls.__name__ in ("Independent", "Tabular") and getattr(background, "clustering", None) is None:
+        # the rows as shap hands them to the model: a NumPy array (shap keeps no column names there)
+        return np.asarray(background.data)
+    raise TypeError(
+        f"background: a shap {cls.__name__} masker is not accepted; kexplain's interventional game is the one "
+        "shap.maskers.Independent defines (absent features replaced by background rows), so pass "
+        "shap.maskers.Independent(B) or the rows B themselves."
+    )
+
+
 def row_index(X: Any) -> list[Any] | None:
     """The row labels of a DataFrame (kept by ``Explanation.to_frame``), else None.
 

@@ -185,6 +185,10 @@ class Explanation:
         self.info = dict(info or {})
         # set by ``ex[i]`` with an integer row: ``to_shap`` then returns one row, as shap does
         self._scalar_row = False
+        # set by ``ex[:, "bmi"]`` (one feature named alone): ``to_shap`` then returns shap's 1-D form
+        self._scalar_feature = False
+        # set when features were left out by indexing: the values no longer sum to the prediction
+        self._feature_subset = False
 
     # -- shape and slicing -------------------------------------------------------------------
     @property
@@ -383,12 +387,115 @@ class Explanation:
     kernel_error_bound: float | np.ndarray | None = None
 
     def __getitem__(self, item: Any) -> Explanation:
-        """Rows (int, slice, mask or indices) or, with a pair, rows and one output by index or name."""
+        """Rows, features and outputs, as shap's ``Explanation`` is indexed.
+
+        ``ex[rows]``, ``ex[rows, features]`` and ``ex[rows, features, output]``: rows by integer,
+        slice, boolean mask or indices; features by name (``ex[:, "bmi"]``), list of names,
+        integer, slice, boolean mask or indices; one output of several by name or integer.  On an
+        explanation with several outputs, ``ex[rows, key]`` with a key that names an output, or
+        an integer, picks that output (kexplain's layout before feature indexing existed; write
+        ``ex[rows, :, key]`` to be explicit).  A result restricted to some features no longer sums
+        to the prediction, so its ``predictions`` refuse (take them from the full explanation).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.arange(6.0).reshape(2, 3), 0.0, feature_names=["age", "bmi", "bp"])
+        >>> ex[:, "bmi"].values.ravel().tolist()
+        [1.0, 4.0]
+        >>> ex[1, ["bp", "age"]].values.tolist()
+        [[5.0, 3.0]]
+        """
+        feats: Any = slice(None)
         out = None
         if isinstance(item, tuple):
-            if len(item) != 2:
-                raise IndexError("index with rows, or with (rows, output)")
-            item, out = item
+            if len(item) == 3:
+                item, feats, out = item
+                if self.values.ndim != 3 and not (isinstance(out, slice) and out == slice(None)):
+                    raise IndexError("this explanation has a single output; index it by rows and features only")
+                if isinstance(out, slice) and out == slice(None):
+                    out = None
+            elif len(item) == 2:
+                item, key = item
+                if self.values.ndim == 3 and self._names_output(key):
+                    out = key
+                else:
+                    feats = key
+            else:
+                raise IndexError("index with rows, (rows, features) or (rows, features, output)")
+        ex = self._select_rows_and_output(item, out)
+        if not (isinstance(feats, slice) and feats == slice(None)):
+            ex = ex._select_features(feats)
+        return ex
+
+    def _names_output(self, key: Any) -> bool:
+        """Whether the second index of a multi-output explanation picks an output (see __getitem__)."""
+        if isinstance(key, str):
+            return key not in self.feature_names  # an output's name (or neither: the error names both)
+        return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+    def _feature_positions(self, feats: Any) -> tuple[np.ndarray, bool]:
+        """Positions of the features picked by ``feats`` and whether one feature was named alone."""
+        d = len(self.feature_names)
+
+        def position(key: Any) -> int:
+            if isinstance(key, str):
+                if key not in self.feature_names:
+                    where = (
+                        "; this explanation has a single output"
+                        if self.values.ndim == 2 and key in self.output_names
+                        else ""
+                    )
+                    raise IndexError(f"{key!r} is not a feature name (features: {self.feature_names}){where}.")
+                return self.feature_names.index(key)
+            if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
+                raise IndexError(f"features are picked by name, integer, slice, mask or a list of those, got {key!r}.")
+            if not -d <= key < d:
+                raise IndexError(f"feature index {key} is out of range for {d} features.")
+            return int(key) % d
+
+        if isinstance(feats, slice):
+            return np.arange(d)[feats], False
+        if isinstance(feats, (str, int, np.integer)):
+            return np.array([position(feats)]), True
+        arr = np.asarray(feats)
+        if arr.dtype == bool:
+            if arr.shape != (d,):
+                raise IndexError(f"a boolean feature mask must have shape ({d},), got {arr.shape}.")
+            return np.flatnonzero(arr), False
+        return np.array([position(k.item() if isinstance(k, np.generic) else k) for k in arr.ravel()], dtype=int), False
+
+    def _select_features(self, feats: Any) -> Explanation:
+        pos, alone = self._feature_positions(feats)
+        sub = (slice(None), pos)
+        data = None if self.data is None else np.asarray(self.data)[:, pos]
+        inter = None if self.interactions is None else self.interactions[:, pos][:, :, pos]
+        cov = None if self.covariance is None else self.covariance[:, pos][:, :, pos]
+        joint = None if self.joint_covariance is None else self.joint_covariance[:, pos][:, :, :, pos]
+        ex = Explanation(
+            self.values[sub],
+            self.base_values,
+            data,
+            [self.feature_names[j] for j in pos],
+            self.output_names,
+            inter,
+            None if self.standard_errors is None else self.standard_errors[sub],
+            self.game,
+            self.info,
+            output=self.output,
+            index=self.index,
+            covariance=cov,
+            joint_covariance=joint,
+            base_variance=self.base_variance,
+            prediction_variance=self.prediction_variance,
+        )
+        ex._scalar_row = self._scalar_row
+        ex._scalar_feature = alone
+        ex._feature_subset = len(pos) != len(self.feature_names) or self._feature_subset
+        return ex
+
+    def _select_rows_and_output(self, item: Any, out: Any) -> Explanation:
         rows = np.arange(len(self))[item]
         scalar_row = np.ndim(rows) == 0
         rows = np.atleast_1d(rows)
@@ -444,12 +551,16 @@ class Explanation:
         if out is not None and isinstance(bound, np.ndarray):
             bound = float(bound[o])
         ex.kernel_error_bound = bound
+        ex._feature_subset = self._feature_subset
         return ex
 
     def _output_index(self, out: Any) -> int:
         if isinstance(out, str):
             if out not in self.output_names:
-                raise KeyError(f"output {out!r} is not one of {self.output_names}.")
+                raise KeyError(
+                    f"output {out!r} is not one of {self.output_names}, nor is it a feature name "
+                    f"(features: {self.feature_names})."
+                )
             return self.output_names.index(out)
         if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer)):
             raise IndexError(f"an output is picked by name or integer index, got {out!r}.")
@@ -540,6 +651,11 @@ class Explanation:
     @property
     def predictions(self) -> np.ndarray:
         """``base_values`` plus the sum of the values over features (equal to the model output)."""
+        if self._feature_subset:
+            raise ValueError(
+                "this explanation holds only some of the features (picked by indexing), so its values "
+                "do not sum to the prediction; take predictions from the explanation of all features."
+            )
         return self.base_values + self.values.sum(axis=1)
 
     def mean_abs(self) -> np.ndarray:
@@ -555,21 +671,43 @@ class Explanation:
         return np.abs(self.values).mean(axis=0)
 
     # -- conversions -------------------------------------------------------------------------
-    def to_shap(self, output: int | str | None = None) -> Any:
+    def to_shap(self, output: int | str | None = None, interactions: bool = False) -> Any:
         """A ``shap.Explanation`` for shap's plots.
+
+        shap's ``Explanation`` has no field for interaction values beside the Shapley values: shap
+        itself returns them *as* the values, with shape (N, d, d), from
+        ``TreeExplainer(model)(X, interactions=True)``.  ``to_shap(interactions=True)`` does the
+        same with this explanation's ``interactions`` (in the layout recorded in
+        ``info["interaction_index"]``: shap TreeExplainer's for SII, shap ExactExplainer's for
+        STII), so shap's plots that read interaction values take them as they are.
 
         Parameters
         ----------
         output : int or str, optional
             With several outputs, pick one by index or name; None keeps shap's multi-output form.
+        interactions : bool, default False
+            Return the interaction values (N, d, d) as the values, as shap does, instead of the
+            Shapley values (N, d).
 
         Returns
         -------
         shap.Explanation
             Needs the optional ``shap`` package (extra ``plots``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, 2.0]]), 0.5, interactions=np.array([[[1.0, 0.0], [0.0, 2.0]]]))
+        >>> ex.to_shap().values.shape, ex.to_shap(interactions=True).values.shape  # doctest: +SKIP
+        ((1, 2), (1, 2, 2))
         """
         shap = require("shap", "Explanation.to_shap")
-        ex = self if output is None else self[:, output]
+        if isinstance(interactions, (bool, np.bool_)) is False:
+            raise TypeError(f"interactions must be True or False, got {interactions!r}.")
+        if interactions and self.interactions is None:
+            raise ValueError("this explanation has no interactions: explain(X, interactions=True) computes them.")
+        ex = self if output is None else self[:, :, output]
         data = None if ex.data is None else np.asarray(ex.data)
         if data is not None and data.dtype == object:
             try:
@@ -577,7 +715,7 @@ class Explanation:
             except (TypeError, ValueError):
                 pass
         kwargs: dict[str, Any] = dict(
-            values=ex.values,
+            values=ex.interactions if interactions else ex.values,
             base_values=ex.base_values,
             data=data,
             feature_names=list(ex.feature_names),
@@ -585,7 +723,9 @@ class Explanation:
         if ex.values.ndim == 3:
             kwargs["output_names"] = list(ex.output_names)
         sh = shap.Explanation(**kwargs)
-        if getattr(ex, "_scalar_row", False):
+        if ex._scalar_feature and not interactions:
+            sh = sh[:, 0]  # ex[:, "bmi"].to_shap() is shap's ex[:, "bmi"], as shap.plots.scatter takes
+        if ex._scalar_row:
             sh = sh[0]
         return sh
 
@@ -656,6 +796,12 @@ class Explanation:
         if self.covariance is not None and self.values.ndim == 2 and self.covariance.ndim == 3:
             frame["std"] = self.std.reshape(-1)
         return pd.DataFrame(frame)
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: game, output, base value, top features, efficiency check."""
+        from ._html_repr import explanation_html
+
+        return explanation_html(self)
 
     def __repr__(self) -> str:
         extra = ", with interactions" if self.interactions is not None else ""

@@ -85,8 +85,12 @@ def run_demo(
     >>> result["report"].name  # doctest: +SKIP
     'index.html'
     """
-    import matplotlib
+    from .._optional import require
 
+    # the demo is the report on bundled data: name the extras it needs before anything else fails
+    for module in ("matplotlib", "jinja2", "shap", "pandas"):
+        require(module, "kexplain demo (an HTML report)", extra="report")
+    matplotlib = require("matplotlib", "kexplain demo (an HTML report)", extra="report")
     matplotlib.use("Agg")  # files only, never a window
     from sklearn.datasets import load_diabetes
     from sklearn.model_selection import GridSearchCV, train_test_split
@@ -95,9 +99,8 @@ def run_demo(
     from sklearn.svm import SVR
 
     from .. import report
-    from .._optional import require
 
-    sio = require("skops.io", "kexplain demo (saves the model as model.skops)")
+    sio = require("skops.io", "kexplain demo (saves the model as model.skops)", extra="skops")
     say: Callable[..., None] = print if verbose else (lambda *a, **k: None)
     out = Path(out)
     prepare_folder(out, _OPTION, force, _DEMO_FILES)

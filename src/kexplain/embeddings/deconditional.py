@@ -77,10 +77,9 @@ _LOG_BOUNDS = (-9.0, 9.0)
 
 def _sqdist(A: np.ndarray, B: np.ndarray, ls: np.ndarray) -> np.ndarray:
     """Squared distances of the rows scaled by ``ls`` (for the lengthscale gradients)."""
-    A = A / ls
-    B = B / ls
-    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
-    return np.maximum(d, 0.0)
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    return euclidean_distances(A / ls, B / ls, squared=True)
 
 
 def _bag_sums(M: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_weights, feature_names_of, to_array
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..interaction_explanation import interaction_explanation
@@ -184,6 +184,7 @@ class ProductKernelExplainer(Explainer):
         background_summary: int | None = None,
         kernel_tol: float | None = None,
     ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
         self.kernel_tol = check_kernel_tol(kernel_tol)
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
@@ -481,7 +482,7 @@ game='interventional (summarised background)')
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
             ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
             ``info["route"]`` and ``info["efficiency_error"]`` (the largest
-            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|));
+            ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``);
             ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
             scale-mixture kernel.
 

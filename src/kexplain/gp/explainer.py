@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_bool, check_weights
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..shapley.additive import solve_additive_game
@@ -74,6 +74,7 @@ class OAKExplainer(Explainer):
         background_weights: Any = None,
         feature_names: Sequence[str] | None = None,
     ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
         if not all(hasattr(model, a) for a in _FITTED) or not hasattr(model, "_encode"):
             if type(model).__name__ == "OAKRegressor":

@@ -216,7 +216,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def explain(self, X: Any, **options: Any) -> Explanation:
         """Exact local Shapley values in the functional-ANOVA game: ``OAKExplainer(self).explain(X, **options)``.
 
-        phi_j(x) = sum_{T containing j} f_T(x) / |T| (additive-GP paper, section 3, Lemma 1); the values
+        ``phi_j(x) = sum_{T containing j} f_T(x) / |T|`` (additive-GP paper, section 3, Lemma 1); the values
         sum with the base value f_0 to ``predict(X)``.  For the interventional game, use ``OAKExplainer``.
 
         Examples

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..exceptions import UnsupportedModelError
+from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.chi2 import Chi2
 from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot_product, polynomial_from_sklearn
@@ -379,6 +379,15 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     """
     if isinstance(model, KernelExpansion):
         return model
+    to_expansion = getattr(model, "to_kernel_expansion", None)
+    if callable(to_expansion):  # kexplain's own estimators (and users' models) that say what they are
+        em = to_expansion()
+        if not isinstance(em, KernelExpansion):
+            raise TypeError(
+                f"{type(model).__name__}.to_kernel_expansion() must return a kexplain KernelExpansion, "
+                f"got {type(em).__name__}."
+            )
+        return em
     steps, parts = _model_parts(model)
     if not isinstance(parts, list) and isinstance(parts[2], PolynomialOfSum):
         raise _unsupported(
@@ -404,6 +413,9 @@ def _model_parts(model: Any) -> tuple[list[Any], _Parts | list[_Parts]]:
     est = steps.pop() if steps else model
     handler = _ESTIMATORS.get(type(est).__name__)
     if handler is None:
+        foreign = foreign_model_error(est)
+        if foreign is not None:
+            raise foreign
         raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
     if type(est).__name__ in ("SVC", "NuSVC") and _is_pipeline(model):
         classes = getattr(est, "classes_", ())

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import is_classifier
 
-from ..exceptions import UnsupportedModelError
+from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..models.expansion import KernelExpansion
 from .restricted_kernels import SUPPORTED_NON_PRODUCT
 
@@ -24,6 +24,9 @@ def _predict_fn(model: Any) -> tuple[Callable[[np.ndarray], Any], str]:
     classifiers that have one, predict_proba for other classifiers (never the class labels),
     else predict, else the callable itself."""
     est = _final_estimator(model)
+    foreign = foreign_model_error(est)
+    if foreign is not None:  # a torch or TensorFlow module is callable, but not on NumPy rows
+        raise foreign
     name = type(est).__name__
     if est is not model:
         name = "Pipeline(" + ", ".join(type(s[1]).__name__ for s in model.steps) + ")"

@@ -389,10 +389,12 @@ class ProductCMEGame:
                 else:
                     # threads over subtrees of the walk (numpy and BLAS release the GIL); 4 subtrees per thread
                     depth = min(d - 1, int(np.ceil(np.log2(4 * self.n_jobs))))
-                    from concurrent.futures import ThreadPoolExecutor
+                    from joblib import Parallel, delayed
 
-                    with ThreadPoolExecutor(self.n_jobs) as pool:
-                        list(pool.map(subtree, list(_pair_products(tables, d, stop=depth))))
+                    # each subtree writes its own coalitions' rows of ``out``: threads share it
+                    Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+                        delayed(subtree)(start) for start in list(_pair_products(tables, d, stop=depth))
+                    )
                 return out
         for q, S in enumerate(coalitions):
             out[q] = self.basis_values(S).T @ coef + icpt

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_data, check_random_state, check_weights
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
@@ -177,6 +177,7 @@ class RKHSExplainer(Explainer):
         max_block_bytes: int = DEFAULT_MAX_BLOCK_BYTES,
         random_state: Any = 0,
     ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
         self.max_block_bytes = max_block_bytes
         self.value = value

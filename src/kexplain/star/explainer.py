@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_data, check_weights, feature_names_of
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
 from ..shapley import exact_shapley
 from ..shapley.enumeration import MAX_ENUMERATION_FEATURES
@@ -133,6 +133,7 @@ class StarExplainer(Explainer):
         feature_names: Sequence[str] | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
         if background is None:
             raise ValueError(
                 "StarExplainer needs a background: STAR-SHAP solves the interventional game, which averages "

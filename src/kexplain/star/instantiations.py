@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 from scipy.special import erf, ndtr
 
+from ..kernels import RBF
+
 _SQRT2 = np.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
@@ -123,8 +125,8 @@ class _GaussianInstantiation:
         """K(u_t, v_s) = exp(-||u_t - v_s||^2 / (2 gamma^2)), shape (len(U), len(V))."""
         U, V = np.atleast_2d(U), np.atleast_2d(V)
         g = self.gamma_for(U.shape[1] if dim is None else dim)
-        sq = (U**2).sum(1)[:, None] + (V**2).sum(1)[None, :] - 2.0 * U @ V.T
-        return np.exp(-np.maximum(sq, 0.0) / (2.0 * g * g))
+        # kexplain's RBF Gram (cancellation-free for near rows), not a second copy of the formula
+        return RBF(lengthscale=g).gram(np.asarray(U, dtype=np.float64), np.asarray(V, dtype=np.float64))
 
     def _moments(self, U: Any, X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """C(u) and (mu, s) of <w, x> under N(u', zeta^2 I) for every (row, parameter)."""

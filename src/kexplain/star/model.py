@@ -73,7 +73,7 @@ class StarTerm:
 
     @property
     def size(self) -> int:
-        """Number of features the term reads, |I|."""
+        """Number of features the term reads, ``|I|``."""
         return len(self.features)
 
     def __call__(self, X_I: np.ndarray) -> Any:

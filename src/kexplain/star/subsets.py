@@ -127,7 +127,7 @@ class UniformUpTo(SubsetDistribution):
         return [tuple(sorted(rng.choice(self.n_features, s, replace=False).tolist())) for s in sizes]
 
     def probability(self, subset: Sequence[int]) -> float:
-        """1 / (k C(n, |I|)) for 1 <= |I| <= k, else 0."""
+        """``1 / (k C(n, |I|))`` for ``1 <= |I| <= k``, else 0."""
         s = len(subset)
         return 1.0 / (self.order * comb(self.n_features, s)) if 1 <= s <= self.order else 0.0
 
@@ -197,7 +197,7 @@ class SequencesUpTo(SubsetDistribution):
         return out
 
     def probability(self, subset: Sequence[int]) -> float:
-        """1 / (k (n - |I| + 1)) for a run of length 1..k, else 0."""
+        """``1 / (k (n - |I| + 1))`` for a run of length 1..k, else 0."""
         s = len(subset)
         ok = 1 <= s <= self.order and all(b - a == 1 for a, b in zip(subset, subset[1:]))
         return 1.0 / (self.order * (self.n_features - s + 1)) if ok else 0.0

@@ -95,7 +95,7 @@ class RKHSWeighting:
         return self
 
     def set_parameters(self, subsets: Sequence[Sequence[int]], weights: Sequence[Any]) -> RKHSWeighting:
-        """Use given subsets I_t (tuples) and parameters w_t (arrays of length |I_t|); returns self."""
+        """Use given subsets I_t (tuples) and parameters w_t (arrays of length ``|I_t|``); returns self."""
         if len(subsets) != len(weights):
             raise ValueError("subsets and weights must have one entry per parameter.")
         self.subsets_ = [tuple(int(j) for j in s) for s in subsets]
