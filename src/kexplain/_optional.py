@@ -20,6 +20,8 @@ _EXTRAS = {
     "jinja2": "report",
     "skops": "skops",
     "statsmodels": "preference",
+    "gpytorch": "gpytorch",
+    "botorch": "botorch",
 }
 
 

@@ -29,6 +29,7 @@ from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from ._routes import route_for
 from .expansion import KernelExpansion
+from .gpytorch import is_torch_gp
 
 SUPPORTED_MODELS = (
     "SVR, NuSVR, SVC, NuSVC (kernel='rbf'; a multiclass SVC with decision_function_shape='ovo'); "
@@ -341,6 +342,10 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     """
     if isinstance(model, KernelExpansion):
         return model
+    if is_torch_gp(model):  # GPyTorch / BoTorch models, before the generic refusal
+        from .gpytorch import gpytorch_expansion
+
+        return gpytorch_expansion(model, feature_names)
     steps = _flatten_pipeline(model)
     est = steps.pop() if steps else model
     handler = _ESTIMATORS.get(type(est).__name__)
@@ -429,6 +434,10 @@ def describe_output(model: Any) -> str:
     """
     if isinstance(model, KernelExpansion):
         return "KernelExpansion.predict"
+    if is_torch_gp(model):
+        from .gpytorch import describe_torch_output
+
+        return describe_torch_output(model)
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     subject = type(est).__name__
