@@ -30,6 +30,7 @@ from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from ._routes import route_for
 from .expansion import KernelExpansion
 from .gpytorch import is_torch_gp
+from .kernel_approximation import LINEAR_MODELS, is_kernel_approximation, nystroem_parts
 
 SUPPORTED_MODELS = (
     "SVR, NuSVR, SVC, NuSVC (kernel='rbf'; a multiclass SVC with decision_function_shape='ovo'); "
@@ -37,7 +38,9 @@ SUPPORTED_MODELS = (
     "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier ("
     + SUPPORTED_SKLEARN_KERNELS
     + "); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
-    "RobustScaler) ending in one of these; or a kx.KernelExpansion"
+    "RobustScaler) ending in one of these; a Pipeline of such scalers, Nystroem(kernel='rbf' or 'laplacian') and a "
+    "linear model (Ridge, LogisticRegression, LinearSVC, SGDRegressor, SGDClassifier, ...); GPyTorch / BoTorch "
+    "Gaussian processes (see kexplain.models.gpytorch); or a kx.KernelExpansion"
 )
 
 
@@ -348,6 +351,13 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
         return gpytorch_expansion(model, feature_names)
     steps = _flatten_pipeline(model)
     est = steps.pop() if steps else model
+    if steps and is_kernel_approximation(steps[-1]):
+        X_ref, coef, kernel, intercept, output_names = nystroem_parts(steps.pop(), est)
+        if feature_names is None:
+            names = getattr(model, "feature_names_in_", None)
+            feature_names = None if names is None else [str(n) for n in names]
+        X_ref, coef, kernel, intercept = _unfold(steps, X_ref, coef, kernel, intercept, model)
+        return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
     handler = _ESTIMATORS.get(type(est).__name__)
     if handler is None:
         raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
@@ -394,7 +404,7 @@ def _output_method(est: Any) -> str:
         return "decision_function"
     if name == "GaussianProcessClassifier":
         return "latent mean"
-    return "predict"
+    return LINEAR_MODELS.get(name, "predict")
 
 
 def describe_output(model: Any) -> str:
@@ -494,7 +504,7 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     name = type(est).__name__
-    if name in ("SVC", "NuSVC"):
+    if name in ("SVC", "NuSVC") or LINEAR_MODELS.get(name) == "decision_function":
         return np.asarray(model.decision_function(X))
     if name == "GaussianProcessClassifier":
         Xt = np.asarray(model[:-1].transform(X) if _is_pipeline(model) else X, dtype=np.float64)
