@@ -250,7 +250,17 @@ def gpytorch_expansion(
 
 
 def gpytorch_parts_for_posterior(model: Any) -> dict[str, Any]:
-    """The parts of :class:`kexplain.models.GPPosterior` for a single-output GPyTorch / BoTorch model."""
+    """The parts of :class:`kexplain.models.GPPosterior` for a single-output GPyTorch / BoTorch model.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from botorch.models import SingleTaskGP
+    >>> X = torch.rand(10, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    >>> parts = gpytorch_parts_for_posterior(SingleTaskGP(X, X[:, :1]).eval())
+    >>> parts["precision"].shape, parts["X_ref"].shape
+    ((10, 10), (10, 2))
+    """
     parts = _all_parts(model)
     if len(parts) != 1:
         raise UnsupportedModelError(

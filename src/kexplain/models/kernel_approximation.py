@@ -37,12 +37,48 @@ APPROXIMATION_ROUTE = (
 
 
 def is_kernel_approximation(step: Any) -> bool:
-    """Whether a Pipeline step is a scikit-learn kernel approximation (Nystroem, RBFSampler, ...)."""
+    """Whether a Pipeline step is a scikit-learn kernel approximation (Nystroem, RBFSampler, ...).
+
+    Examples
+    --------
+    >>> from sklearn.kernel_approximation import Nystroem
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> is_kernel_approximation(Nystroem()), is_kernel_approximation(StandardScaler())
+    (True, False)
+    """
     return type(step).__module__.startswith("sklearn.kernel_approximation")
 
 
 def nystroem_parts(approx: Any, est: Any) -> tuple[np.ndarray, np.ndarray, Any, Any, list[str] | None]:
-    """(landmarks, coefficients, kernel, intercept, output names) of ``Nystroem`` + linear model."""
+    """(landmarks, coefficients, kernel, intercept, output names) of ``Nystroem`` + linear model.
+
+    Parameters
+    ----------
+    approx : fitted Nystroem
+    est : fitted linear model (see :data:`LINEAR_MODELS`)
+
+    Returns
+    -------
+    tuple
+        f(x) = kernel(x, landmarks) @ coefficients + intercept.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For RBFSampler, other kernels and non-linear final estimators, with the route that works.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.kernel_approximation import Nystroem
+    >>> from sklearn.linear_model import Ridge
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> nys = Nystroem(n_components=10, random_state=0).fit(X)
+    >>> ridge = Ridge().fit(nys.transform(X), X[:, 0])
+    >>> C, coef, kernel, b, _ = nystroem_parts(nys, ridge)
+    >>> bool(np.allclose(kernel(X[:3], C) @ coef + b, ridge.predict(nys.transform(X[:3]))))
+    True
+    """
     from sklearn.utils.validation import check_is_fitted
 
     name, est_name = type(approx).__name__, type(est).__name__
