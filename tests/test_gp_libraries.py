@@ -309,6 +309,61 @@ def test_deep_kernel_refused():
     assert ROUTE in str(info.value)
 
 
+class SVGP(gpytorch.models.ApproximateGP):
+    def __init__(self, Z, kernel, whitened=True):
+        dist = gpytorch.variational.CholeskyVariationalDistribution(Z.shape[0])
+        cls = (
+            gpytorch.variational.VariationalStrategy if whitened else gpytorch.variational.UnwhitenedVariationalStrategy
+        )
+        super().__init__(cls(self, Z, dist, learn_inducing_locations=False))
+        self.mean_module = gpytorch.means.ConstantMean()
+        self.covar_module = kernel
+
+    def forward(self, x):
+        return gpytorch.distributions.MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+
+def _svgp(kernel, d=3, seed=0):
+    X, _ = _data(d=d, seed=seed)
+    model = SVGP(X[:12], _set_lengthscales(kernel.double(), seed)).double()
+    g = torch.Generator().manual_seed(seed)
+    q = model.variational_strategy._variational_distribution
+    q.variational_mean.data = torch.randn(12, dtype=F64, generator=g)
+    q.chol_variational_covar.data = torch.tril(0.3 * torch.randn(12, 12, dtype=F64, generator=g)) + 0.5 * torch.eye(
+        12, dtype=F64
+    )
+    model.variational_strategy.variational_params_initialized.fill_(1)  # keep q(u) as set (no re-initialising)
+    model.mean_module.constant.data.fill_(-0.2)
+    return model.eval(), X
+
+
+@pytest.mark.parametrize("name", ["rbf_ard", "matern25"])
+def test_variational_gp_is_an_expansion_over_inducing_points(name):
+    d = 3
+    model, X = _svgp(KERNELS[name](d), d=d)
+
+    def f(H):
+        with torch.no_grad():
+            return model(torch.as_tensor(H, dtype=F64)).mean.numpy()
+
+    Z, Xq = X[20:23].numpy(), X[25:27].numpy()
+    ex = kx.ProductKernelExplainer(model, background=Z).explain(Xq, uncertainty=True)
+    em = kx.models.as_kernel_expansion(model)
+    own = f(Xq)
+    tol = _tolerance(em, own)
+    np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)
+    for i in range(2):
+        np.testing.assert_allclose(ex.values[i], enum_values(f, Xq[i], Z)[:, 0], rtol=0, atol=2 * tol)
+    if name == "rbf_ard":  # the covariance: GPyTorch's own (jitter on the diagonal aside) on the hybrid points
+        coalitions, W = shapley_matrix(d)
+        H = hybrid_points(Xq[0], Z, coalitions)
+        with torch.no_grad():
+            K = model(torch.as_tensor(H), diag=False).covariance_matrix.numpy()
+        K = K - model.variational_strategy.jitter_val * np.eye(len(H))
+        ref = W @ K.reshape(2**d, 3, 2**d, 3).mean(axis=(1, 3)) @ W.T
+        np.testing.assert_allclose(ex.covariance[0], ref, rtol=1e-6, atol=1e-8 * np.abs(ref).max())
+
+
 def test_other_likelihood_approximate_gp_float32_and_training_mode_refused():
     X, y = _data(d=2)
     # a heteroscedastic likelihood: the noise is itself a function of x (here a small GP)
@@ -319,15 +374,9 @@ def test_other_likelihood_approximate_gp_float32_and_training_mode_refused():
     with pytest.raises(UnsupportedModelError, match="likelihood _GaussianLikelihoodBase"):
         kx.models.as_kernel_expansion(model)
 
-    class Approx(gpytorch.models.ApproximateGP):
-        def __init__(self, Z):
-            dist = gpytorch.variational.CholeskyVariationalDistribution(Z.shape[0])
-            super().__init__(gpytorch.variational.VariationalStrategy(self, Z, dist))
-            self.mean_module = gpytorch.means.ConstantMean()
-            self.covar_module = gk.ScaleKernel(gk.RBFKernel())
-
+    unwhitened = SVGP(X[:5], gk.ScaleKernel(gk.RBFKernel()), whitened=False).double().eval()
     with pytest.raises(UnsupportedModelError, match="not an ExactGP") as info:
-        kx.models.as_kernel_expansion(Approx(X[:5]).eval())
+        kx.models.as_kernel_expansion(unwhitened)
     assert ROUTE in str(info.value)
     model32 = ExactModel(X.float(), y.float(), gpytorch.likelihoods.GaussianLikelihood(), gk.RBFKernel()).eval()
     with pytest.raises(UnsupportedModelError, match=r"model\.double\(\)"):

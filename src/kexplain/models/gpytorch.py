@@ -28,7 +28,8 @@ from ..kernels.mixture import ScaleMixtureKernel
 from .expansion import KernelExpansion
 
 SUPPORTED_GPYTORCH_MODELS = (
-    "GPyTorch ExactGP in eval mode (ConstantMean or ZeroMean; GaussianLikelihood or "
+    "GPyTorch ExactGP and ApproximateGP with a (whitened) VariationalStrategy, in eval mode (ConstantMean or "
+    "ZeroMean; GaussianLikelihood or "
     "FixedNoiseGaussianLikelihood; kernels: " + SUPPORTED_GPYTORCH_KERNELS + "), BoTorch SingleTaskGP (also "
     "batched multi-output) with Normalize / InputStandardize input and Standardize outcome transforms, and "
     "ModelListGP of these; float64 parameters"
@@ -99,10 +100,12 @@ def _exact_parts(model: Any, torch: Any) -> list[dict[str, Any]]:
     """Per output: training inputs (transformed space), coef, precision, mean constant, kernel parts."""
     import gpytorch
 
+    if type(model.__dict__.get("_modules", {}).get("variational_strategy")).__name__ == "VariationalStrategy":
+        return _variational_parts(model, torch)
     if not isinstance(model, gpytorch.models.ExactGP):
         raise _refuse(
-            f"{type(model).__name__} is not an ExactGP (variational and approximate GPs are not kernel expansions "
-            "over the training data)."
+            f"{type(model).__name__} is not an ExactGP nor an ApproximateGP with a whitened VariationalStrategy "
+            "(other variational strategies, e.g. UnwhitenedVariationalStrategy, are not converted)."
         )
     if model.training:
         raise _refuse(f"{type(model).__name__} is in training mode, where it returns its prior; call model.eval().")
@@ -161,6 +164,59 @@ def _exact_parts(model: Any, torch: Any) -> list[dict[str, Any]]:
     return parts
 
 
+def _variational_parts(model: Any, torch: Any) -> list[dict[str, Any]]:
+    """The parts of an ApproximateGP with a (whitened) VariationalStrategy: an expansion over its
+    inducing points Z.  GPyTorch predicts mean(x) = mu(x) + k(x, Z) L^{-T} m and
+    cov(x, x') = k(x, x') - k(x, Z) L^{-T} (I - S) L^{-1} k(Z, x') with L L^T = K_ZZ + jitter I and
+    q(u) = N(m, S) the whitened variational distribution."""
+    if model.training:
+        raise _refuse(f"{type(model).__name__} is in training mode; call model.eval().")
+    allowed = {"variational_strategy", "mean_module", "covar_module", "likelihood"}
+    extra = [n for n, _ in model.named_children() if n not in allowed]
+    if extra:
+        raise _refuse(
+            f"{type(model).__name__} has modules {extra} besides its mean, kernel and variational strategy (a deep "
+            "kernel or feature extractor?): its posterior mean is not a kernel expansion in the input features."
+        )
+    if type(model.mean_module).__name__ not in ("ConstantMean", "ZeroMean"):
+        raise _refuse(f"mean module {type(model.mean_module).__name__}: only ConstantMean and ZeroMean.")
+    strategy = model.variational_strategy
+    Z = strategy.inducing_points
+    if Z.dtype != torch.float64 or Z.dim() != 2:
+        raise _refuse(
+            f"inducing points of dtype {Z.dtype} and shape {tuple(Z.shape)}: only unbatched float64 models; "
+            "convert with model.double()."
+        )
+    with torch.no_grad():
+        model(Z[:1])  # GPyTorch initialises q(u) on its first call; read it after that
+        q = strategy.variational_distribution
+        m, S = _np(q.mean), _np(q.covariance_matrix)
+        Kzz = _np(model.covar_module(Z).to_dense())
+        mu = _np(model.mean_module(Z))
+        jitter = float(strategy.jitter_val)
+    L = np.linalg.cholesky(Kzz + jitter * np.eye(len(Kzz)))
+    Linv = np.linalg.solve(L, np.eye(len(L)))
+    coef = Linv.T @ m
+    A = Linv.T @ (np.eye(len(L)) - S) @ Linv
+    # the model's own prediction at points near the inducing points must be this expansion
+    with torch.no_grad():
+        Xc = Z[:5] + 0.01
+        own = _np(model(Xc).mean)
+        ours = _np(model.mean_module(Xc)) + _np(model.covar_module(Xc, Z).to_dense()) @ coef
+    if not np.allclose(own, ours, rtol=1e-7, atol=1e-9 * max(1.0, float(np.abs(own).max()))):
+        raise _refuse(f"the predictive mean of {type(model).__name__} is not k(x, Z) L^-T m (a custom forward?).")
+    return [
+        {
+            "X": _np(Z),
+            "coef": coef,
+            "precision": 0.5 * (A + A.T),
+            "mean": float(mu[0]) if mu.size else 0.0,
+            "noise": 0.0,
+            "batch": None,
+        }
+    ]
+
+
 def _single_model_parts(model: Any, tol: float | None) -> list[dict[str, Any]]:
     """Every output of one ExactGP / SingleTaskGP as parts on the original features."""
     torch = require("torch", "explaining a GPyTorch or BoTorch model")
@@ -183,8 +239,12 @@ def _single_model_parts(model: Any, tol: float | None) -> list[dict[str, Any]]:
         p.update(kernel=kernel, constant=const, X_ref=X_ref, offset=float(mu), scale=float(sd))
         # check the conversion of the kernel against GPyTorch's own Gram matrix of the training inputs
         with torch.no_grad():
-            K = _np(model.covar_module(model.train_inputs[0]).to_dense())
-        K = K[p["batch"]] if p["batch"] is not None else K
+            K = _np(
+                model.covar_module(
+                    torch.as_tensor(p["X"]).unsqueeze(0) if p["batch"] is not None else torch.as_tensor(p["X"])
+                ).to_dense()
+            )
+        K = K[p["batch"]] if p["batch"] is not None and K.ndim == 3 else K
         ours = kernel.exact(X_ref) if isinstance(kernel, ScaleMixtureKernel) else kernel(X_ref)
         if not np.allclose(ours + const, K, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(K).max()))):
             raise _refuse(
