@@ -393,3 +393,48 @@ def test_importing_kexplain_does_not_import_torch():
     code = "import sys, kexplain, kexplain.models; print('torch' in sys.modules or 'gpytorch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_missing_extra_names_it(monkeypatch):
+    import sys
+
+    model, _ = _exact_model(KERNELS["rbf"](2), d=2)
+    monkeypatch.setitem(sys.modules, "gpytorch", None)  # as if gpytorch were not installed
+    with pytest.raises(ImportError, match=r"kexplain\[gpytorch\]"):
+        kx.models.as_kernel_expansion(model)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    ls=st.lists(st.floats(0.3, 3.0), min_size=3, max_size=3),
+    outputscale=st.floats(0.1, 5.0),
+    noise=st.floats(1e-3, 1.0),
+    nu=st.sampled_from([None, 0.5, 1.5, 2.5]),
+    seed=st.integers(0, 1000),
+)
+def test_efficiency_and_enumeration_for_random_hyperparameters(ls, outputscale, noise, nu, seed):
+    """Efficiency against GPyTorch's own mean, and the values against enumeration, for any hyperparameters."""
+    d = 3
+    base = gk.RBFKernel(ard_num_dims=d) if nu is None else gk.MaternKernel(nu=nu, ard_num_dims=d)
+    kernel = gk.ScaleKernel(base).double()
+    X, y = _data(n=15, d=d, seed=seed)
+    lik = gpytorch.likelihoods.GaussianLikelihood().double()
+    lik.noise = torch.tensor(noise, dtype=F64)
+    model = ExactModel(X, y, lik, kernel).double()
+    kernel.base_kernel.lengthscale = torch.tensor(ls, dtype=F64)
+    kernel.outputscale = torch.tensor(outputscale, dtype=F64)
+    model.eval()
+    Z = X[:3].numpy()
+    x = X[5].numpy()
+    ex = kx.ProductKernelExplainer(model, background=Z).explain(x[None])
+    with torch.no_grad():
+        own = model(torch.as_tensor(x[None])).mean.numpy()
+    em = kx.models.as_kernel_expansion(model)
+    tol = _tolerance(em, own)
+    np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)
+    ref = enum_values(lambda H: model(torch.as_tensor(H)).mean.detach().numpy(), x, Z)[:, 0]
+    np.testing.assert_allclose(ex.values[0], ref, rtol=0, atol=2 * tol)
