@@ -45,9 +45,10 @@ explainer = kx.ProductKernelExplainer(gp, background=X.numpy(), feature_names=[f
 ex = explainer.explain(best, uncertainty=True)
 lo, hi = ex.interval(0.95)
 print(ex.output)
+botorch_mean = float(gp.posterior(torch.as_tensor(best)).mean.detach())
 print(
     f"predicted objective {float(ex.base_values[0] + ex.values[0].sum()):.4f} "
-    f"(BoTorch: {float(gp.posterior(torch.as_tensor(best)).mean.detach()):.4f}), base value {float(ex.base_values[0]):.4f}"
+    f"(BoTorch: {botorch_mean:.4f}), base value {float(ex.base_values[0]):.4f}"
 )
 for j in np.argsort(-np.abs(ex.values[0])):
     print(f"  x{j + 1}: {ex.values[0, j]:+.4f}   95% interval [{lo[0, j]:+.4f}, {hi[0, j]:+.4f}]")
