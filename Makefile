@@ -26,7 +26,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $(DEMO_STAMP)
 
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(PY)
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,plots,io,docs,torch,dask,report,skops,preference]"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,plots,io,docs,torch,dask,report,skops,preference,gpytorch,botorch]"
 	touch $(STAMP) $(DEMO_STAMP)
 
 install: $(STAMP)

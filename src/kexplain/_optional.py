@@ -21,6 +21,8 @@ _EXTRAS = {
     "skops": "skops",
     "statsmodels": "preference",
     "shapiq": "shapiq",
+    "gpytorch": "gpytorch",
+    "botorch": "botorch",
 }
 
 

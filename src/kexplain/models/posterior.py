@@ -28,6 +28,7 @@ from .._validation import to_array
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import Kernel, SumKernel
 from .expansion import KernelExpansion
+from .gpytorch import is_torch_gp
 from .sklearn import _check_fitted, _flatten_pipeline, _from_sklearn, as_kernel_expansion
 
 #: the models :func:`gp_posterior` reads a posterior from
@@ -719,6 +720,21 @@ def gp_posterior(model: Any) -> GPPosterior:
             model,
             "a KernelExpansion holds the posterior mean only; build a kx.models.GPPosterior from it and the "
             "posterior precision matrix.",
+        )
+    if is_torch_gp(model):
+        from .gpytorch import describe_torch_output, gpytorch_parts_for_posterior
+
+        p = gpytorch_parts_for_posterior(model)
+        return GPPosterior(
+            p["X_ref"],
+            p["kernel"],
+            p["coef"],
+            p["precision"],
+            offset=p["offset"] + p["scale"] * p["mean"],
+            scale=p["scale"],
+            constant=p["constant"],
+            noise_variance=p["noise"],
+            output=describe_torch_output(model),
         )
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model

@@ -31,6 +31,8 @@ from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from ._routes import route_for
 from .expansion import KernelExpansion
+from .gpytorch import is_torch_gp
+from .kernel_approximation import LINEAR_MODELS, is_kernel_approximation, nystroem_parts
 
 SUPPORTED_MODELS = (
     "SVR, NuSVR, SVC, NuSVC (kernel 'rbf', 'linear' or 'poly'; a multiclass SVC with "
@@ -39,7 +41,9 @@ SUPPORTED_MODELS = (
     + SUPPORTED_SKLEARN_KERNELS
     + "; for the regressor also DotProduct with ConstantKernel and WhiteKernel: sums, products, integer "
     "powers); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
-    "RobustScaler) ending in one of these; or a kx.KernelExpansion"
+    "RobustScaler) ending in one of these; a Pipeline of such scalers, Nystroem(kernel='rbf' or 'laplacian') and a "
+    "linear model (Ridge, LogisticRegression, LinearSVC, SGDRegressor, SGDClassifier, ...); GPyTorch / BoTorch "
+    "Gaussian processes (see kexplain.models.gpytorch); or a kx.KernelExpansion"
 )
 
 
@@ -388,6 +392,19 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
                 f"got {type(em).__name__}."
             )
         return em
+    if is_torch_gp(model):  # GPyTorch / BoTorch models, before the generic refusal
+        from .gpytorch import gpytorch_expansion
+
+        return gpytorch_expansion(model, feature_names)
+    steps = _flatten_pipeline(model)
+    if len(steps) >= 2 and is_kernel_approximation(steps[-2]):  # scalers, Nystroem, a linear model
+        est = steps.pop()
+        X_ref, coef, kernel, intercept, output_names = nystroem_parts(steps.pop(), est)
+        if feature_names is None:
+            names = getattr(model, "feature_names_in_", None)
+            feature_names = None if names is None else [str(n) for n in names]
+        X_ref, coef, kernel, intercept = _unfold(steps, X_ref, coef, kernel, intercept, model)
+        return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
     steps, parts = _model_parts(model)
     if not isinstance(parts, list) and isinstance(parts[2], PolynomialOfSum):
         raise _unsupported(
@@ -457,7 +474,7 @@ def _output_method(est: Any) -> str:
         return "decision_function"
     if name == "GaussianProcessClassifier":
         return "latent mean"
-    return "predict"
+    return LINEAR_MODELS.get(name, "predict")
 
 
 def describe_output(model: Any) -> str:
@@ -497,6 +514,10 @@ def describe_output(model: Any) -> str:
     """
     if isinstance(model, KernelExpansion):
         return "KernelExpansion.predict"
+    if is_torch_gp(model):
+        from .gpytorch import describe_torch_output
+
+        return describe_torch_output(model)
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     subject = type(est).__name__
@@ -553,7 +574,7 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     name = type(est).__name__
-    if name in ("SVC", "NuSVC"):
+    if name in ("SVC", "NuSVC") or LINEAR_MODELS.get(name) == "decision_function":
         return np.asarray(model.decision_function(X))
     if name == "GaussianProcessClassifier":
         Xt = np.asarray(model[:-1].transform(X) if _is_pipeline(model) else X, dtype=np.float64)
