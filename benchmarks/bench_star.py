@@ -12,8 +12,9 @@ medians in brackets).  `--quick` runs d = 10 and 50 only.
 
 import warnings
 
+import _common  # noqa: F401  (first: one BLAS thread before numpy loads)
 import numpy as np
-from _common import compare, quick_flag, result, threads_note  # sets one BLAS thread before numpy loads
+from _common import compare, quick_flag, result, threads_note
 
 from kexplain.star import StarExplainer, interventional_value_function, unanimity_data, unanimity_model
 
