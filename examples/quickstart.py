@@ -15,7 +15,7 @@ built, so the kernel tables of the support vectors against it are computed once:
 
 The same from the shell, on saved files::
 
-    kexplain explain --model model.joblib --data rows.csv --background train.csv --out values.csv
+    kexplain explain --model model.skops --data rows.csv --background train.csv --out values.csv
 """
 
 import argparse

@@ -53,7 +53,11 @@ def files(tmp_path, data):
 
 
 def run(argv, capsys):
-    code = main([str(a) for a in argv])
+    argv = [str(a) for a in argv]
+    # these tests write their models with joblib; the CLI loads such a file only with --allow-pickle
+    if any(a.lower().endswith((".joblib", ".pkl")) for a in argv) and "--allow-pickle" not in argv:
+        argv.append("--allow-pickle")
+    code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -76,6 +80,22 @@ def test_functional_csv_matches_python_api(model_path, files, data, capsys):
     # efficiency against the model itself, through the written file
     total = frame[NAMES].sum(axis=1) + frame["base_value"]
     np.testing.assert_allclose(total, model.predict(data[0].iloc[:8]), rtol=1e-10)
+
+
+def test_polynomial_kernel_model(tmp_path, files, data, capsys):
+    """A Pipeline ending in SVR(kernel="poly") is explained exactly through the polynomial route."""
+    X, y = data
+    model = make_pipeline(StandardScaler(), SVR(kernel="poly", degree=3, coef0=1.0)).fit(X, y)
+    path = tmp_path / "poly.joblib"
+    joblib.dump(model, path)
+    argv = ["explain", "--model", path, "--data", files / "X.csv", "--background", files / "B.csv"]
+    code, out, err = run([*argv, "--out", tmp_path / "v.csv"], capsys)
+    assert code == 0, err
+    ex = kx.ProductKernelExplainer(model, X.iloc[20:35]).explain(X.iloc[:8])
+    frame = pd.read_csv(tmp_path / "v.csv")
+    assert_matches(frame, ex)
+    total = frame[NAMES].sum(axis=1) + frame["base_value"]
+    np.testing.assert_allclose(total, model.predict(X.iloc[:8]), rtol=1e-10)
 
 
 def test_parquet_in_and_out_interventional(model_path, files, data, capsys):
@@ -205,7 +225,17 @@ def test_report_passes_the_interaction_index(model_path, files, capsys, monkeypa
     monkeypatch.setattr(kexplain.report, "model_report", fake_report)
     with pytest.raises(Stop):
         main(
-            ["report", "--model", str(model_path[0]), "--data", str(files / "X.csv"), "--out", str(files / "r"), *extra]
+            [
+                "report",
+                "--model",
+                str(model_path[0]),
+                "--allow-pickle",
+                "--data",
+                str(files / "X.csv"),
+                "--out",
+                str(files / "r"),
+                *extra,
+            ]
         )
     assert seen["interactions"] == expected
 
@@ -314,7 +344,8 @@ def _write_bad_inputs(tmp, data):
     X, y = data
     X.iloc[:5].to_csv(tmp / "X.csv", index=False)
     (tmp / "garbage.joblib").write_bytes(b"this is not a pickle")
-    joblib.dump(make_pipeline(StandardScaler(), SVR(kernel="poly")).fit(X, y), tmp / "poly.joblib")
+    # (polynomial kernels are explained exactly now; sigmoid is not)
+    joblib.dump(make_pipeline(StandardScaler(), SVR(kernel="sigmoid")).fit(X, y), tmp / "poly.joblib")
     joblib.dump(SVR(), tmp / "unfitted.joblib")
     joblib.dump({"not": "a model"}, tmp / "dict.joblib")
     X.iloc[:5].rename(columns={"dose": "dosage"}).to_csv(tmp / "renamed.csv", index=False)

@@ -330,10 +330,13 @@ def test_bad_input_is_named(fitted, duels):
         PreferenceGPClassifier().predict(L, R)
     with pytest.raises(ValueError, match="n_components"):
         PreferenceClassifier(n_components=0).fit(L, R, y)
-    with pytest.raises(UnsupportedModelError, match="item kernel"):
-        PreferenceGPClassifier(kernel=Matern()).fit(L[:10], R[:10], y[:10])
-    with pytest.raises(UnsupportedModelError, match="context kernel"):
-        PreferenceGPClassifier(context_kernel=SkRBF() + ConstantKernel()).fit(L[:10], R[:10], y[:10], context=C[:10])
+    # kernels without a product form fit and predict (issue 28); PREF-SHAP alone refuses them
+    with pytest.raises(UnsupportedModelError, match="PREF-SHAP"):
+        PreferenceGPClassifier(kernel=Matern()).fit(L[:10], R[:10], y[:10]).to_expansion()
+    with pytest.raises(UnsupportedModelError, match="PREF-SHAP"):
+        PreferenceGPClassifier(context_kernel=SkRBF() + ConstantKernel()).fit(
+            L[:10], R[:10], y[:10], context=C[:10]
+        ).to_expansion()
     with pytest.raises(ValueError, match="too few for 3-fold"):
         PreferenceClassifier().fit(L[:2], R[:2], y[:2])
     with pytest.raises(ValueError, match="lengthscale must be"):

@@ -158,7 +158,7 @@ def test_efficiency_in_distribution_and_psd(gpr_setting):
             + post.covariance(Z, noisy=noisy).mean()
         )
         # both sides cancel a prior variance of scale^2 k(x, x) through A: rounding grows with cond(A)
-        atol = 1e-15 * post.scale**2 * post.kernel.diag_value() * np.linalg.cond(post.precision)
+        atol = 1e-15 * post.scale**2 * post.kernel.diag_value() * np.linalg.cond(post.precision_matrix())
         np.testing.assert_allclose(exn.covariance.sum(axis=(1, 2)), diff_var, rtol=1e-9, atol=atol)
         np.testing.assert_allclose(exn.prediction_variance, post.variance(Xq, noisy=noisy), rtol=1e-12)
         np.testing.assert_allclose(exn.base_variance, post.covariance(Z, noisy=noisy).mean(), rtol=1e-12)

@@ -319,7 +319,7 @@ def test_categorical_features_with_missing_labels():
 
 def test_unsupported_model_message_lists_supported(setup):
     with pytest.raises(kx.UnsupportedModelError, match="Supported: SVR, NuSVR, SVC, NuSVC"):
-        kx.ProductKernelExplainer(SVR(kernel="poly").fit(setup["X"], setup["y"]))
+        kx.ProductKernelExplainer(SVR(kernel="sigmoid").fit(setup["X"], setup["y"]))
 
 
 # -- the enumeration solver ------------------------------------------------------------------

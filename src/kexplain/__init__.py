@@ -17,6 +17,7 @@ from .base import Explainer
 from .exceptions import UnsupportedModelError
 from .explainers import ProductKernelExplainer
 from .explanation import Explanation
+from .interaction_explanation import InteractionExplanation
 from .models import KernelExpansion
 from .shapley import exact_shapley
 
@@ -28,6 +29,7 @@ _LAZY_NAMES = {
     "sampled_shapley": ("kexplain.shapley.sampling", "sampled_shapley"),
     "RKHSExplainer": ("kexplain.rkhs", "RKHSExplainer"),
     "ShapleyRegularizedKernelRidge": ("kexplain.rkhs", "ShapleyRegularizedKernelRidge"),
+    "ProductShapiqGame": ("kexplain.shapiq_games", "ProductShapiqGame"),
 }
 
 
@@ -47,6 +49,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Explainer",
     "Explanation",
+    "InteractionExplanation",
     "GlobalAttribution",
     "PermutationTestResult",
     "__version__",

@@ -20,6 +20,7 @@ _EXTRAS = {
     "jinja2": "report",
     "skops": "skops",
     "statsmodels": "preference",
+    "shapiq": "shapiq",
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -367,6 +367,12 @@ def check_interactions(value: Any, name: str = "interactions") -> str | None:
         return "sii" if value else None
     if isinstance(value, str) and value.lower() in INTERACTION_INDICES:
         return value.lower()
+    if isinstance(value, Mapping):
+        raise ValueError(
+            f"{name}={dict(value)!r} (an index of any order) is supported by the explainers of product games "
+            "(ProductKernelExplainer, PrefShapExplainer) and by kx.exact_shapley; here pass True, False, "
+            "'sii' or 'stii'."
+        )
     raise TypeError(
         f"{name} must be True or False, or the name of an index: 'sii' (the Shapley interaction "
         f"index, what True means) or 'stii' (the Shapley-Taylor index of order 2, as shap's "

@@ -19,3 +19,22 @@ class UnsupportedModelError(TypeError, ValueError):
     ...     print(str(exc)[:56])
     SVR with kernel='poly' has no exact product-kernel form.
     """
+
+
+class AccuracyWarning(UserWarning):
+    """A result could not be computed to the requested accuracy in double precision.
+
+    Raised as a warning (never silently): the message names the cause (for a Gaussian-process
+    posterior, the condition number of its training system) and the result records the bound it
+    reached (for stochastic Shapley values, ``info["variance_error_bound"]``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kexplain.exceptions import AccuracyWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("variance known to 1e-9 only", AccuracyWarning)
+    >>> caught[0].category.__name__
+    'AccuracyWarning'
+    """

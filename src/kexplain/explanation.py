@@ -82,6 +82,14 @@ class Explanation:
     info : dict, optional
         Anything else the explainer records (solver, timings, ``v_full``).
 
+    Attributes
+    ----------
+    kernel_error_bound : float or ndarray of shape (n_outputs,) or None
+        Set when the model's kernel was replaced by a discretisation within a measured uniform
+        error eps (Matérn and rational quadratic kernels, ``kexplain.kernels.ScaleMixtureKernel``):
+        every value (and base value) is within this bound, 2 eps sum_i |c_i|, of the value for the
+        model's own kernel.  None when the values are exact.
+
     Examples
     --------
     >>> import numpy as np
@@ -291,20 +299,22 @@ class Explanation:
         >>> print(f"{np.std([e.values[0, 1] for e in draws]):.1f}")
         0.1
         """
-        from ._validation import check_random_state
-
-        cov = self._need_covariance("sample")
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
-        rng = check_random_state(random_state)
+        self._need_covariance("sample")
         N, d = self.values.shape
-        if self.joint_covariance is not None:
-            draws = _gaussian_draws(self.joint_covariance.reshape(N * d, N * d), int(k), rng).reshape(int(k), N, d)
-        else:
-            draws = np.stack([_gaussian_draws(cov[i], int(k), rng) for i in range(N)], axis=1)
+        # k Explanation objects: a list this long is the memory, not the draws; refuse beyond a budget
+        need = int(k) * (_EXPLANATION_OVERHEAD_BYTES + 8 * N * d)
+        if need > SAMPLE_LIST_BYTES:
+            raise ValueError(
+                f"sample(k={k}) would build {k} Explanation objects, about {need / 2**20:.0f} MiB (the budget is "
+                f"{SAMPLE_LIST_BYTES / 2**20:.0f} MiB, kexplain.explanation.SAMPLE_LIST_BYTES): use "
+                "sample_values(k) for the draws as one array of shape (k, N, d), drawn in blocks."
+            )
+        draws = self.sample_values(int(k), random_state)
         return [
             Explanation(
-                self.values + z,
+                z,
                 self.base_values,
                 self.data,
                 self.feature_names,
@@ -316,6 +326,61 @@ class Explanation:
             )
             for z in draws
         ]
+
+    def sample_values(self, k: int, random_state: Any = None) -> np.ndarray:
+        """``k`` draws of the values from their Gaussian posterior, as one array of shape (k, N, d).
+
+        The draws of :meth:`sample` (the same numbers for the same ``random_state``) without an
+        Explanation per draw: the memory is the output plus blocks of at most
+        ``SAMPLE_BLOCK_BYTES`` (16 MiB) of temporaries.
+
+        Parameters
+        ----------
+        k : int
+            Number of draws.
+        random_state : None, int or numpy Generator
+
+        Returns
+        -------
+        ndarray of shape (k, N, d)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain import Explanation
+        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
+        >>> draws = ex.sample_values(100_000, random_state=0)
+        >>> draws.shape, np.round(draws[:, 0].std(axis=0), 2)
+        ((100000, 1, 2), array([1. , 0.1]))
+        """
+        from ._validation import check_random_state
+
+        cov = self._need_covariance("sample")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        rng = check_random_state(random_state)
+        N, d = self.values.shape
+        k = int(k)
+        out = np.empty((k, N, d))
+        if self.joint_covariance is not None:
+            root = _symmetric_root(self.joint_covariance.reshape(N * d, N * d))
+            step = max(1, SAMPLE_BLOCK_BYTES // (16 * N * d))
+            for a in range(0, k, step):
+                b = min(k, a + step)
+                out[a:b] = (rng.standard_normal((b - a, N * d)) @ root.T).reshape(b - a, N, d)
+        else:
+            step = max(1, SAMPLE_BLOCK_BYTES // (16 * d))
+            for i in range(N):
+                root = _symmetric_root(cov[i])
+                # consecutive blocks of one generator give the numbers of a single call (same draws)
+                for a in range(0, k, step):
+                    b = min(k, a + step)
+                    out[a:b, i] = rng.standard_normal((b - a, d)) @ root.T
+        out += self.values[None]
+        return out
+
+    #: bound on |value - value for the model's own kernel| when the kernel was discretised (see above)
+    kernel_error_bound: float | np.ndarray | None = None
 
     def __getitem__(self, item: Any) -> Explanation:
         """Rows (int, slice, mask or indices) or, with a pair, rows and one output by index or name."""
@@ -375,6 +440,10 @@ class Explanation:
         )
         if scalar_row:
             ex._scalar_row = True
+        bound = self.kernel_error_bound
+        if out is not None and isinstance(bound, np.ndarray):
+            bound = float(bound[o])
+        ex.kernel_error_bound = bound
         return ex
 
     def _output_index(self, out: Any) -> int:
@@ -443,7 +512,7 @@ class Explanation:
         index = None
         if all(e.index is not None for e in parts):
             index = [lab for e in parts for lab in (e.index or [])]
-        return cls(
+        out = cls(
             stack("values"),
             stack("base_values"),
             stack("data"),
@@ -460,6 +529,12 @@ class Explanation:
             base_variance=stack("base_variance"),
             prediction_variance=stack("prediction_variance"),
         )
+        bounds = [e.kernel_error_bound for e in parts]
+        if all(b is not None for b in bounds):
+            out.kernel_error_bound = np.max(np.asarray(bounds, dtype=np.float64), axis=0)
+            if np.ndim(out.kernel_error_bound) == 0:
+                out.kernel_error_bound = float(out.kernel_error_bound)
+        return out
 
     # -- derived quantities ------------------------------------------------------------------
     @property
@@ -591,8 +666,15 @@ class Explanation:
         )
 
 
-def _gaussian_draws(cov: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """``k`` draws of N(0, cov), shape (k, m), through a symmetric square root (cov may be singular)."""
+#: bytes of temporaries of one block of ``Explanation.sample_values``
+SAMPLE_BLOCK_BYTES = 16 * 2**20
+#: largest estimated memory of the list ``Explanation.sample`` returns; beyond it, use sample_values
+SAMPLE_LIST_BYTES = 256 * 2**20
+#: measured memory of one small Explanation object (its dict, arrays and names), with margin
+_EXPLANATION_OVERHEAD_BYTES = 2048
+
+
+def _symmetric_root(cov: np.ndarray) -> np.ndarray:
+    """R with R R^T = cov (cov may be singular): a symmetric square root, negative rounding clipped."""
     evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
-    root = evecs * np.sqrt(np.clip(evals, 0.0, None))
-    return rng.standard_normal((k, cov.shape[0])) @ root.T
+    return np.asarray(evecs * np.sqrt(np.clip(evals, 0.0, None)))

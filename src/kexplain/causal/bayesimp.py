@@ -52,8 +52,10 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_solve
 from scipy.optimize import minimize, minimize_scalar
+from sklearn.exceptions import NotFittedError
 
-from ..embeddings._checks import check_array_arg, check_positive
+from .._validation import feature_names_of
+from ..embeddings._checks import check_array_arg, check_positive, match_columns
 from ..embeddings._kernels import rbf
 from ..embeddings._ridge import cholesky_logdet as _logdet
 from ..embeddings._ridge import gp_cholesky as _chol
@@ -111,6 +113,12 @@ class BayesIMP:
         the largest absolute mediator value, so that nu covers the data).
     optimize : bool, default=True
         Fit amplitude and noise by the marginal likelihood of f on D2.
+
+    Attributes
+    ----------
+    columns_x_ : list of str or None
+        The DataFrame columns of the treatments X seen in fit (None for arrays): DataFrames given
+        to ``predict`` and ``cross_cov`` must have exactly these columns in this order.
 
     Examples
     --------
@@ -185,6 +193,10 @@ class BayesIMP:
         check_positive(self.noise, "noise")
         if self.measure_scale is not None:
             check_positive(self.measure_scale, "measure_scale")
+        # DataFrame columns seen in fit: later DataFrames are matched by name (the mediator of D2
+        # must have the columns of D1's mediator)
+        self.columns_x_ = feature_names_of(X)
+        match_columns(Y2, feature_names_of(Y), "Y2")
         Xv = _rows(X, "X", tiny=self.lengthscale_x is None)
         N = Xv.shape[0]
         Yv = _rows(Y, "Y", N, "X", tiny=self.lengthscale_y is None)
@@ -295,6 +307,7 @@ class BayesIMP:
     def _check(self, x: Any, name: str = "x") -> np.ndarray:
         if not hasattr(self, "stage1_"):
             raise ValueError("This BayesIMP instance is not fitted yet; call fit first.")
+        match_columns(x, getattr(self, "columns_x_", None), name)
         xv = _rows(x, name)
         if xv.shape[1] != self.n_features_in_:
             raise ValueError(f"{name} has {xv.shape[1]} columns but the treatment X had {self.n_features_in_}.")
@@ -398,5 +411,6 @@ class BayesIMP:
         >>> print(np.round(gp.predict(grid) + prior.mean(grid), 1))
         [0.9]
         """
-        self._check(np.zeros((1, self.n_features_in_)))
+        if not hasattr(self, "stage1_"):
+            raise NotFittedError("This BayesIMP instance is not fitted yet; call fit before bo_prior().")
         return InterventionalGPPrior(self)

@@ -13,7 +13,8 @@
 
 .. warning::
    A joblib or pickle model file is code: loading it runs whatever it was made to run, before
-   kexplain can check what it holds.  Load only model files you trust.  skops files
+   kexplain can check what it holds.  Load only model files you trust: the command line refuses
+   such a file unless ``--allow-pickle`` is given.  skops files
    (``.skops``, written with ``skops.io.dump``) are the safe format: they are loaded without
    running code, and only types that skops trusts (scikit-learn's estimators), scikit-learn's
    Gaussian-process kernels, kexplain's own types and those passed with ``--trust TYPE`` are
@@ -33,7 +34,8 @@ Files are CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``), chosen
 CSV whose first line is all numbers is read as having no header.  Columns are matched to the
 model's features by name when both have names (their order does not matter); a column that is not
 a feature is named in the error, with the advice to pass it as ``--id-column`` (its values are
-copied to every output as row ids) or drop it.
+copied to every output as row ids) or ``--drop`` it.  ``--id-column`` and ``--drop`` exist on
+every command and apply to every input file of the command (data, background, other sample, Y).
 
 Output layout of ``explain`` (``--out``): ``wide`` (the default for one output) has one row per
 explained row, the id column when given, one column per feature and ``base_value``; ``long`` (the
@@ -43,20 +45,29 @@ default, and the only layout, for several outputs) has columns ``row`` (or the i
 ``--interactions-out`` (default ``<out stem>.interactions<ext>``): with no value or ``sii``, the
 Shapley interaction index in the layout of shap's ``TreeExplainer`` (off the diagonal half the
 pair's index, each row summing to the feature's value); with ``stii``, the Shapley-Taylor index
-of order 2 in the layout of shap's ``ExactExplainer``.  ``--chunk-size N`` reads,
+of order 2 in the layout of shap's ``ExactExplainer``.  Rows are explained in blocks by
+default, and CSV data and outputs are streamed (memory bounded by a block of about 64 MB); ``--chunk-size N`` reads,
 explains and appends N rows at a time (CSV files larger than memory), with a progress bar on
-stderr, and writes the same values as one pass.
+stderr, and writes the same values as one pass to rounding (rows grouped into other blocks can
+round a sum differently: a few units in the last place, at most about 1e-13 relative; likewise
+``--n-jobs``).
 
 Every command prints a few lines for people, or with ``--format json`` one JSON object on stdout.
-Existing outputs are never replaced without ``--force``; tables are written to a temporary file
-renamed into place.  Errors in the input print ONE line ``kexplain: error: ...`` on stderr naming
+Existing outputs, and symbolic links in their place, are never replaced without ``--force`` (a
+link is then replaced, never written through); every file is written to a temporary file renamed
+into place when complete (SIGTERM included), by one helper shared by all commands.  Errors in
+the input print ONE line ``kexplain: error: ...`` on stderr naming
 the option and column concerned, and exit with status 2 (``--traceback`` shows the traceback).
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ._demo import DemoFailure, run_demo
 from ._explain import run_explain
@@ -92,6 +103,28 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+class Terminated(SystemExit):
+    """SIGTERM received: raised in the main thread so that partial output files are removed."""
+
+
+@contextlib.contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While a command runs, turn SIGTERM into :class:`Terminated` (exit status 143), so that the
+    temporary files of unfinished outputs are removed on the way out instead of left behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kexplain`` command line.
 
@@ -121,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminate_as_exception():
             # a numba cache folder that cannot be written only costs a recompilation: not the user's concern
             warnings.filterwarnings("ignore", module="numba")
             warnings.filterwarnings("ignore", message=".*[Cc]annot cache.*")

@@ -44,6 +44,47 @@ def split_id_column(frame: Any, path: Any, option: str, id_column: str | None) -
     return frame.drop(columns=frame.columns[header.index(id_column)]), ids
 
 
+def names_list(text: str | None) -> list[str]:
+    """``"a, b"`` -> ``["a", "b"]`` (the value of ``--drop`` and the column-list options)."""
+    return [] if not text else [c.strip() for c in str(text).split(",") if c.strip()]
+
+
+def strip_columns(
+    frame: Any, path: Any, option: str, id_column: str | None, drop: Any, *, id_required: bool = True
+) -> tuple[Any, Any]:
+    """Remove ``--id-column`` and the ``--drop`` columns from one input file of a command.
+
+    Every input file of a command (data, background, the other sample, Y) goes through here, so
+    the two options mean the same for all of them: the id column is taken out (and returned as the
+    row ids) where the file has it, and the dropped columns are removed where present.  The id
+    column must be in the file only where ``id_required`` (the rows being explained).
+
+    Returns
+    -------
+    (frame, ids)
+        The other columns, and the id column's values (None where absent).
+    """
+    if id_column is not None and (id_required or id_column in (header_of(frame) or [])):
+        frame, ids = split_id_column(frame, path, option, id_column)
+    else:
+        ids = None
+    header = header_of(frame)
+    names = names_list(drop) if isinstance(drop, (str, type(None))) else list(drop)
+    if names and header is not None:
+        present = [frame.columns[header.index(n)] for n in names if n in header]
+        frame = frame.drop(columns=present)
+    return frame, ids
+
+
+def check_drop(drop: Any, headers: Sequence[Sequence[str] | None], options: str = "the input files") -> None:
+    """Refuse a ``--drop`` name that no input file has (a typo would otherwise pass unnoticed)."""
+    names = names_list(drop) if isinstance(drop, (str, type(None))) else list(drop)
+    seen = {str(c) for h in headers if h is not None for c in h}
+    unknown = [n for n in names if n not in seen]
+    if unknown:
+        raise CLIError(f"--drop {','.join(names)}: no column {_shown(unknown)} in {options}.")
+
+
 def feature_table(
     frame: Any,
     path: Any,

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._columns import feature_table, split_id_column
+from ._columns import feature_table, strip_columns
 from ._tables import CLIError, read_table
 
 
@@ -20,7 +20,13 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         required=True,
-        help="fitted model: .skops (safe: loaded without running code) or .joblib/.pkl (runs code: only trusted files)",
+        help="fitted model: .skops (safe: loaded without running code); .joblib/.pkl only with --allow-pickle",
+    )
+    p.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="load a .joblib/.pkl model file, which RUNS CODE stored in it: only for files you trust "
+        "(the safe alternative: save the model with skops.io.dump as .skops)",
     )
     p.add_argument(
         "--trust",
@@ -32,7 +38,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_common_options(p: argparse.ArgumentParser, *, id_column: bool = True, n_jobs: bool = True) -> None:
-    """``--format``, ``--id-column``, ``--n-jobs``, ``--progress`` and ``--force``."""
+    """``--format``, ``--id-column``, ``--drop``, ``--n-jobs``, ``--progress`` and ``--force``.
+
+    ``--id-column`` and ``--drop`` are spelled the same on every command and apply to every input
+    file of the command (data, background, second sample, Y)."""
     p.add_argument(
         "--format",
         choices=("text", "json"),
@@ -40,9 +49,26 @@ def add_common_options(p: argparse.ArgumentParser, *, id_column: bool = True, n_
         help="text: lines for people; json: one JSON object on stdout for scripts",
     )
     if id_column:
-        p.add_argument("--id-column", metavar="NAME", help="a column of row ids: not a feature, copied to the outputs")
+        p.add_argument(
+            "--id-column",
+            dest="id_column",
+            metavar="NAME",
+            help="a column of row ids in every input file (where present): not a feature; copied to the outputs",
+        )
+        p.add_argument(
+            "--drop",
+            dest="drop",
+            metavar="A,B",
+            help="columns to leave out of every input file (e.g. text, notes)",
+        )
     if n_jobs:
-        p.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (-1: all cores); same values")
+        p.add_argument(
+            "--n-jobs",
+            type=int,
+            default=None,
+            metavar="N",
+            help="threads (-1: all cores); the same values to rounding (~1e-13 relative)",
+        )
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (default: on a terminal)")
     p.add_argument("--force", action="store_true", help="replace output files that exist")
 
@@ -98,9 +124,11 @@ def game_of(
 
 def model_features(model: Any) -> tuple[Any, list[str] | None, int, list[bool] | None]:
     """(kernel expansion, feature names or None, number of features, numeric mask) of a model."""
+    from ..models.dot_product import as_polynomial_expansion
     from ..models.sklearn import as_kernel_expansion
 
-    expansion = as_kernel_expansion(model)
+    # linear and polynomial kernel models have no KernelExpansion but are explained exactly too
+    expansion = as_polynomial_expansion(model) or as_kernel_expansion(model)
     names = None if expansion.feature_names is None else [str(n) for n in expansion.feature_names]
     mask = getattr(expansion, "numeric_mask", None)
     return expansion, names, int(expansion.n_features), None if mask is None else [bool(m) for m in mask]
@@ -114,10 +142,15 @@ def read_features(
     numeric: Sequence[bool] | None = None,
     id_column: str | None = None,
     frame: Any = None,
+    drop: Any = None,
+    id_required: bool = True,
 ) -> tuple[np.ndarray, list[str] | None, Any]:
-    """Read (or take ``frame`` already read from) ``path``; return (rows, header names, ids)."""
+    """Read (or take ``frame`` already read from) ``path``; return (rows, header names, ids).
+
+    ``id_column`` and the ``drop`` columns are removed first; the id column must be present only
+    where ``id_required`` (the explained rows; a background file may or may not have it)."""
     frame = read_table(path, option) if frame is None else frame
-    frame, ids = split_id_column(frame, path, option, id_column)
+    frame, ids = strip_columns(frame, path, option, id_column, drop, id_required=id_required)
     X, header = feature_table(frame, path, option, model_names, n_features, numeric, id_column)
     if X.shape[0] == 0:
         raise CLIError(f"{option} {path}: has no rows.")

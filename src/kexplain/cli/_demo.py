@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import write_atomically
 from ._common import emit
 from ._report import prepare_folder, report_summary
 from ._tables import os_error, write_table
@@ -134,7 +135,7 @@ def run_demo(
     try:
         write_table(X_test.reset_index(drop=True), out / "heldout.csv", _OPTION)
         write_table(background.reset_index(drop=True), out / "background.csv", _OPTION)
-        sio.dump(model, out / "model.skops")
+        write_atomically(out / "model.skops", lambda tmp: sio.dump(model, tmp))
         summary = {
             "data": f"scikit-learn diabetes: {len(X_train)} training rows, {len(X_test)} held-out rows explained, "
             f"{X.shape[1]} features",

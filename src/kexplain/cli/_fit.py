@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ._columns import _shown, header_of, id_name, split_id_column
+from .._files import write_atomically
+from ._columns import _shown, check_drop, header_of, id_name, strip_columns
 from ._common import emit, game_of, show_progress
 from ._frames import values_frame
-from ._stats import _names_list, numeric_table
-from ._tables import CLIError, check_output_path, os_error, read_table, write_table
+from ._stats import numeric_table
+from ._tables import CLIError, check_file, check_output_path, os_error, read_table, write_table
 
 
 def _training_table(args: argparse.Namespace) -> tuple[Any, np.ndarray, Any]:
@@ -26,9 +27,14 @@ def _training_table(args: argparse.Namespace) -> tuple[Any, np.ndarray, Any]:
         raise CLIError(
             f"--data {args.data}: has no column {args.target!r} (--target); its columns are {_shown(header, 8)}."
         )
-    frame, ids = split_id_column(frame, args.data, "--data", args.id_column)
+    check_drop(args.drop, [header], "--data")
+    frame, ids = strip_columns(frame, args.data, "--data", args.id_column, args.drop)
+    if args.target not in frame.columns:
+        raise CLIError(
+            f"--target {args.target}: is also given as --id-column or --drop; it must be a column of its own."
+        )
     y = frame[args.target]
-    frame = frame.drop(columns=[args.target, *[c for c in _names_list(args.drop) if c in frame.columns]])
+    frame = frame.drop(columns=[args.target])
     X = numeric_table(frame, args.data, "--data")
     if y.dtype.kind not in "biuf" and not getattr(args, "classify", False):
         raise CLIError(f"--target {args.target}: does not hold numbers (e.g. {y.iloc[0]!r}).")
@@ -42,10 +48,9 @@ def _outputs(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
     model_out = None
     if args.save_model is not None:
         model_out = Path(args.save_model)
-        if model_out.exists() and not args.force:
-            raise CLIError(f"--save-model {model_out}: already exists; pass --force to overwrite it.")
         if not model_out.name.lower().endswith((".skops", ".joblib")):
             raise CLIError(f"--save-model {model_out}: give a .skops (safe to share) or .joblib file.")
+        model_out = check_file(model_out, "--save-model", args.force)
     return out, model_out
 
 
@@ -56,11 +61,11 @@ def _save(model: Any, path: Path | None) -> None:
         if path.name.lower().endswith(".skops"):
             import skops.io as sio
 
-            sio.dump(model, path)
+            write_atomically(path, lambda tmp: sio.dump(model, tmp))
         else:
             import joblib
 
-            joblib.dump(model, path)
+            write_atomically(path, lambda tmp: joblib.dump(model, tmp))
     except OSError as exc:
         raise os_error("--save-model", path, exc) from None
 
@@ -68,11 +73,21 @@ def _save(model: Any, path: Path | None) -> None:
 def _background(args: argparse.Namespace, X: Any) -> Any:
     if args.background is None:
         return None
-    bg = numeric_table(read_table(args.background, "--background"), args.background, "--background")
+    # the same --id-column and --drop as --data; the target may be there or not
+    bg, _ = strip_columns(
+        read_table(args.background, "--background"),
+        args.background,
+        "--background",
+        args.id_column,
+        args.drop,
+        id_required=False,
+    )
+    if header_of(bg) is None:
+        raise CLIError(f"--background {args.background}: needs a header line naming the feature columns.")
     missing = [c for c in X.columns if c not in bg.columns]
     if missing:
         raise CLIError(f"--background {args.background}: missing feature column(s) {_shown(missing)}.")
-    return bg[list(X.columns)]
+    return numeric_table(bg[list(X.columns)], args.background, "--background")
 
 
 def _write_values(args: argparse.Namespace, ex: Any, ids: Any, out: Path | None) -> None:
@@ -80,6 +95,27 @@ def _write_values(args: argparse.Namespace, ex: Any, ids: Any, out: Path | None)
         layout = "wide" if ex.n_outputs == 1 else "long"
         rid = None if ids is None else np.asarray(ids)
         write_table(values_frame(ex, layout, rid, id_name(args.id_column, [])), out)
+
+
+def _default_background_path(out: Path) -> Path:
+    """``<out stem>.background.csv`` next to the values file."""
+    name = out.name
+    for suffix in (".csv.gz", ".csv", ".parquet", ".pq"):
+        if name.lower().endswith(suffix):
+            return out.with_name(name[: -len(suffix)] + ".background.csv")
+    return out.with_name(name + ".background.csv")
+
+
+def _write_sampled_background(background: Any, rows: Any, seed: int, ids: Any, id_column: Any, path: Path) -> None:
+    """The rows ``star`` sampled as its background: ``data_row`` (0-based in --data), ``seed``, the id
+    column when given, then the features; usable as ``--background`` as it is (extra columns are ignored)."""
+    table = background.reset_index(drop=True).copy()
+    lead = {"data_row": np.asarray(rows), "seed": np.full(len(rows), seed)}
+    if ids is not None and id_column is not None:
+        lead[id_column] = np.asarray(ids)[np.asarray(rows)]
+    for k, (name, col) in enumerate(lead.items()):
+        table.insert(k, name, col)
+    write_table(table, path, "--out (its sampled background)")
 
 
 def run_oak(args: argparse.Namespace) -> int:
@@ -187,15 +223,21 @@ def run_star(args: argparse.Namespace) -> int:
     from ..star import RKHSWeightingClassifier, RKHSWeightingRegressor, StarExplainer
 
     out, model_out = _outputs(args)
+    sampled_out = None
+    if out is not None and args.background is None:  # the sampled background is saved next to the values
+        sampled_out = check_output_path(_default_background_path(out), "--out (its sampled background)", args.force)
     X, y, ids = _training_table(args)
     background = _background(args, X)
+    sampled = None
     if background is None:
         rng = np.random.default_rng(args.seed)
         rows = np.sort(rng.choice(len(X), size=min(args.background_rows, len(X)), replace=False))
         background = X.iloc[rows]
+        sampled = {"rows": rows, "seed": args.seed, "file": None if sampled_out is None else str(sampled_out)}
         reason = (
-            f"interventional game over {len(rows)} random rows of --data: no --background given "
-            "(STAR-SHAP needs one; pass --background B to choose it)"
+            f"interventional game over {len(rows)} random rows of --data (--seed {args.seed}"
+            + ("" if sampled_out is None else f"; saved to {sampled_out}")
+            + "): no --background given (STAR-SHAP needs one; pass --background B to choose it)"
         )
     else:
         reason = game_of(background, None)[1]
@@ -211,6 +253,8 @@ def run_star(args: argparse.Namespace) -> int:
     explainer = StarExplainer(est, background)
     ex = explainer.explain(X, progress=show_progress(args), n_jobs=args.n_jobs)
     _write_values(args, ex, ids, out)
+    if sampled is not None and sampled_out is not None:
+        _write_sampled_background(background, sampled["rows"], args.seed, ids, args.id_column, sampled_out)
     _save(est, model_out)
     importance = np.abs(ex.values).mean(axis=0)
     importance = importance if importance.ndim == 1 else importance.mean(axis=1)
@@ -229,6 +273,7 @@ def run_star(args: argparse.Namespace) -> int:
         "outputs": list(ex.output_names),
         "out": None if out is None else str(out),
         "model_out": None if model_out is None else str(model_out),
+        "sampled_background": None if sampled is None else {**sampled, "rows": sampled["rows"].tolist()},
     }
     width = max(len(n) for n in ex.feature_names)
     lines = [

@@ -61,7 +61,8 @@ def _explain(sub: argparse._SubParsersAction) -> None:
         "--chunk-size",
         type=int,
         metavar="N",
-        help="read, explain and append N rows at a time (CSV files larger than memory; same values)",
+        help="read, explain and append N rows at a time (CSV files larger than memory; the same values to "
+        "rounding, ~1e-13 relative)",
     )
     add_common_options(p)
     p.set_defaults(func=run_explain)
@@ -108,7 +109,6 @@ def _stats(sub: argparse._SubParsersAction) -> None:
             p.add_argument("--y-columns", metavar="C,D", help="Y's columns in --data")
             p.add_argument("--y", help="Y as a file with the same rows as --data")
             p.add_argument("--attribute", choices=("x", "y", "both"), default="x", help="which side is split")
-        p.add_argument("--drop", metavar="A,B", help="columns to leave out (e.g. ids, text)")
         p.add_argument("--test", action="store_true", help="permutation test: p-values for the total and each feature")
         p.add_argument("--permutations", type=int, default=1000, help="permutations of --test (default 1000)")
         p.add_argument("--estimator", choices=("unbiased", "biased"), default=estimator, help=f"default {estimator}")
@@ -119,7 +119,7 @@ def _stats(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument("--seed", type=int, default=0, help="seed of the permutations")
         p.add_argument("--out", help="write the attribution table to this file")
-        add_common_options(p, id_column=False)
+        add_common_options(p)
         p.set_defaults(func=run)
 
 
@@ -133,7 +133,6 @@ def _fit(sub: argparse._SubParsersAction) -> None:
         p = sub.add_parser(name, help=text, description=text + ".")
         p.add_argument("--data", required=True, help="training rows with a target column")
         p.add_argument("--target", required=True, metavar="NAME", help="the target column")
-        p.add_argument("--drop", metavar="A,B", help="columns that are not features (besides --id-column)")
         p.add_argument("--background", help="background rows: the interventional game")
         p.add_argument("--max-order", type=int, default=2, help="highest interaction order (default 2)")
         if name == "oak":

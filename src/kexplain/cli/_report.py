@@ -15,8 +15,19 @@ REPORT_FILES = ("index.html", "values.csv")
 
 def prepare_folder(out: Path, option: str, force: bool, files: tuple[str, ...] = REPORT_FILES) -> None:
     """Make the output folder, refusing a file in its place and (without ``force``) earlier output."""
+    if out.is_symlink() and not force:
+        raise CLIError(
+            f"{option} {out}: is a symbolic link; pass --force to write into the folder it points to, or give "
+            "another folder."
+        )
     if out.exists() and not out.is_dir():
         raise CLIError(f"{option} {out}: exists and is not a folder; give a folder.")
+    links = [name for name in files if (out / name).is_symlink()]
+    if links and not force:  # a link, even a dangling one, is never written through without --force
+        raise CLIError(
+            f"{option} {out}: {links[0]} is a symbolic link; pass --force to replace the link (its target is "
+            "left alone)."
+        )
     if not force:
         earlier = [name for name in files if (out / name).exists()]
         if earlier:
@@ -93,13 +104,15 @@ def run_report(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     rows = _rows(args.rows)
-    model = load_model(args.model, args.trust)
+    model = load_model(args.model, args.trust, args.allow_pickle)
     _, model_names, d, numeric = model_features(model)
-    X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column)
+    X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, None, args.drop)
     names = model_names or header or [f"x{j}" for j in range(d)]
     background = None
     if args.background is not None:
-        background = read_features(args.background, "--background", model_names or header, d, numeric)[0]
+        background = read_features(
+            args.background, "--background", model_names or header, d, numeric, args.id_column, None, args.drop, False
+        )[0]
     bad = [r for r in rows if r >= len(X)]
     if bad:
         raise CLIError(f"--rows {args.rows}: --data has {len(X)} rows (0 to {len(X) - 1}); {bad[0]} is not one.")

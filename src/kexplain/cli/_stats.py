@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
-from ._columns import _shown, header_of
+from ._columns import _shown, check_drop, header_of, names_list, strip_columns
 from ._common import emit, show_progress
 from ._tables import CLIError, check_output_path, read_table, write_table
 
 
 def _names_list(text: str | None) -> list[str]:
-    return [] if not text else [c.strip() for c in text.split(",") if c.strip()]
+    return names_list(text)
 
 
 def numeric_table(frame: Any, path: Any, option: str, columns: Sequence[str] | None = None) -> Any:
@@ -120,8 +120,9 @@ def run_mmd(args: argparse.Namespace) -> int:
     """
     from ..stats import mmd_shapley, mmd_test
 
-    drop = _names_list(args.drop)
-    frame = read_table(args.data, "--data")
+    raw = read_table(args.data, "--data")
+    frame, _ = strip_columns(raw, args.data, "--data", args.id_column, args.drop)
+    headers = [header_of(raw)]
     if args.group_column is not None:
         if args.other is not None:
             raise CLIError("--group-column and --other: give one of them (two files, or one file and its groups).")
@@ -135,14 +136,17 @@ def run_mmd(args: argparse.Namespace) -> int:
                 f"--group-column {args.group_column}: must hold exactly two groups, found {len(levels)} "
                 f"({_shown([str(v) for v in levels])})."
             )
-        rest = frame.drop(columns=[args.group_column, *[c for c in drop if c in frame.columns]])
+        check_drop(args.drop, headers, "--data")
+        rest = frame.drop(columns=[args.group_column])
         X = numeric_table(rest[(groups == levels[0]).to_numpy()], args.data, "--data")
         Z = numeric_table(rest[(groups == levels[1]).to_numpy()], args.data, "--data")
         labels = [f"{args.group_column} = {levels[0]}", f"{args.group_column} = {levels[1]}"]
     elif args.other is not None:
-        X = numeric_table(frame.drop(columns=[c for c in drop if c in frame.columns]), args.data, "--data")
         other = read_table(args.other, "--other")
-        Z = numeric_table(other.drop(columns=[c for c in drop if c in other.columns]), args.other, "--other")
+        check_drop(args.drop, headers + [header_of(other)], "--data or --other")
+        X = numeric_table(frame, args.data, "--data")
+        other, _ = strip_columns(other, args.other, "--other", args.id_column, args.drop, id_required=False)
+        Z = numeric_table(other, args.other, "--other")
         if list(Z.columns) != list(X.columns):
             if sorted(map(str, Z.columns)) != sorted(map(str, X.columns)):
                 extra = [c for c in Z.columns if c not in X.columns]
@@ -208,18 +212,21 @@ def run_hsic(args: argparse.Namespace) -> int:
     """
     from ..stats import hsic_shapley, hsic_test
 
-    drop = _names_list(args.drop)
-    frame = read_table(args.data, "--data")
-    frame = frame.drop(columns=[c for c in drop if c in frame.columns])
+    raw = read_table(args.data, "--data")
+    frame, _ = strip_columns(raw, args.data, "--data", args.id_column, args.drop)
     ycols, xcols = _names_list(args.y_columns), _names_list(args.x_columns)
     if args.y is not None:
         if ycols:
             raise CLIError("--y and --y-columns: give one of them.")
+        y_raw = read_table(args.y, "--y")
+        check_drop(args.drop, [header_of(raw), header_of(y_raw)], "--data or --y")
         X = numeric_table(frame, args.data, "--data", xcols or None)
-        Y = numeric_table(read_table(args.y, "--y"), args.y, "--y")
+        y_frame, _ = strip_columns(y_raw, args.y, "--y", args.id_column, args.drop, id_required=False)
+        Y = numeric_table(y_frame, args.y, "--y")
         if len(Y) != len(X):
             raise CLIError(f"--y {args.y}: has {len(Y)} rows, but --data has {len(X)}; they must be the same rows.")
     elif ycols:
+        check_drop(args.drop, [header_of(raw)], "--data")
         Y = numeric_table(frame, args.data, "--data", ycols)
         xcols = xcols or [str(c) for c in (header_of(frame) or []) if str(c) not in ycols]
         X = numeric_table(frame, args.data, "--data", xcols)

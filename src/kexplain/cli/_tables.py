@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import gzip
-import os
 from pathlib import Path
 from typing import Any
 
+from .._files import OutputPathError, check_new_file, replace_atomically
 from .._optional import require
 
 _CSV_SUFFIXES = (".csv", ".csv.gz")
@@ -105,13 +105,24 @@ def check_output_path(path: str | Path, option: str = "--out", force: bool = Fal
     """
     path = Path(path)
     _kind(path, option)
-    if path.is_dir():
-        raise CLIError(f"{option} {path}: is a directory; give a file name.")
-    if path.parent and not path.parent.is_dir():
-        raise CLIError(f"{option} {path}: folder {path.parent} does not exist.")
-    if (path.exists() or path.is_symlink()) and not force:
-        raise CLIError(f"{option} {path}: already exists; pass --force to overwrite it.")
-    return path
+    return check_file(path, option, force)
+
+
+def check_file(path: str | Path, option: str, force: bool = False) -> Path:
+    """:func:`kexplain._files.check_new_file` with its error as a :class:`CLIError`: any file type;
+    an existing file or a symbolic link (even dangling) is refused without ``force``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kexplain.cli._tables import check_file
+    >>> check_file(pathlib.Path(tempfile.mkdtemp()) / "m.skops", "--save-model").name
+    'm.skops'
+    """
+    try:
+        return check_new_file(path, option, force)
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _csv_has_header(path: Path) -> bool:
@@ -219,28 +230,20 @@ def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     """
     path = Path(path)
     kind = _kind(path, option)
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():
         raise CLIError(f"{option} {path}: is a directory; give a file name.")
     if path.parent and not path.parent.is_dir():
         raise CLIError(f"{option} {path}: folder {path.parent} does not exist.")
     if kind == "parquet":
         require("pyarrow", "writing Parquet files")
-    # the temporary name keeps the file's ending, so pandas picks the same format and compression
-    tmp = path.with_name(f".kexplain-tmp-{os.getpid()}-{path.name}")
     try:
-        if kind == "parquet":
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_csv(tmp, index=False)
-        os.replace(tmp, path)
+        with replace_atomically(path) as tmp:  # a symbolic link is replaced, its target never written
+            if kind == "parquet":
+                frame.to_parquet(tmp, index=False)
+            else:
+                frame.to_csv(tmp, index=False)
     except OSError as exc:
         raise os_error(option, path, exc) from None
-    finally:
-        if tmp.exists():
-            try:
-                tmp.unlink()
-            except OSError:  # pragma: no cover - nothing more can be done
-                pass
     return path
 
 
@@ -254,6 +257,8 @@ def iter_csv_chunks(path: str | Path, option: str, chunk_size: int) -> Any:
         raise CLIError(
             f"{option} {path}: --chunk-size streams CSV files (.csv, .csv.gz); convert it or drop --chunk-size."
         )
+    if path.is_dir():
+        raise CLIError(f"{option} {path}: is a directory, not a file.")
     if not path.is_file():
         raise CLIError(f"{option} {path}: file not found.")
     pd = require("pandas", "reading CSV files")

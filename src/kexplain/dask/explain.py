@@ -5,11 +5,13 @@ on their own: each block is one call of ``explainer.explain(block, **options)``,
 the whole batch are the concatenation of the blocks' values, bit-identical to one in-process call.
 The explainer (with the background tables it built at construction) is shipped to the workers
 once: it is one node of the task graph that every block depends on (a dask Delayed, or, with
-``client=``, a future scattered to every worker with ``broadcast=True``), never pickled per task.
+``client=``, a future submitted as a task and replicated to every worker), never pickled per task.
+Both can be recomputed by Dask: losing a worker costs its share of the work, never the result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -249,9 +251,10 @@ def explain_dask(
 
     The explainer is shipped to the workers once: without ``client`` it is one Delayed node of the
     graph that every block depends on (the distributed scheduler moves it once to each worker
-    that needs it); with ``client`` it is scattered to every worker up front
-    (``client.scatter(explainer, broadcast=True)``) and the blocks read that future.  Either way
-    it is not pickled per task.
+    that needs it); with ``client`` it is submitted as one task and replicated to every worker up
+    front, and the blocks read that future.  Either way it is not pickled per task, and either way
+    Dask can make it again: when a worker is lost, its blocks and its copy of the explainer are
+    recomputed on the workers left, with the same values (a scattered copy could not be).
 
     The first row of ``X`` is explained in this process before the graph is built, to learn the
     feature and output names and to raise bad options here rather than on a worker (this computes
@@ -274,8 +277,8 @@ def explain_dask(
         diagonal v({j}) - v(empty set)).  The index is recorded in the result's
         ``interaction_index`` and in the computed Explanation's ``info["interaction_index"]``.
     client : distributed.Client, optional
-        Scatter the explainer to every worker of this client (broadcast) instead of putting it in
-        the graph.  The collections must then be computed on this client.
+        Ship the explainer to every worker of this client up front instead of putting it in the
+        graph.  The collections must then be computed on this client.
     rows_per_block : int, optional
         Rechunk the rows of an array (repartition a DataFrame) to blocks of about this many rows.
         Each ``explain`` call has a fixed cost, so blocks of a few thousand rows waste less than
@@ -300,7 +303,11 @@ def explain_dask(
     ImportError
         When dask is not installed (``pip install 'kexplain[dask]'``).
     TypeError
-        When ``X`` is not a dask array or dask DataFrame.
+        When ``X`` is not a dask array or dask DataFrame, ``explainer`` has no ``explain`` method
+        (a model passed as it is) or ``client`` is not a ``distributed.Client``.
+    ValueError
+        For ``uncertainty=True, joint=True`` over more than one block (the covariance across
+        blocks would be missing), and for bad options of ``explainer.explain``.
 
     Examples
     --------
@@ -329,6 +336,8 @@ def explain_dask(
     dask = _dask()
     from dask.delayed import Delayed
 
+    _check_explainer(explainer)
+    _check_client(client)
     options = {**options, "interactions": interactions}
     is_frame = _is_dask_frame(X)
     if not is_frame and not _is_dask_array(X):
@@ -361,6 +370,14 @@ def explain_dask(
         probe_rows = X[:1].compute()
     if len(probe_rows) == 0:
         raise ValueError("X has no rows to explain.")
+    if options.get("joint") and len(pieces) > 1:
+        # the covariance between rows of different blocks is never formed by per-block calls
+        raise ValueError(
+            f"joint=True asks for the covariance between the values of all rows, but X is split into {len(pieces)} "
+            "row blocks and each block is explained on its own, so the covariance across blocks would be "
+            "missing. Pass rows_per_block >= the number of rows (one block), or use joint=False (the covariance "
+            "of each row's values), or call explainer.explain(X, uncertainty=True, joint=True) in process."
+        )
 
     # names, outputs and option errors from one row, in this process
     probe = _explain_block(explainer, probe_rows, options, _first_seed(random_state))
@@ -368,7 +385,7 @@ def explain_dask(
     has_inter = probe.interactions is not None
 
     if client is not None:
-        shared: Any = client.scatter(explainer, broadcast=True, hash=False)
+        shared: Any = _share(client, explainer)
     else:
         shared = dask.delayed(explainer, name=f"kexplain-explainer-{uuid.uuid4().hex}", traverse=False)
     seeds = _block_seeds(random_state, len(pieces))
@@ -413,6 +430,55 @@ def explain_dask(
         output=probe.output,
         interaction_index=probe.info.get("interaction_index") if has_inter else None,
     )
+
+
+def _check_explainer(explainer: Any) -> None:
+    """A clear error for a model (or anything else) passed where an explainer belongs."""
+    if not callable(getattr(explainer, "explain", None)):
+        hint = ""
+        if hasattr(explainer, "predict") or hasattr(explainer, "fit"):
+            hint = (
+                f"; {type(explainer).__name__} looks like a model: wrap it in an explainer first, e.g. "
+                "explain_dask(kexplain.ProductKernelExplainer(model, background), X)"
+            )
+        raise TypeError(
+            "explainer must be a kexplain explainer (an object with an explain(X, **options) method returning a "
+            f"kexplain.Explanation), got {type(explainer).__name__}{hint}."
+        )
+
+
+def _check_client(client: Any) -> None:
+    """``client`` must be a ``distributed.Client`` (or None)."""
+    if client is None:
+        return
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - the dask extra installs distributed
+        raise ImportError("client= needs the optional package 'distributed': pip install 'kexplain[dask]'") from None
+    if not isinstance(client, Client):
+        raise TypeError(
+            f"client must be a distributed.Client (or None for dask's default scheduler), got {type(client).__name__}."
+        )
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _share(client: Any, explainer: Any) -> Any:
+    """The explainer as a future held by every worker, that Dask can recompute when a worker is lost.
+
+    It is submitted as a task whose argument is the explainer (so the scheduler keeps the means to
+    make it again, unlike ``scatter``, whose data are gone with the last worker that held them),
+    then replicated to every worker so that no block waits for a transfer.
+    """
+    key = f"{type(explainer).__name__}-{uuid.uuid4().hex}"
+    future = client.submit(_identity, explainer, key=key, pure=False)
+    with contextlib.suppress(Exception):  # replication only saves transfers; a lost worker must not fail here
+        distributed_wait = require("distributed", "kexplain.dask").wait
+        distributed_wait([future])
+        client.replicate([future])
+    return future
 
 
 def _is_dask_array(X: Any) -> bool:

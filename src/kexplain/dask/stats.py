@@ -12,7 +12,8 @@ so they are reproducible for a ``random_state`` on any cluster.
 
 Every pair needs both rows, so each sample (n x d numbers: 10^6 rows at d = 20 are 160 MB) is
 gathered once and shipped to every worker with the task's description; the work, (n + m)^2 / 2
-pairs, is what is spread.
+pairs, is what is spread.  The description is submitted as a task (not scattered), so that when a
+worker is lost Dask recomputes it and the lost tasks on the workers left: the result is the same.
 
 Examples
 --------
@@ -45,6 +46,9 @@ __all__ = ["mmd", "mmd_shapley", "mmd_test", "hsic", "hsic_shapley", "hsic_test"
 #: tasks per worker thread a run is split into at least (load balance), when there are enough tiles
 TASKS_PER_THREAD = 4
 
+#: times a task that raised is run again (a worker lost mid-task is handled by Dask itself)
+RETRIES = 2
+
 
 def _local(data: Any) -> Any:
     """A dask array / DataFrame / Series computed into memory (NumPy / pandas); anything else as is."""
@@ -55,6 +59,12 @@ def _local(data: Any) -> Any:
 
 def _get_client(client: Any) -> Any:
     if client is not None:
+        from distributed import Client
+
+        if not isinstance(client, Client):
+            raise TypeError(
+                f"client must be a distributed.Client (or None for the current client), got {type(client).__name__}."
+            )
         return client
     from distributed import get_client
 
@@ -84,8 +94,8 @@ class _DaskRunner:
         n_tiles = ranges[-1][1] - ranges[0][0]
         size = max(1, min(max(t1 - t0 for t0, t1 in ranges), -(-n_tiles // (TASKS_PER_THREAD * threads))))
         pieces = [(a, min(t1, a + size)) for t0, t1 in ranges for a in range(t0, t1, size)]
-        shipped = self.client.scatter(task, broadcast=True, hash=False)  # the data go to each worker once
-        futures = [self.client.submit(_call, shipped, a, b, pure=False) for a, b in pieces]
+        shipped = _ship(self.client, task)  # the data go to each worker once, and can be made again
+        futures = [self.client.submit(_call, shipped, a, b, pure=False, retries=RETRIES) for a, b in pieces]
         try:
             for f in futures:
                 yield f.result()
@@ -93,6 +103,29 @@ class _DaskRunner:
             for f in futures:
                 f.release()
             shipped.release()
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _ship(client: Any, task: Any) -> Any:
+    """The task's description (with the samples) as a future on every worker that Dask can recompute.
+
+    ``client.scatter`` would put the data on the workers only: when the workers holding them are
+    lost, the tasks fail with "lost dependencies" (or wait).  Submitted as a task whose argument is
+    the description, the scheduler keeps the means to make it again on the workers that are left.
+    """
+    import contextlib
+    import uuid
+
+    from distributed import wait
+
+    future = client.submit(_identity, task, key=f"kexplain-stat-data-{uuid.uuid4().hex}", pure=False)
+    with contextlib.suppress(Exception):  # replication only saves transfers; a lost worker must not fail here
+        wait([future])
+        client.replicate([future])
+    return future
 
 
 def _run(fn: Callable[..., Any], client: Any, *data: Any, **options: Any) -> Any:

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
 
-from .._validation import check_random_state
+from .._validation import check_random_state, to_array
+from ._checks import check_matrix, check_positive
 
 # relative jitter added to landmark Gram matrices before a Cholesky factorisation
 _JITTER = 1e-9
@@ -42,6 +42,39 @@ def jittered_cholesky(
         except np.linalg.LinAlgError:
             continue
     return cho_factor(M + (ridge + jitters[-1] * scale) * np.eye(n), lower=True, check_finite=False)
+
+
+def nystroem_jitters(m: int) -> tuple[float, ...]:
+    """Relative jitters tried for a landmark Gram matrix K_LL of m rows, smallest first.
+
+    None first (the system is factorised through QR, so K_LL's own Cholesky factor is never
+    inverted and needs no jitter while it exists); then 8 m eps, the rounding of the Gram matrix
+    itself; the next ones only when landmarks coincide.  Scaled by mean(diag K_LL), and (in the CME system) by the
+    ridge: the system gets lam * jitter * mean(diag K_LL) on its diagonal.
+
+    Examples
+    --------
+    >>> from kexplain.embeddings._ridge import nystroem_jitters
+    >>> nystroem_jitters(10)[:1], nystroem_jitters(10)[1] < 1e-13
+    ((0.0,), True)
+    """
+    return (0.0, 8 * max(m, 1) * float(np.finfo(np.float64).eps), 1e-12, 1e-10, 1e-8, 1e-6)
+
+
+def landmark_cholesky(K_LL: np.ndarray) -> tuple[np.ndarray, float]:
+    """(lower L with L L^T = K_LL + jitter mean(diag) I, the relative jitter used): the smallest of
+    :func:`nystroem_jitters` that factorises K_LL."""
+    m = K_LL.shape[0]
+    scale = max(float(np.trace(K_LL)) / max(m, 1), 1e-300)
+    jitters = nystroem_jitters(m)
+    for jitter in jitters:
+        try:
+            return np.linalg.cholesky(K_LL + jitter * scale * np.eye(m)), jitter
+        except np.linalg.LinAlgError:
+            continue
+    raise np.linalg.LinAlgError(
+        f"the landmark Gram matrix is not positive definite even with a relative jitter of {jitters[-1]:g}."
+    )
 
 
 def gp_cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -70,11 +103,28 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
     >>> choose_landmarks(4, 10, 0)
     array([0, 1, 2, 3])
     """
+    for value, name, least in ((n_rows, "n_rows", 0), (n_landmarks, "n_landmarks", 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}.")
     rng = check_random_state(random_state)
     pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
     if n_landmarks >= pool.size:
         return pool
     return np.sort(rng.choice(pool, size=n_landmarks, replace=False))
+
+
+def _check_D(D: Any, n: int, per: str) -> np.ndarray:
+    """sqrt(n w): n finite non-negative numbers, or an error naming ``D``."""
+    arr = to_array(D, "D")
+    if arr.shape != (n,) or arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"D must have one non-negative number per {per} ({n}), sqrt(n * w) for the row weights w; got "
+            f"{'shape ' + str(arr.shape) if arr.shape != (n,) else 'dtype ' + str(arr.dtype)}."
+        )
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError("D must hold finite non-negative numbers, sqrt(n * w) for the row weights w.")
+    return arr
 
 
 class ExactRidge:
@@ -88,6 +138,16 @@ class ExactRidge:
         The ridge (n * eta in kexplain's convention).
     D : ndarray of shape (n,), optional
         sqrt(n w) for row weights w summing to one; None for equal weights.
+    overwrite_K : bool
+        Factorise in the memory of ``K`` (which is then overwritten): one n x n array in all
+        instead of two, for a caller that has no further use for ``K``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``K``, ``lam`` or ``D``: K not a finite square matrix, lam not a positive finite
+        number, D not n finite non-negative numbers; or, naming ``K``, when K + lam I is not
+        positive definite (K is not a positive semi-definite kernel matrix).
 
     Examples
     --------
@@ -99,15 +159,46 @@ class ExactRidge:
            [0.052]])
     """
 
-    def __init__(self, K: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
-        self.D = D
+    def __init__(self, K: np.ndarray, lam: float, D: np.ndarray | None = None, *, overwrite_K: bool = False) -> None:
+        K = check_matrix(K, "K", square=True)
+        n = K.shape[0]
+        lam = check_positive(lam, "lam")
         if D is not None:
-            K = K * D[:, None] * D[None, :]
-        self.factor = cho_factor(K + lam * np.eye(K.shape[0]), lower=True, check_finite=False)
+            D = _check_D(D, n, "row of K")
+        self.D = D
+        if overwrite_K and K.flags.writeable and (K.flags.f_contiguous or K.flags.c_contiguous):
+            M = K
+        else:
+            M = K.copy()
+        if D is not None:  # D K D in place, no n x n temporaries
+            M *= D[:, None]
+            M *= D[None, :]
+        # the ridge on the diagonal in place: no n x n identity nor a second n x n sum
+        M[np.diag_indices(n)] += lam
+        try:
+            if M.flags.c_contiguous and not M.flags.f_contiguous:
+                # LAPACK works in Fortran order: the upper factor of M^T (a Fortran-ordered view of
+                # the same memory, read from M's lower triangle) is computed in place, where
+                # asking for the lower factor of M would copy it first
+                U, _ = cho_factor(M.T, lower=False, overwrite_a=True, check_finite=False)
+                self.factor = (U, False)
+            else:
+                self.factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"K + lam I is not positive definite (lam={lam:g}): K must be a positive semi-definite kernel "
+                "(Gram) matrix; a larger lam may help when K is one up to rounding."
+            ) from None
         self.nbytes = int(self.factor[0].nbytes)
 
     def weights(self, K_x: np.ndarray) -> np.ndarray:
         """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x."""
+        n = self.factor[0].shape[0]
+        K_x = to_array(K_x, "K_x")
+        one_d = K_x.ndim == 1
+        K_x = check_matrix(np.reshape(K_x, (-1, 1)) if one_d else K_x, "K_x", shape=(n, None), what="one per row of K")
+        if one_d:
+            K_x = K_x[:, 0]
         if self.D is None:
             return cho_solve(self.factor, K_x, check_finite=False)
         return self.D[:, None] * cho_solve(self.factor, self.D[:, None] * K_x, check_finite=False)
@@ -120,6 +211,13 @@ class ExactRidge:
 class NystroemRidge:
     """The Nystroem CME system K_LX D^2 K_XL + lam K_LL on m landmarks (Cholesky factor).
 
+    The factor comes from the QR decomposition of [D K_XL; sqrt(lam) R] (R^T R = K_LL), never
+    from the formed matrix: the weights then follow the formula beta = D^2 K_XL c,
+    (K_LX D^2 K_XL + lam K_LL) c = K_Lx, to within rounding of the square root of its condition
+    number.  The only jitter is K_LL's own (``jitter``, relative to mean(diag K_LL), the smallest
+    of :func:`nystroem_jitters` that factorises it), so the system is K_LX D^2 K_XL +
+    lam (K_LL + jitter mean(diag K_LL) I).
+
     Parameters
     ----------
     K_LX : ndarray of shape (m, n)
@@ -131,6 +229,12 @@ class NystroemRidge:
     D : ndarray of shape (n,), optional
         sqrt(n w) for row weights w summing to one; None for equal weights.
 
+    Raises
+    ------
+    ValueError
+        Naming ``K_LX``, ``K_LL``, ``lam`` or ``D`` when they are not finite, of matching shapes,
+        lam positive and D non-negative.
+
     Examples
     --------
     >>> import numpy as np
@@ -141,19 +245,46 @@ class NystroemRidge:
     """
 
     def __init__(self, K_LX: np.ndarray, K_LL: np.ndarray, lam: float, D: np.ndarray | None = None) -> None:
+        K_LX = check_matrix(K_LX, "K_LX")
+        m, n = K_LX.shape
+        K_LL = check_matrix(K_LL, "K_LL", shape=(m, m), what="K_LL must be a square (m, m) matrix, m the rows of K_LX")
+        lam = check_positive(lam, "lam")
         if D is not None:
-            K_LXw = K_LX * D[None, :] ** 2
-            self.factor = jittered_cholesky(K_LXw @ K_LX.T + lam * K_LL)
-            K_LX = K_LXw
-        else:
-            # K_LX K_XL through the symmetric rank-k update (half the flops of a general product)
-            G = dsyrk(1.0, K_LX, lower=True)
-            self.factor = jittered_cholesky(G + G.T - np.diag(np.diag(G)) + lam * K_LL)
-        self.K_LXw = K_LX  # K_LX D^2
-        self.nbytes = int(self.factor[0].nbytes + K_LX.nbytes)
+            D = _check_D(D, n, "column of K_LX")
+        from scipy.linalg import qr
+
+        K_LXd = K_LX if D is None else K_LX * D[None, :]
+        # M = K_LX D^2 K_XL + lam K_LL = S^T S with S = [D K_XL; sqrt(lam) R], R^T R = K_LL: the QR factor
+        # of S is a Cholesky factor of M computed without forming M, so the condition number is not
+        # squared (forming M and adding a jitter of 1e-9 mean(diag M) moved the weights by 1e-3 to 1e-1
+        # relative to the formula on landmark Grams of condition 1e12); the only jitter is the one
+        # K_LL itself needs, the smallest of ``nystroem_jitters(m)`` that factorises it, scaled by lam
+        try:
+            R, self.jitter = landmark_cholesky(K_LL)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "K_LL is not positive semi-definite: it must be the kernel (Gram) matrix of the landmarks, and "
+                "K_LX the same kernel between the landmarks and the rows."
+            ) from None
+        S = np.vstack([K_LXd.T, np.sqrt(float(lam)) * R.T])
+        Rs = qr(S, mode="r", check_finite=False)[0][:m]
+        self.factor = (np.ascontiguousarray(Rs.T), True)  # lower L with L L^T = M, for cho_solve
+        self.K_LXw = K_LX if D is None else K_LX * D[None, :] ** 2  # K_LX D^2
+        self.nbytes = int(self.factor[0].nbytes + self.K_LXw.nbytes)
 
     def coef(self, K_Lx: np.ndarray) -> np.ndarray:
         """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""
+        m = self.factor[0].shape[0]
+        K_Lx = to_array(K_Lx, "K_Lx")
+        one_d = K_Lx.ndim == 1
+        K_Lx = check_matrix(
+            np.reshape(K_Lx, (-1, 1)) if one_d else K_Lx,
+            "K_Lx",
+            shape=(m, None),
+            what="one per landmark, the rows of K_LX",
+        )
+        if one_d:
+            K_Lx = K_Lx[:, 0]
         return cho_solve(self.factor, K_Lx, check_finite=False)
 
     def weights(self, K_Lx: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
-from ._checks import check_array_arg, check_positive
+from ._checks import check_array_arg, check_gram_output, check_positive, match_columns
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import jittered_cholesky
 
@@ -40,6 +40,13 @@ def nuclear_dominant_rbf(
         (2 pi)^(D/2) |2 Sigma^-1 + s^-2 I|^(-1/2) exp(-(a - b)^T (2 Sigma)^-1 (a - b) / 2)
         * exp(-m^T (Sigma / 2 + s^2 I)^-1 m / 2),        m = (a + b) / 2.
 
+    Raises
+    ------
+    ValueError
+        Naming ``A``, ``B``, ``lengthscale`` or ``measure_scale``: points not finite, or with
+        different numbers of columns; lengthscales not positive finite numbers (one, or one per
+        column); a measure scale not a positive finite number.
+
     Examples
     --------
     >>> import numpy as np
@@ -47,10 +54,18 @@ def nuclear_dominant_rbf(
     >>> np.round(nuclear_dominant_rbf([[0.0]], [[0.0], [1.0]], 1.0, 1.0), 3)
     array([[1.447, 1.037]])
     """
-    A2, B2 = as_2d(np.asarray(A, dtype=np.float64)), as_2d(np.asarray(B, dtype=np.float64))
+    A2 = as_2d(check_array_arg(A, "A", ndims=(1, 2), huge=False))
+    B2 = as_2d(check_array_arg(B, "B", ndims=(1, 2), huge=False))
     D = A2.shape[1]
-    ls = np.broadcast_to(np.asarray(lengthscale, dtype=np.float64), (D,))
-    s2 = float(measure_scale) ** 2
+    if B2.shape[1] != D:
+        raise ValueError(f"B has {B2.shape[1]} column(s) but A has {D}; both are points of the same space.")
+    ls = check_positive(lengthscale, "lengthscale", allow_array=True)
+    if np.ndim(ls) == 1 and ls.shape[0] not in (1, D):
+        raise ValueError(
+            f"lengthscale must be one positive number or one per column of A ({D}), got {ls.shape[0]} numbers."
+        )
+    ls = np.broadcast_to(np.asarray(ls, dtype=np.float64), (D,))
+    s2 = check_positive(measure_scale, "measure_scale") ** 2
     const = (2 * np.pi) ** (D / 2) * np.prod(2.0 / ls**2 + 1.0 / s2) ** -0.5
     diff = (A2[:, None, :] - B2[None, :, :]) / ls
     mid = (A2[:, None, :] + B2[None, :, :]) / 2
@@ -199,7 +214,7 @@ class BayesianCME(BaseEstimator):
             self.lengthscale_ = np.broadcast_to(ls, (Y2.shape[1],)).copy()
         self.kernel_ = resolve_kernel(self.kernel, X, "kernel")
         n = X.shape[0]
-        K = self.kernel_(X, X)
+        K = self._k(X, X)
         L = self.target_kernel(Y2, Y2)
         R = self.nuclear_kernel(Y2, Y2)
         self._R_factor = jittered_cholesky(R)
@@ -230,14 +245,19 @@ class BayesianCME(BaseEstimator):
         tr = float(np.trace(cho_solve(self._K_factor, L @ self._RinvL, check_finite=False)))
         return -0.5 * n * (logdetK + logdetR) - 0.5 * tr
 
+    def _k(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """k(A, B) of the fitted ``kernel``, checked: a callable returning NaN or a wrong shape is named."""
+        return check_gram_output(self.kernel_(A, B), "kernel", (len(A), len(B)), "X")
+
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "_K_factor")
+        match_columns(X, getattr(self, "feature_names_in_", None), "X")
         check_array_arg(X, "X", huge=False)
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def _weights(self, Xv: np.ndarray) -> np.ndarray:
         """(K + n eta I)^-1 k(X, x), shape (n, N)."""
-        return cho_solve(self._K_factor, self.kernel_(self.X_fit_, Xv), check_finite=False)
+        return cho_solve(self._K_factor, self._k(self.X_fit_, Xv), check_finite=False)
 
     def predict(self, X: Any, Y: Any, *, return_cov: bool = False) -> Any:
         """Posterior mean of mu(x, y), shape (N, M), and with ``return_cov`` its covariance (N, M, N, M).
@@ -264,8 +284,8 @@ class BayesianCME(BaseEstimator):
         mean = beta.T @ (self._RinvL.T @ rY)
         if not return_cov:
             return mean
-        kxx = self.kernel_(Xv, Xv)
-        cx = self.kernel_(Xv, self.X_fit_) @ beta  # k(x, X) (K + n eta I)^-1 k(X, x')
+        kxx = self._k(Xv, Xv)
+        cx = self._k(Xv, self.X_fit_) @ beta  # k(x, X) (K + n eta I)^-1 k(X, x')
         ryy = self.nuclear_kernel(Yv, Yv)
         sy = rY.T @ cho_solve(self._R_factor, rY, check_finite=False)  # r(y, Y) R^-1 r(Y, y')
         cov = kxx[:, None, :, None] * ryy[None, :, None, :] - cx[:, None, :, None] * sy[None, :, None, :]
@@ -289,10 +309,14 @@ class BayesianCME(BaseEstimator):
         ((2,), (2, 2), True)
         """
         Xv = self._check_X(X)
-        P = as_2d(np.asarray(points, dtype=np.float64))
-        a = np.asarray(coef, dtype=np.float64)
-        if a.shape != (P.shape[0],):
-            raise ValueError(f"coef must have one entry per point, shape ({P.shape[0]},); got {a.shape}.")
+        P = as_2d(check_array_arg(points, "points", ndims=(1, 2), huge=False))
+        q = self.Y_fit_.shape[1]
+        if P.shape[1] != q:
+            raise ValueError(
+                f"points has {P.shape[1]} column(s), but the y given to fit had {q}; points must be points of "
+                "y's space (the centres of f's kernel functions)."
+            )
+        a = check_array_arg(coef, "coef", ndims=(1,), n_rows=P.shape[0], rows_of="points")
         beta = self._weights(Xv)
         rYP = self.nuclear_kernel(self.Y_fit_, P) @ a  # (n,)
         mean = beta.T @ (self._RinvL.T @ rYP)
@@ -300,6 +324,6 @@ class BayesianCME(BaseEstimator):
             return mean
         B = float(a @ self.nuclear_kernel(P, P) @ a)
         C = float(rYP @ cho_solve(self._R_factor, rYP, check_finite=False))
-        kxx = self.kernel_(Xv, Xv)
-        cov = B * kxx - C * (self.kernel_(Xv, self.X_fit_) @ beta)
+        kxx = self._k(Xv, Xv)
+        cov = B * kxx - C * (self._k(Xv, self.X_fit_) @ beta)
         return mean, cov

@@ -25,12 +25,16 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._validation import check_random_state
-from ._checks import check_array_arg
+from .._validation import check_random_state, to_array
+from ._checks import check_array_arg, check_gram_output, check_matrix, check_positive, match_columns
 from ._kernels import as_2d, resolve_kernel
 from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
 
 _SELECTORS = ("cv", "marginal_likelihood")
+#: bytes of the (n, rows) weights and cross-kernel per block of query rows in ``expectation`` and
+#: ``predict`` (the output and the fitted n x n factor come on top)
+BLOCK_BYTES = 2**26
+
 #: default grid of eta for ``regularization="cv"``
 DEFAULT_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
@@ -43,6 +47,12 @@ def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> flo
     replaced by l itself), up to terms that do not depend on lam:
     -n/2 log|K + lam I| - 1/2 tr((K + lam I)^-1 L).
 
+    Raises
+    ------
+    ValueError
+        Naming ``K``, ``L`` or ``lam``: K not a finite square matrix, L not a finite matrix of the
+        same shape, lam not a positive finite number.
+
     Examples
     --------
     >>> import numpy as np
@@ -51,7 +61,10 @@ def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> flo
     >>> print(f"{cme_log_marginal_likelihood(K, L, 1.0):.3f}")
     -1.886
     """
+    K = check_matrix(K, "K", square=True)
     n = K.shape[0]
+    L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
+    lam = check_positive(lam, "lam")
     e, U = np.linalg.eigh(K)
     e = np.maximum(e, 0.0) + lam
     Lt = np.einsum("ij,ik,kj->j", U, L, U)  # diag(U^T L U)
@@ -73,9 +86,24 @@ def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequ
     >>> 0.0 <= cme_cv_loss_from_grams(K, L, 1e-3, folds) < 1.0
     True
     """
+    K = check_matrix(K, "K", square=True)
     n = K.shape[0]
-    total = 0.0
+    L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
+    eta = check_positive(eta, "eta")
+    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
+        raise ValueError(f"folds must be a sequence of arrays of held-out row indices, got {folds!r:.80}.")
+    checked = []
     for te in folds:
+        idx = np.asarray(te)
+        if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= n:
+            raise ValueError(
+                f"folds must be non-empty 1-D arrays of row indices in 0..{n - 1} (the held-out rows), got {te!r:.80}."
+            )
+        if np.unique(idx).size == n:
+            raise ValueError("folds: a fold holds out every row, which leaves none to fit on.")
+        checked.append(idx)
+    total = 0.0
+    for te in checked:
         tr = np.setdiff1d(np.arange(n), te)
         beta = ExactRidge(K[np.ix_(tr, tr)], len(tr) * eta).weights(K[np.ix_(tr, te)])
         cross = L[np.ix_(tr, te)]
@@ -194,6 +222,13 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        if self.grid is not None:
+            g = self.grid
+            if isinstance(g, (str, bytes)) or np.ndim(g) != 1 or len(g) == 0:
+                raise ValueError(f"grid must be a non-empty list of positive numbers (values of eta), got {g!r}.")
+            for v in g:
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v > 0):
+                    raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
         if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, Integral) or self.n_folds < 2:
             raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}.")
 
@@ -253,11 +288,20 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         D = None if w is None else np.sqrt(n * w)
         lam = n * self.regularization_
         if self.landmarks_ is None:
-            self.solver_: ExactRidge | NystroemRidge = ExactRidge(self.kernel_(X, X), lam, D)
+            # the Gram matrix is factorised in its own memory: one n x n array at the peak
+            K = self._gram(X, X, "X", "kernel")
+            self.solver_: ExactRidge | NystroemRidge = ExactRidge(K, lam, D, overwrite_K=True)
+            del K
         else:
             L = X[self.landmarks_]
-            self.solver_ = NystroemRidge(self.kernel_(L, X), self.kernel_(L, L), lam, D)
+            self.solver_ = NystroemRidge(self._gram(L, X, "X", "kernel"), self._gram(L, L, "X", "kernel"), lam, D)
         return self
+
+    def _gram(self, A: np.ndarray, B: np.ndarray, rows: str, which: str) -> np.ndarray:
+        """k(A, B) of the fitted ``kernel`` (``which="kernel"``) or ``target_kernel``, checked: a
+        callable that returns NaN or a wrong shape is named instead of spreading NaN."""
+        k = self.kernel_ if which == "kernel" else self.target_kernel_
+        return check_gram_output(k(A, B), which, (len(A), len(B)), rows)
 
     def _select(self, rng: np.random.Generator) -> float:
         X, Y = self.X_fit_, self.Y_fit_
@@ -266,7 +310,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
             rows = rng.choice(n, int(self.max_selection_rows), replace=False)
             X, Y = X[rows], Y[rows]
             n = X.shape[0]
-        K, L = self.kernel_(X, X), self.target_kernel_(Y, Y)
+        K, L = self._gram(X, X, "X", "kernel"), self._gram(Y, Y, "y", "target_kernel")
         if self.regularization == "cv":
             grid = [float(g) for g in (DEFAULT_GRID if self.grid is None else self.grid)]
             if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
@@ -287,9 +331,15 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         return eta
 
     # -- the embedding ------------------------------------------------------------------------------
-    def _check_X(self, X: Any) -> np.ndarray:
+    def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
         check_is_fitted(self, "solver_")
-        check_array_arg(X, "X", huge=False)
+        match_columns(X, getattr(self, "feature_names_in_", None), name)
+        arr = check_array_arg(X, name, huge=False)
+        if arr.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} features, but ConditionalMeanEmbedding is expecting {self.n_features_in_} "
+                "features as input."
+            )
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def weights(self, X: Any) -> np.ndarray:
@@ -303,10 +353,13 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         >>> ConditionalMeanEmbedding().fit(X, X[:, 0]).weights(X[:3]).shape
         (10, 3)
         """
-        Xv = self._check_X(X)
+        return self._beta(self._check_X(X))
+
+    def _beta(self, Xv: np.ndarray) -> np.ndarray:
+        """beta(x) for validated rows, shape (n, N)."""
         if self.landmarks_ is None:
-            return self.solver_.weights(self.kernel_(self.X_fit_, Xv))
-        return self.solver_.weights(self.kernel_(self.X_fit_[self.landmarks_], Xv))
+            return self.solver_.weights(self._gram(self.X_fit_, Xv, "X", "kernel"))
+        return self.solver_.weights(self._gram(self.X_fit_[self.landmarks_], Xv, "X", "kernel"))
 
     def expectation(self, X: Any, g: Callable[[np.ndarray], Any] | Any) -> np.ndarray:
         """E[g(Y) | X = x] for every row x of ``X``, shape (N,) or (N, o).
@@ -324,14 +377,23 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         array([1.])
         """
         check_is_fitted(self, "solver_")
-        beta = self.weights(X)
-        G = np.asarray(g(self.Y_fit_) if callable(g) else g, dtype=np.float64)
-        if G.shape[0] != self.Y_fit_.shape[0] or G.ndim > 2:
+        Xv = self._check_X(X)
+        G = to_array(g(self.Y_fit_) if callable(g) else g, "g")
+        n = self.Y_fit_.shape[0]
+        if G.ndim == 0 or G.shape[0] != n or G.ndim > 2 or G.dtype.kind not in "biuf":
             raise ValueError(
-                f"g must give one value (or one row of values) per training row, {self.Y_fit_.shape[0]} "
-                f"rows; got shape {G.shape}."
+                f"g must give one real value (or one row of values) per training row, {n} rows; got "
+                f"{'shape ' + str(G.shape) if G.dtype.kind in 'biuf' else 'dtype ' + str(G.dtype)}."
             )
-        return np.asarray(beta.T @ G)
+        G = G.astype(np.float64)
+        if not np.all(np.isfinite(G)):
+            raise ValueError("g gave NaN or infinite values at training rows; E[g(Y) | X] needs finite g(y_i).")
+        # beta(x) is (n, rows): blocks of query rows keep it (and the cross-kernel) within BLOCK_BYTES
+        step = max(1, BLOCK_BYTES // (16 * n))
+        out = np.empty((Xv.shape[0],) + G.shape[1:])
+        for s in range(0, Xv.shape[0], step):
+            out[s : s + step] = self._beta(Xv[s : s + step]).T @ G
+        return out
 
     def embedding(self, X: Any, Y: Any) -> np.ndarray:
         """mu_{Y|x}(y) = sum_i beta_i(x) l(y_i, y), shape (N, M), for the rows of ``X`` and ``Y``.
@@ -345,7 +407,13 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         (2, 5)
         """
         beta = self.weights(X)
-        return np.asarray((self.target_kernel_(self.Y_fit_, as_2d(Y)).T @ beta).T)
+        Yv = as_2d(check_array_arg(Y, "Y", ndims=(1, 2), huge=False))
+        if Yv.shape[1] != self.Y_fit_.shape[1]:
+            raise ValueError(
+                f"Y has {Yv.shape[1]} column(s), but the y given to fit had {self.Y_fit_.shape[1]}; Y holds points of "
+                "y's space."
+            )
+        return np.asarray((self._gram(self.Y_fit_, Yv, "Y", "target_kernel").T @ beta).T)
 
     def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
         """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
@@ -359,12 +427,15 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         >>> G.shape, bool(np.allclose(G, G.T))
         ((3, 3), True)
         """
-        b1 = self.weights(X1)
-        b2 = b1 if X2 is None else self.weights(X2)
-        return np.asarray(b1.T @ self.target_kernel_(self.Y_fit_, self.Y_fit_) @ b2)
+        b1 = self._beta(self._check_X(X1, "X1"))
+        b2 = b1 if X2 is None else self._beta(self._check_X(X2, "X2"))
+        return np.asarray(b1.T @ self._gram(self.Y_fit_, self.Y_fit_, "y", "target_kernel") @ b2)
 
     def predict(self, X: Any) -> np.ndarray:
         """The conditional mean E[Y | X = x] (g the identity), shape (N,) or (N, q) as Y was.
+
+        Computed in blocks of query rows: memory is the fitted factor (n x n exact, n x m
+        Nystroem) plus the output plus ``BLOCK_BYTES`` (64 MiB) of weights at a time.
 
         Examples
         --------

@@ -187,20 +187,56 @@ class PosteriorCovariance:
         >>> pc.values_covariance(np.array([[0.0], [1.0]]), joint=True).shape
         (2, 1, 2, 1)
         """
+        return self.values_covariance_and_bound(X, noisy=noisy, joint=joint)[0]
+
+    def values_covariance_and_bound(
+        self, X: np.ndarray, *, noisy: bool = False, joint: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``values_covariance`` and the rounding bound (N, d) of each value's variance (scaled).
+
+        The data term is V^T V' with V = ``posterior.whiten(Phi)`` (triangular solves with the
+        model's own Cholesky factor, one point at a time so that blocks and threads cannot change
+        it), so it cannot exceed the prior term by more than rounding; the variances are clipped at
+        zero and the bound is that of ``GPPosterior.error_radius`` squared.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> from kexplain.explainers.posterior_games import PosteriorCovariance
+        >>> post = kx.models.GPPosterior(np.zeros((1, 1)), kx.kernels.RBF(1.0), [1.0], [[0.5]])
+        >>> pc = PosteriorCovariance(post, np.zeros((1, 1)), np.ones(1))
+        >>> C, bound = pc.values_covariance_and_bound(np.ones((1, 1)))
+        >>> C.round(3), bool(bound[0, 0] < 1e-14)
+        (array([[[0.71]]]), True)
+        """
         post = self.posterior
+        post._check_noisy(noisy)
         Phi = self.data_factors(X)  # (N, n, d)
-        A = post.precision
+        N, n, d = Phi.shape
+        V = np.empty_like(Phi)
+        r = np.empty((N, d))
+        for p in range(N):
+            V[p] = post.whiten(Phi[p])
+            r[p] = post.error_radius(Phi[p], V[p])
+        s2 = post.scale**2
         if joint:
             prior = self._prior(X, X, noisy)
-            data = np.einsum("pid,ij,qje->pdqe", Phi, A, Phi, optimize=True)
-            cov = post.scale**2 * (prior - data)
+            Vf = V.transpose(1, 0, 2).reshape(n, N * d)
+            data = (Vf.T @ Vf).reshape(N, d, N, d)
+            cov = s2 * (prior - data)
             cov = 0.5 * (cov + cov.transpose(2, 3, 0, 1))
+            ii = np.arange(N)[:, None]
+            jj = np.arange(d)[None, :]
+            cov[ii, jj, ii, jj] = np.clip(cov[ii, jj, ii, jj], 0.0, None)
         else:
             prior = self._prior(X, None, noisy)
-            data = np.einsum("pid,ij,pje->pde", Phi, A, Phi, optimize=True)
-            cov = post.scale**2 * (prior - data)
+            data = np.einsum("pnj,pnl->pjl", V, V)  # one point at a time: no BLAS blocking
+            cov = s2 * (prior - data)
             cov = 0.5 * (cov + cov.transpose(0, 2, 1))
-        return cov
+            jj = np.arange(d)
+            cov[:, jj, jj] = np.clip(cov[:, jj, jj], 0.0, None)
+        return cov, s2 * r * r
 
     def base_variance(self, *, noisy: bool = False) -> float:
         """Posterior variance of the base value sum_b w_b f(z_b) (or of y with ``noisy``).
@@ -211,7 +247,7 @@ class PosteriorCovariance:
         >>> import kexplain as kx
         >>> from kexplain.explainers.posterior_games import PosteriorCovariance
         >>> post = kx.models.GPPosterior(np.zeros((1, 1)), kx.kernels.RBF(1.0), [1.0], [[0.5]])
-        >>> PosteriorCovariance(post, np.zeros((1, 1)), np.ones(1)).base_variance()
+        >>> round(PosteriorCovariance(post, np.zeros((1, 1)), np.ones(1)).base_variance(), 12)
         0.5
         """
         cache = self.__dict__.setdefault("_base_variance", {})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,15 +11,36 @@ from .._validation import check_weights, feature_names_of, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
+from ..interaction_explanation import interaction_explanation
+from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
+from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
 from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
+from ..shapley.monomials import MonomialGame
+from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
+from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
 from ..shapley.subsets import SubsetGame, compiled_available
+from .mixture_range import MixtureRange, value_error_bound
+from .polynomial_games import (
+    PolynomialFunctionalGame,
+    PolynomialInterventionalGame,
+    centred,
+    monomial_game,
+    use_monomials,
+)
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
+    BACKGROUND_TABLE_BYTES,
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
@@ -30,6 +51,10 @@ from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
 DEVICE_BLOCK_BYTES = 512 * 2**20
+
+
+#: the game name of the interventional game over a k-means summary of the background
+SUMMARISED_GAME = "interventional (summarised background)"
 
 
 class ProductKernelExplainer(Explainer):
@@ -80,10 +105,25 @@ class ProductKernelExplainer(Explainer):
         values and their covariance are then exact for the game on the summarised background.
         The covariance (``explain(X, uncertainty=True)``) costs about B^2 d^4 / 4 operations per
         point for B background rows, so summarising a large background is what makes it cheap.  Rows
-        with given weights: pass them with ``background_weights`` instead.
+        with given weights: pass them with ``background_weights`` instead.  The summarised game
+        is another game: ``game`` is then "interventional (summarised background)", the centres
+        and weights are ``summary_centres`` and ``summary_weights`` (and
+        ``info["background_summary"]`` of every explanation), and the repr says so.
+    kernel_tol : float, optional
+        For Matérn and rational quadratic kernels (a
+        :class:`~kexplain.kernels.ScaleMixtureKernel`): the uniform kernel error allowed, relative
+        to the kernel's amplitude, in (0, 1); default 1e-12.  A looser tolerance needs fewer RBF
+        terms (faster); ``explain`` reports the resulting bound as ``Explanation.kernel_error_bound``.
 
     Notes
     -----
+    Linear and polynomial kernels (``kernel="linear"``, ``"poly"``, GP ``DotProduct`` and its integer
+    powers, KernelRidge's ``additive_chi2``) are not products over features; their models are
+    explained exactly through :mod:`kexplain.shapley.polynomial` (each coalition value is a
+    polynomial of a sum of per-feature terms) or, for small degrees, :mod:`kexplain.shapley.monomials`
+    (the model multiplied out into monomials); ``route`` is then "polynomial" or "monomials".
+    KernelRidge's ``chi2`` kernel is a product kernel (:class:`kexplain.kernels.Chi2`).
+
     Stochastic Shapley values: for a Gaussian-process model (a GaussianProcessRegressor, a
     binary GaussianProcessClassifier, or a :class:`kexplain.models.GPPosterior`) the values are
     those of the posterior mean, and ``explain(X, uncertainty=True)`` also gives their exact
@@ -94,7 +134,11 @@ class ProductKernelExplainer(Explainer):
     Attributes
     ----------
     game : str
-        "functional", "interventional" or "baseline".
+        "functional", "interventional", "baseline", or "interventional (summarised background)"
+        with ``background_summary`` smaller than the background.
+    summary_centres, summary_weights : ndarray or None
+        With ``background_summary``: the k-means centres (k, d) and their weights (k,) the game
+        was solved over; None otherwise.
     output : str
         The explained model output, e.g. "predict of SVR".
     expected_value : float or ndarray of shape (n_outputs,)
@@ -103,7 +147,8 @@ class ProductKernelExplainer(Explainer):
         The model written as a kernel expansion.
     route : str
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
-        "quadrature" for the functional game).
+        "quadrature" for the functional game); "polynomial" or "monomials" for linear and
+        polynomial kernels.
 
     Examples
     --------
@@ -123,6 +168,10 @@ class ProductKernelExplainer(Explainer):
     0.059
     """
 
+    summary_centres: np.ndarray | None = None
+    summary_weights: np.ndarray | None = None
+    _summary_note = ""
+
     def __init__(
         self,
         model: Any,
@@ -133,10 +182,16 @@ class ProductKernelExplainer(Explainer):
         feature_names: Sequence[str] | None = None,
         max_block_bytes: int = DEFAULT_BLOCK_BYTES,
         background_summary: int | None = None,
+        kernel_tol: float | None = None,
     ) -> None:
+        self.kernel_tol = check_kernel_tol(kernel_tol)
         # the expansion keeps the model's own column names (feature_names_in_) for validating
         # DataFrames; ``feature_names`` only labels the explanation
-        em = model.expansion() if isinstance(model, GPPosterior) else as_kernel_expansion(model)
+        # linear, polynomial, DotProduct and additive chi-squared kernels: the polynomial route
+        poly = None if isinstance(model, GPPosterior) else as_polynomial_expansion(model)
+        em: KernelExpansion | PolynomialExpansion = (
+            model.expansion() if isinstance(model, GPPosterior) else poly or as_kernel_expansion(model)
+        )
         if feature_names is not None:
             if isinstance(feature_names, str) or not hasattr(feature_names, "__len__"):
                 raise ValueError(f"feature_names must be a list of {em.n_features} names, got {feature_names!r}.")
@@ -153,7 +208,7 @@ class ProductKernelExplainer(Explainer):
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
             raise ValueError("background_weights needs a background.")
-        self.expansion: KernelExpansion = em
+        self.expansion: KernelExpansion | PolynomialExpansion = em
         self.baseline = baseline
         self.max_block_bytes = int(max_block_bytes)
         self.output = model.output if isinstance(model, GPPosterior) else describe_output(model)
@@ -164,6 +219,7 @@ class ProductKernelExplainer(Explainer):
         self._columns = em.feature_names if em.feature_names is not None else feature_names_of(background)
         self._background_factors: BackgroundFactors | None = None
         self._subset_game: SubsetGame | None = None
+        self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
         Z: np.ndarray | None = None
         if background is not None:
@@ -182,9 +238,15 @@ class ProductKernelExplainer(Explainer):
                 if background_weights is None
                 else check_weights(background_weights, Z.shape[0])
             )
-            if background_summary is not None:
-                Z, w = summarize_background(Z, w, background_summary)
             self.game = "interventional"
+            if background_summary is not None:
+                n_rows = Z.shape[0]
+                Z, w = summarize_background(Z, w, background_summary)
+                if Z.shape[0] < n_rows:
+                    # a different game: say so in its name, and keep what it was solved over
+                    self.game = SUMMARISED_GAME
+                    self.summary_centres, self.summary_weights = Z, w
+                    self._summary_note = f" summarised by {Z.shape[0]} k-means centres"
         elif baseline is not None:
             if hasattr(baseline, "columns") and len(baseline) == 1:
                 z = baseline
@@ -201,12 +263,32 @@ class ProductKernelExplainer(Explainer):
             self.game = "baseline"
         else:
             self.game = "functional"
-        if background_summary is not None and self.game != "interventional":
+        if background_summary is not None and self.game not in ("interventional", SUMMARISED_GAME):
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
-        if Z is not None:
-            self._Z, self._w = Z, w
-            if em.n_rows:
+        # a Matérn or rational quadratic kernel: discretise it for the box of the reference points
+        # and the background (widened by explain when explained points fall outside)
+        self._mixture: MixtureRange | None = None
+        if isinstance(em.kernel, ScaleMixtureKernel):
+            self._mixture = MixtureRange(self.kernel_tol, em.X_ref if Z is None else np.vstack([em.X_ref, Z]))
+            self.expansion = em = self._mixture.refit_expansion(em)
+        self._Z, self._w = Z, (w if Z is not None else None)
+        self._build_tables()
+
+    def _build_tables(self) -> None:
+        """The background tables of the chosen route and the base value (from ``self.expansion``)."""
+        em, Z, w = self.expansion, self._Z, self._w
+        assert (Z is None) == (w is None)
+        self._background_factors = None
+        self._subset_game = None
+        self._covariance = None
+        self._monomial_game = None
+        if Z is not None and w is not None:
+            if isinstance(em, PolynomialExpansion):
+                self.route = "polynomial"
+                if use_monomials(em, Z.shape[0]):
+                    self.route, self._monomial_game = "monomials", monomial_game(em, Z, w)
+            elif em.n_rows:
                 self.route = choose_route(
                     em.n_features,
                     em.n_rows,
@@ -220,6 +302,13 @@ class ProductKernelExplainer(Explainer):
                 else:
                     self._background_factors = BackgroundFactors(em, Z, w)
             base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
+        elif isinstance(em, PolynomialExpansion):
+            self.route = "polynomial"
+            if use_monomials(em, 1):
+                # the functional game of a dot-product kernel: absent features at the kernel's centre
+                centre = np.broadcast_to(em.kernel.center, (1, em.n_features))
+                self.route, self._monomial_game = "monomials", monomial_game(em, centre, np.ones(1))
+            base = em.functional_base()
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
         base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
@@ -229,6 +318,22 @@ class ProductKernelExplainer(Explainer):
     def n_features(self) -> int:
         """Number of features of the model."""
         return int(self.expansion.n_features)
+
+    def __repr__(self) -> str:
+        """The model, the background (and its summary) and the game.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 1)), [1.0], kx.kernels.RBF(1.0))
+        >>> Z = np.array([[0.0], [0.1], [5.0], [5.1]])
+        >>> kx.ProductKernelExplainer(em, background=Z, background_summary=2)
+        ProductKernelExplainer(KernelExpansion, background of 4 rows summarised by 2 k-means centres, \
+game='interventional (summarised background)')
+        """
+        bg = "" if self.background is None else f", background of {np.shape(self.background)[0]} rows"
+        return f"{type(self).__name__}({type(self.model).__name__}{bg}{self._summary_note}, game={self.game!r})"
 
     def predict(self, X: Any) -> np.ndarray:
         """The explained output of the model at ``X``, computed from its kernel expansion.
@@ -263,7 +368,7 @@ class ProductKernelExplainer(Explainer):
         self,
         X: Any,
         *,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -301,7 +406,11 @@ class ProductKernelExplainer(Explainer):
             the diagonal, the main effect on it); "stii": the Shapley-Taylor index of order 2,
             as shap's ``ExactExplainer(...)(X, interactions=True)`` gives it.  Each row of the
             d x d matrix sums to the feature's Shapley value; ``info["interaction_index"]``
-            records the index.
+            records the index.  A mapping ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" |
+            "BV" | "Moebius" | "SV", "max_order": k, "top_k": n, "threshold": x}`` asks for an index
+            of any order, exactly, and returns a :class:`kexplain.InteractionExplanation` (see
+            the documentation page "Interactions"); ``top_k`` / ``threshold`` keep only the
+            largest values of each order per point.
         progress : bool
             Show a progress bar over points.
         n_jobs : int, optional
@@ -355,13 +464,26 @@ class ProductKernelExplainer(Explainer):
         arrays (``data`` is ``X`` copied to the host); ``info["device"]`` names the device.  The
         same path runs for numpy ``X`` with ``dtype="float32"``.  It needs ``array_api_compat``.
 
+        Matérn and rational quadratic kernels (any game, interactions and ``uncertainty``): the
+        kernel is a positive sum of RBF kernels within a uniform error eps measured on the range of
+        the data (reference points, background and ``X``; see
+        :class:`~kexplain.kernels.ScaleMixtureKernel`).  The values are the exact Shapley values of
+        that sum, itself a valid kernel model within eps sum_i |c_i| of the model everywhere on the
+        data's range, and ``ex.kernel_error_bound`` = 2 eps sum_i |c_i| bounds their distance to
+        the values of the model's own kernel (``info["interaction_error_bound"]`` bounds each
+        interaction entry off the diagonal, and d times it each entry on the diagonal).  The
+        posterior covariance of ``uncertainty=True`` uses the same sum for the prior and the data
+        terms.
+
         Returns
         -------
         Explanation
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
             ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
             ``info["route"]`` and ``info["efficiency_error"]`` (the largest
-            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|)).
+            |sum_j phi_j - (f(x) - base value)| relative to max(|f(x)|, |base value|));
+            ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
+            scale-mixture kernel.
 
         Examples
         --------
@@ -394,6 +516,18 @@ class ProductKernelExplainer(Explainer):
         >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
         ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
+        if isinstance(interactions, Mapping):
+            if uncertainty or dtype not in (None, "float64") or is_foreign_array(X) or target != "mean":
+                raise ValueError(
+                    "interactions={...} (any order) runs in numpy float64 without uncertainty, for the mean: pass a "
+                    "numpy X, dtype=None, uncertainty=False and target='mean'."
+                )
+            if not isinstance(self.expansion, KernelExpansion):
+                raise ValueError(
+                    "interactions={...} (any order) needs a product-kernel model; for a linear or polynomial kernel "
+                    "use interactions=True ('sii') or 'stii' (pairwise, exact)."
+                )
+            return self._explain_any_order(X, interactions, progress=progress, n_jobs=n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         resolve_dtype(np, dtype)
         if target != "mean":
@@ -404,8 +538,20 @@ class ProductKernelExplainer(Explainer):
             xp, device = array_namespace(X), device_of(X)
             X = to_numpy(X)
         array_path = xp is not None or dtype not in (None, "float64")
+        if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
+            raise ValueError(
+                "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its exact "
+                "polynomial route has no array API path and no posterior covariance): pass a numpy X, dtype=None "
+                "and uncertainty=False."
+            )
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = em.check_input(X, name="X", feature_names=self._columns)
+        if self._mixture is not None and self._mixture.grow(Xv):
+            # explained points outside the box: a wider range needs the mixture refitted
+            assert isinstance(em, KernelExpansion)
+            self.expansion = em = self._mixture.refit_expansion(em)
+            self._build_tables()
+            cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         names = self._names(X, em.n_features)
         index = row_index(X)
 
@@ -423,11 +569,21 @@ class ProductKernelExplainer(Explainer):
         ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
         if cov_solver is not None and joint:
             self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
+        if cov_solver is not None:
+            warn_accuracy(ex)
         values, v_full = np.asarray(ex.values), np.asarray(ex.info["v_full"])
         if em.single_output:
             values, v_full = values[:, :, None], v_full
         v_full = v_full.reshape(values.shape[0], -1)
         ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        if self._mixture is not None:
+            kernel = em.kernel
+            assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
+            ex.kernel_error_bound = value_error_bound(em)
+            ex.info["kernel_error"] = kernel.error
+            ex.info["mixture_terms"] = kernel.n_mixture_terms
+            if interactions:
+                ex.info["interaction_error_bound"] = ex.kernel_error_bound
         return ex
 
     def _explain_variance(
@@ -458,9 +614,11 @@ class ProductKernelExplainer(Explainer):
         Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
         names, index = self._names(X, self.expansion.n_features), row_index(X)
         extra = post.scale**2 * post.noise_variance if noisy else 0.0
+        Z, w = self._Z, self._w
+        assert Z is not None and w is not None  # not the functional game (refused above)
 
         def run(rows: slice) -> Explanation:
-            game = PosteriorVarianceGame(post, Xv[rows], self._Z, self._w)
+            game = PosteriorVarianceGame(post, Xv[rows], Z, w)
             res = solve_product_game(
                 game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress and n_jobs <= 1
             )
@@ -483,6 +641,60 @@ class ProductKernelExplainer(Explainer):
         ex.info["efficiency_error"] = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
         return ex
 
+    def _explain_any_order(
+        self, X: Any, interactions: Mapping[str, Any], *, progress: bool, n_jobs: Any
+    ) -> Explanation:
+        """``explain`` with ``interactions`` a mapping: the Shapley values, then the index of any order."""
+        em = self.expansion
+        assert isinstance(em, KernelExpansion)  # polynomial models are refused by explain
+        spec = check_interaction_spec(interactions, em.n_features)
+        ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
+        Xv = np.asarray(ex.data, dtype=np.float64)
+        game: Any
+        sub = self._interaction_subset_game()
+        if sub is not None:
+            # few features: the 2^d values of each point from the tabulated absent sets, then Möbius
+            R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
+            parts = [
+                interactions_from_values(sub.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec)
+                for p0 in range(0, Xv.shape[0], step)
+            ]
+            table = InteractionTable.concatenate(parts)
+            return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
+        if em.n_rows == 0:
+            game = _ZeroGame(Xv.shape[0], em.n_features, em.n_outputs)
+        elif self.game == "functional":
+            game = FunctionalGame(em, Xv)
+        else:
+            assert self._Z is not None and self._w is not None  # interventional or baseline game
+            if self._background_factors is None:  # the subset route was chosen for the values: build once
+                self._background_factors = BackgroundFactors(em, self._Z, self._w)
+            game = InterventionalGame(em, Xv, self._background_factors)
+        table = solve_product_interactions(game, spec, max_block_bytes=self.max_block_bytes, progress=progress)
+        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
+
+    def _interaction_subset_game(self) -> SubsetGame | None:
+        """The subset route's game for interactions, built once when it is the cheaper route.
+
+        Interactions of order k cost the quadrature about 20 elementwise passes over
+        (rows, background rows, nodes, d) before the matrix products; the subset route 2^d steps
+        per row plus O(d^2 2^d) per point for the Möbius transform, whatever the order.
+        """
+        if self._subset_game is not None:
+            return self._subset_game
+        em = self.expansion
+        if self.game == "functional" or em.n_rows == 0 or em.n_features > MAX_INTERACTION_SUBSET_FEATURES:
+            return None
+        assert isinstance(em, KernelExpansion) and self._Z is not None and self._w is not None
+        d, nb = em.n_features, self._Z.shape[0]
+        if 2**d * em.n_rows * 8 > BACKGROUND_TABLE_BYTES or 2**d >= 20 * nb * d * nodes_for_degree(d):
+            return None
+        cached = getattr(self, "_interactions_subsets", None)
+        if cached is None:
+            cached = subset_game(em, self._Z, self._w, max_block_bytes=self.max_block_bytes)
+            self._interactions_subsets = cached
+        return cached
+
     def _covariance_solver(
         self, uncertainty: Any, joint: Any, noisy: Any, array_path: bool
     ) -> PosteriorCovariance | None:
@@ -494,7 +706,10 @@ class ProductKernelExplainer(Explainer):
             if joint or noisy:
                 raise ValueError("joint=True and noisy=True apply to uncertainty=True.")
             return None
+        if array_path:  # checked on every call, not only when the solver is first built
+            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
         if self._covariance is not None:
+            self._covariance.posterior._check_noisy(noisy)
             return self._covariance
         try:
             post = gp_posterior(self.model)
@@ -507,8 +722,10 @@ class ProductKernelExplainer(Explainer):
                 "the RKHS of the RBF (Laplacian, Cauchy) kernel, so its plug-in covariance is not positive "
                 "semi-definite and no stochastic version exists for these kernels."
             )
-        if array_path:
-            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
+        post._check_noisy(noisy)
+        if self._mixture is not None:
+            post = self._mixture.refit_posterior(post)
+        assert self._Z is not None and self._w is not None  # not the functional game
         self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
         return self._covariance
 
@@ -516,7 +733,7 @@ class ProductKernelExplainer(Explainer):
         self, ex: Explanation, solver: PosteriorCovariance, Xv: np.ndarray, noisy: bool, *, joint: bool
     ) -> None:
         """Set the covariance fields of ``ex`` (explained rows ``Xv``) from the posterior."""
-        cov = solver.values_covariance(Xv, noisy=noisy, joint=joint)
+        cov, bound = solver.values_covariance_and_bound(Xv, noisy=noisy, joint=joint)
         N = Xv.shape[0]
         if joint:
             ex.joint_covariance = cov
@@ -524,8 +741,10 @@ class ProductKernelExplainer(Explainer):
         else:
             ex.covariance = cov
         ex.base_variance = np.full(N, solver.base_variance(noisy=noisy))
-        ex.prediction_variance = solver.posterior.variance(Xv, noisy=noisy)
+        pvar, pbound = solver.posterior.variance_and_bound(Xv, noisy=noisy)
+        ex.prediction_variance = pvar
         ex.info["noisy"] = noisy
+        record_accuracy(ex, solver.posterior, bound, pbound)
 
     def _solve(
         self,
@@ -549,6 +768,19 @@ class ProductKernelExplainer(Explainer):
                 interactions=np.zeros((N, d, d, o)) if interactions else None,
                 interaction_index=interactions,
             )
+        if self._monomial_game is not None:
+            assert isinstance(em, PolynomialExpansion)
+            return self._monomial_game.solve(centred(em, Xv), interactions, max_block_bytes=self.max_block_bytes)
+        if isinstance(em, PolynomialExpansion):
+            pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
+                PolynomialFunctionalGame(em, Xv)
+                if self.game == "functional"
+                else PolynomialInterventionalGame(em, Xv, _given(self._Z), _given(self._w))
+            )
+            return solve_polynomial_game(
+                pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
+            )
+        assert isinstance(em, KernelExpansion)
         array_path = xp is not None or dtype not in (None, "float64")
         if array_path:
             return self._solve_array(Xv, interactions, progress, xp=xp, device=device, dtype=dtype)
@@ -574,11 +806,13 @@ class ProductKernelExplainer(Explainer):
     ) -> ShapleyValues:
         """The quadrature route through the array API engine, results moved back to numpy."""
         em = self.expansion
+        assert isinstance(em, KernelExpansion)
         game: FunctionalGame | InterventionalGame
         if self.game == "functional":
             game = FunctionalGame(em, Xv, xp=xp, device=device)
         else:
             if self._background_factors is None:  # the subset route was chosen for numpy: build once
+                assert self._Z is not None and self._w is not None
                 self._background_factors = BackgroundFactors(em, self._Z, self._w)
             game = InterventionalGame(em, Xv, self._background_factors, xp=xp, device=device)
         res = solve_product_game(
@@ -595,6 +829,18 @@ class ProductKernelExplainer(Explainer):
             interactions=None if res.interactions is None else to_numpy(res.interactions).astype(np.float64),
             interaction_index=res.interaction_index,
         )
+
+    def _summary_info(self) -> dict[str, Any]:
+        """``info["background_summary"]``: the centres, weights and original row count (a dict, not sliced by rows)."""
+        if self.summary_centres is None:
+            return {}
+        return {
+            "background_summary": {
+                "centres": self.summary_centres,
+                "weights": self.summary_weights,
+                "n_background_rows": int(np.shape(self.background)[0]),
+            }
+        }
 
     def _to_explanation(
         self, res: ShapleyValues, Xv: np.ndarray, names: list[str], index: list[Any] | None
@@ -615,7 +861,34 @@ class ProductKernelExplainer(Explainer):
             output_names=em.output_names,
             interactions=inter,
             game=self.game,
-            info={"v_full": v_full, "route": self.route, "interaction_index": res.interaction_index},
+            info={
+                "v_full": v_full,
+                "route": self.route,
+                "interaction_index": res.interaction_index,
+                **self._summary_info(),
+            },
             output=self.output,
             index=index,
         )
+
+
+def _given(arr: np.ndarray | None) -> np.ndarray:
+    """``arr``, which the game's construction guarantees is set (for the type checker)."""
+    assert arr is not None
+    return arr
+
+
+#: interactions take the subset route up to this many features, when it is the cheaper one
+MAX_INTERACTION_SUBSET_FEATURES = 16
+
+
+class _ZeroGame:
+    """The product game of a model without rows (a constant): every value is 0."""
+
+    n_rows = 0
+
+    def __init__(self, n_points: int, d: int, o: int) -> None:
+        self.n_points, self.n_features, self.n_outputs = n_points, d, o
+
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
+        return np.zeros((1, 0, self.n_features)), 1.0, np.zeros((0, self.n_outputs))

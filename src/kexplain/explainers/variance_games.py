@@ -48,7 +48,7 @@ def covariance_rows(post: GPPosterior) -> tuple[list[tuple[Kernel | None, np.nda
     terms = kernel_terms(post.kernel)
     amps = np.array([term_amplitude(t) for t in terms])
     X = np.asarray(post.X_train)
-    A = np.asarray(post.precision, dtype=np.float64)
+    A = np.asarray(post.precision_matrix(), dtype=np.float64)  # the pair game needs A itself as weights
     n = X.shape[0]
     groups: list[tuple[Kernel | None, np.ndarray]] = [(t, X) for t in terms]
     blocks = [[amps[a] * amps[b] * A for b in range(len(terms))] for a in range(len(terms))]

@@ -62,6 +62,25 @@ def _lengthscale(l: float | None) -> float:
     return float(l) ** 2
 
 
+#: above this ratio l / delta, ConstrainedGaussianRBF.gamma integrates by quadrature (its closed form
+#: loses about 4 log10(l / delta) digits to cancellation: 7e-13 at 2, 1e-11 at 3)
+GAMMA_QUADRATURE_RATIO = 1.5
+#: Gauss-Hermite nodes of that quadrature (the integrand is entire and smooth on the measure's scale)
+GAMMA_QUADRATURE_NODES = 120
+
+
+def _hermite_rule() -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of N(0, 1) (probabilists' Gauss-Hermite, weights summing to one), built once."""
+    rule = _HERMITE_CACHE.get(GAMMA_QUADRATURE_NODES)
+    if rule is None:
+        u, w = np.polynomial.hermite_e.hermegauss(GAMMA_QUADRATURE_NODES)
+        rule = _HERMITE_CACHE[GAMMA_QUADRATURE_NODES] = (u, w / w.sum())
+    return rule
+
+
+_HERMITE_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
 class ConstrainedGaussianRBF:
     """RBF base kernel exp(-(x - y)^2 / (2 l^2)) made orthogonal to N(mu, delta^2).
 
@@ -121,9 +140,44 @@ class ConstrainedGaussianRBF:
         s = _lengthscale(l)
         return 1.0 - self._m(x, s) ** 2 / self._v(s)
 
+    def _k_tilde_units(self, u: np.ndarray, w: np.ndarray, t: float) -> np.ndarray:
+        """k~ at standardised inputs u = (x - mu) / delta, w (outer), t = delta^2 / l^2, without cancellation.
+
+        k~ = e^A - e^B with A = -t (u - w)^2 / 2 and B = log(m(u) m(w) / v); the difference is
+        e^B expm1(A - B) and A - B = t u w - t^2 (u^2 + w^2) / (2 (1 + t)) + log1p(t^2 / (1 + 2 t)) / 2
+        has no cancelling O(1) parts ((1 + t)^2 / (1 + 2 t) = 1 + t^2 / (1 + 2 t)), so k~ keeps its
+        relative accuracy when it is small (long length scales: k~ = O(t)).
+        """
+        uu, ww = u[:, None], w[None, :]
+        AmB = t * uu * ww - t * t * (uu**2 + ww**2) / (2 * (1 + t)) + 0.5 * np.log1p(t * t / (1 + 2 * t))
+        B = -np.log1p(t) - t * (uu**2 + ww**2) / (2 * (1 + t)) + 0.5 * np.log1p(2 * t)
+        return np.asarray(np.exp(B) * np.expm1(AmB))
+
     def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
-        """int k~(x, a) k~(x, b) dN(x; mu, delta^2), in closed form: shape (len(a), len(b))."""
+        """int k~(x, a) k~(x, b) dN(x; mu, delta^2): shape (len(a), len(b)).
+
+        In closed form for l <= ``GAMMA_QUADRATURE_RATIO`` * delta; beyond, where the closed form
+        subtracts O(1) terms to leave an O((delta / l)^4) result (relative error 2e-8 at
+        l / delta = 10, none left at 1e3), by Gauss-Hermite quadrature of k~ k~ computed without
+        cancellation (``_k_tilde_units``): relative error within 1e-12 of 50-digit arithmetic
+        up to l / delta = 1e5 (tests/test_reliability_numerics.py).
+        """
         s = _lengthscale(l)
+        if s > (GAMMA_QUADRATURE_RATIO**2) * self.delta2:
+            return self._gamma_quadrature(a, b, s)
+        return self._gamma_closed(a, b, s)
+
+    def _gamma_quadrature(self, a: Any, b: Any, s: float) -> np.ndarray:
+        delta = np.sqrt(self.delta2)
+        t = self.delta2 / s
+        u, wq = _hermite_rule()
+        wa = (np.asarray(a, dtype=np.float64) - self.mu) / delta
+        wb = (np.asarray(b, dtype=np.float64) - self.mu) / delta
+        Ka = self._k_tilde_units(u, wa, t)  # (nodes, len(a))
+        Kb = Ka if (wb.shape == wa.shape and np.array_equal(wa, wb)) else self._k_tilde_units(u, wb, t)
+        return np.asarray((Ka * wq[:, None]).T @ Kb)
+
+    def _gamma_closed(self, a: Any, b: Any, s: float) -> np.ndarray:
         d2 = self.delta2
         a = np.asarray(a, dtype=np.float64)
         b = np.asarray(b, dtype=np.float64)

@@ -12,7 +12,10 @@ from .base import (
     default_kernel,
     kernel_terms,
 )
+from .chi2 import Chi2
+from .dot_product import AdditiveChi2, Linear, Polynomial, PolynomialOfSum
 from .heuristics import default_lengthscale, median_heuristic
+from .mixture import ScaleMixtureKernel
 from .sklearn import from_sklearn
 
 __all__ = [
@@ -21,10 +24,16 @@ __all__ = [
     "Laplacian",
     "Cauchy",
     "Categorical",
+    "Chi2",
+    "Linear",
+    "Polynomial",
+    "AdditiveChi2",
+    "PolynomialOfSum",
     "ProductKernel",
     "PointwiseProduct",
     "SumKernel",
     "kernel_terms",
+    "ScaleMixtureKernel",
     "from_sklearn",
     "median_heuristic",
     "default_kernel",

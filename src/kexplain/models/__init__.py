@@ -1,5 +1,6 @@
 """Models as kernel expansions, and adapters from fitted scikit-learn estimators."""
 
+from .dot_product import PolynomialExpansion, as_polynomial_expansion
 from .expansion import KernelExpansion
 from .kernel_coverage import CoverageRow, coverage, coverage_table
 from .posterior import GPPosterior, gp_posterior
@@ -7,6 +8,8 @@ from .sklearn import SUPPORTED_MODELS, as_kernel_expansion, describe_output, mod
 
 __all__ = [
     "KernelExpansion",
+    "PolynomialExpansion",
+    "as_polynomial_expansion",
     "as_kernel_expansion",
     "model_output",
     "describe_output",

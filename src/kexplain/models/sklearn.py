@@ -26,16 +26,19 @@ from numpy.typing import ArrayLike
 
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import RBF, Kernel, Laplacian, SumKernel
+from ..kernels.chi2 import Chi2
+from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot_product, polynomial_from_sklearn
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from ._routes import route_for
 from .expansion import KernelExpansion
 
 SUPPORTED_MODELS = (
-    "SVR, NuSVR, SVC, NuSVC (kernel='rbf'; a multiclass SVC with decision_function_shape='ovo'); "
-    "KernelRidge (kernel 'rbf', 'laplacian' or a supported "
-    "GP kernel); GaussianProcessRegressor and GaussianProcessClassifier ("
+    "SVR, NuSVR, SVC, NuSVC (kernel 'rbf', 'linear' or 'poly'; a multiclass SVC with "
+    "decision_function_shape='ovo'); KernelRidge (kernel 'rbf', 'laplacian', 'linear', 'poly', 'chi2', "
+    "'additive_chi2' or a supported GP kernel); GaussianProcessRegressor and GaussianProcessClassifier ("
     + SUPPORTED_SKLEARN_KERNELS
-    + "); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
+    + "; for the regressor also DotProduct with ConstantKernel and WhiteKernel: sums, products, integer "
+    "powers); a Pipeline of per-feature scalers (StandardScaler, MinMaxScaler, MaxAbsScaler, "
     "RobustScaler) ending in one of these; or a kx.KernelExpansion"
 )
 
@@ -77,6 +80,13 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
         ) from None
 
 
+def _gp_kernel(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel | PolynomialOfSum | None, float]:
+    """:func:`_from_sklearn`, or a polynomial kernel for DotProduct-based kernels (the polynomial route)."""
+    if has_dot_product(kernel):
+        return polynomial_from_sklearn(kernel, d), 0.0
+    return _from_sklearn(kernel, d, owner)
+
+
 def _check_fitted(est: Any, attrs: list[str]) -> None:
     """scikit-learn's NotFittedError when ``est`` lacks the fitted ``attrs``."""
     from sklearn.utils.validation import check_is_fitted
@@ -100,15 +110,25 @@ def _ovr_refusal(est: Any, step: str | None) -> UnsupportedModelError:
     )
 
 
+def _svm_kernel(est: Any) -> Kernel | PolynomialOfSum:
+    """The kernel of a fitted SVM: RBF, or linear / polynomial (the polynomial route)."""
+    if est.kernel == "rbf":
+        return RBF(lengthscale=1.0 / np.sqrt(2.0 * float(est._gamma)))
+    if est.kernel == "linear":
+        return Linear()
+    if est.kernel == "poly":
+        # scikit-learn resolves gamma="scale"/"auto" at fit time into _gamma
+        degree = int(est.degree)
+        return PolynomialOfSum([(1.0, [float(est.coef0)] * degree)], gamma=float(est._gamma))
+    name = type(est).__name__
+    route = route_for(name, precomputed=isinstance(est.kernel, str) and est.kernel == "precomputed")
+    raise _unsupported(f"{name} with kernel={est.kernel!r} has no exact product-kernel form. {route}")
+
+
 def _svm(est: Any) -> _Parts:
-    """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF kernel."""
+    """Expansion parts of a fitted SVR, NuSVR, SVC or NuSVC with an RBF, linear or polynomial kernel."""
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
-    if est.kernel != "rbf":
-        name = type(est).__name__
-        route = route_for(name, precomputed=isinstance(est.kernel, str) and est.kernel == "precomputed")
-        raise _unsupported(f"{name} with kernel={est.kernel!r} has no exact product-kernel form. {route}")
-    gamma = float(est._gamma)
-    kernel = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma))
+    kernel = _svm_kernel(est)
     sv = est.support_vectors_
     # models fitted on sparse input keep sparse support vectors and dual coefficients
     sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
@@ -145,7 +165,7 @@ def _kernel_ridge(est: Any) -> _Parts:
     X = np.asarray(est.X_fit_, dtype=np.float64)
     d = X.shape[1]
     k = est.kernel
-    kernel: Kernel | SumKernel | None
+    kernel: Kernel | SumKernel | PolynomialOfSum | None
     if isinstance(k, str):
         # scikit-learn passes est.gamma (never kernel_params) to string kernels; None means 1/d
         gamma = 1.0 / d if est.gamma is None else float(est.gamma)
@@ -153,11 +173,29 @@ def _kernel_ridge(est: Any) -> _Parts:
             kernel, const = RBF(lengthscale=1.0 / np.sqrt(2.0 * gamma)), 0.0
         elif k == "laplacian":
             kernel, const = Laplacian(lengthscale=1.0 / gamma), 0.0
+        elif k in ("poly", "polynomial"):
+            degree = float(est.degree)
+            if not degree.is_integer():
+                raise _unsupported(
+                    f"KernelRidge with kernel={k!r} and degree={est.degree!r}: a non-integer power of the dot "
+                    "product is not a polynomial, so it has no exact form. kx.RKHSExplainer(model, "
+                    "value='interventional') explains it by evaluating the model on coalitions (up to 12 features)."
+                )
+            kernel = PolynomialOfSum([(1.0, [float(est.coef0)] * int(degree))], gamma=gamma)
+            const = 0.0
+        elif k == "linear":
+            kernel, const = Linear(), 0.0
+        elif k == "additive_chi2":
+            kernel, const = AdditiveChi2(), 0.0
+        elif k == "chi2":
+            if est.gamma is None:
+                raise _unsupported("KernelRidge(kernel='chi2') needs an explicit gamma (scikit-learn fails without).")
+            kernel, const = Chi2(gamma=float(est.gamma)), 0.0
         else:
             route = route_for("KernelRidge", precomputed=k == "precomputed")
             raise _unsupported(f"KernelRidge with kernel={k!r} has no exact product-kernel form. {route}")
     elif hasattr(k, "get_params") and hasattr(k, "theta"):
-        kernel, const = _from_sklearn(k, d, "KernelRidge")
+        kernel, const = _gp_kernel(k, d, "KernelRidge")
     else:
         route = route_for("KernelRidge")
         raise _unsupported(f"KernelRidge with kernel {k!r} has no exact product-kernel form. {route}")
@@ -174,7 +212,7 @@ def _gpr(est: Any) -> _Parts:
     X = np.asarray(est.X_train_, dtype=np.float64)
     if X.ndim != 2:
         raise _unsupported("GaussianProcessRegressor on non-vector inputs is not supported.")
-    kernel, const = _from_sklearn(est.kernel_, X.shape[1], "GaussianProcessRegressor")
+    kernel, const = _gp_kernel(est.kernel_, X.shape[1], "GaussianProcessRegressor")
     alpha = np.asarray(est.alpha_, dtype=np.float64)
     std = np.atleast_1d(np.asarray(est._y_train_std, dtype=np.float64))
     mean = np.atleast_1d(np.asarray(est._y_train_mean, dtype=np.float64))
@@ -219,6 +257,13 @@ def _gpc(est: Any) -> _Parts | list[_Parts]:
             intercept = np.array([p[3] for p in parts])
             return X, coef, parts[0][1], intercept, names
         # each class learned its own kernel: one expansion per class, stacked (a kernel per output)
+        if any(type(p[1]).__name__ == "ScaleMixtureKernel" for p in parts):
+            raise _unsupported(
+                "GaussianProcessClassifier with several classes whose Matern or RationalQuadratic kernels differ "
+                "per class: the discretised kernels cannot share one error bound. Explain each class's binary "
+                "classifier, model.base_estimator_.estimators_[k], with kx.ProductKernelExplainer (its latent "
+                "mean is output k)."
+            )
         return [(p[0], p[2], p[1], p[3], [name]) for p, name in zip(parts, names)]
     X, kernel, coef, const = _binary_gpc_parts(base)
     if kernel is None:
@@ -334,16 +379,14 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     """
     if isinstance(model, KernelExpansion):
         return model
-    steps = _flatten_pipeline(model)
-    est = steps.pop() if steps else model
-    handler = _ESTIMATORS.get(type(est).__name__)
-    if handler is None:
-        raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
-    if type(est).__name__ in ("SVC", "NuSVC") and _is_pipeline(model):
-        classes = getattr(est, "classes_", ())
-        if len(classes) > 2 and getattr(est, "decision_function_shape", "ovr") != "ovo":
-            raise _ovr_refusal(est, _final_step_path(model))
-    parts = handler(est)
+    steps, parts = _model_parts(model)
+    if not isinstance(parts, list) and isinstance(parts[2], PolynomialOfSum):
+        raise _unsupported(
+            f"{type(model).__name__} with kernel {parts[2]!r}: this kernel is a polynomial of a sum over features, "
+            "not a product over features, so it has no KernelExpansion. kx.ProductKernelExplainer(model) and "
+            "kx.ProductKernelExplainer(model, background=B) explain it exactly (kx.models.as_polynomial_expansion "
+            "gives its expansion)."
+        )
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
         feature_names = None if names is None else [str(n) for n in names]
@@ -353,6 +396,20 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     X_ref, coef, kernel, intercept, output_names = parts
     X_ref, coef, kernel, intercept = _unfold(steps, X_ref, coef, kernel, intercept, model)
     return KernelExpansion(X_ref, coef, kernel, intercept, feature_names=feature_names, output_names=output_names)
+
+
+def _model_parts(model: Any) -> tuple[list[Any], _Parts | list[_Parts]]:
+    """(the Pipeline's steps before the estimator, the estimator's expansion parts)."""
+    steps = _flatten_pipeline(model)
+    est = steps.pop() if steps else model
+    handler = _ESTIMATORS.get(type(est).__name__)
+    if handler is None:
+        raise _unsupported(f"model of type {type(est).__name__} is not supported by the product-kernel explainer.")
+    if type(est).__name__ in ("SVC", "NuSVC") and _is_pipeline(model):
+        classes = getattr(est, "classes_", ())
+        if len(classes) > 2 and getattr(est, "decision_function_shape", "ovr") != "ovo":
+            raise _ovr_refusal(est, _final_step_path(model))
+    return steps, handler(est)
 
 
 def _unfold(
@@ -367,6 +424,12 @@ def _unfold(
             scale, shift = s * scale, s * shift + t
         if np.any(scale == 0) or not np.all(np.isfinite(scale)):
             raise _unsupported("a scaler maps a feature to a constant; the kernel cannot be unfolded.")
+        if np.any(shift != 0) and not getattr(kernel, "translation_invariant", True):
+            raise _unsupported(
+                f"the kernel {kernel!r} is not translation invariant, so a scaler that shifts the data (centring, "
+                "MinMaxScaler) cannot be folded into it; use a scaler that only multiplies (MaxAbsScaler, "
+                "StandardScaler(with_mean=False))."
+            )
         kernel = kernel.rescaled(scale)
         X_ref = (X_ref - shift) / scale
     n_in = getattr(model, "n_features_in_", d)

@@ -2,23 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_array
 
-from .._validation import feature_names_of
+from .._validation import check_data, feature_names_of, to_array
 
 LABELS_DOC = "y: 1 (or True) means the left item wins; 0 or -1 means the right item wins."
 
 
-def check_side(X: Any, name: str, n_features: int | None = None) -> np.ndarray:
-    """One side of the duels (or the context) as a finite 2-D float array, errors naming ``name``."""
+#: past this magnitude squared distances between items overflow float64 (and a lengthscale chosen
+#: from the data by the median heuristic becomes infinite)
+LARGEST = 1e150
+
+
+def check_magnitude(arr: np.ndarray, name: str) -> None:
+    """Refuse values whose squares overflow: kernels of such items (and lengthscales chosen from
+    them) are not finite numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference._checks import check_magnitude
+    >>> try:
+    ...     check_magnitude(np.array([[1e300]]), "X_left")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:40])
+    X_left has values as large as 1e+300; th
+    """
+    if arr.size and arr.dtype.kind == "f":
+        big = float(np.max(np.abs(arr)))
+        if big > LARGEST:
+            raise ValueError(
+                f"{name} has values as large as {big:.3g}; their squared distances overflow float64: rescale "
+                f"{name} (e.g. standardize each feature over both sides of the duels)."
+            )
+
+
+def check_side(X: Any, name: str, n_features: int | None = None, columns: Sequence[str] | None = None) -> np.ndarray:
+    """One side of the duels (or the context) as a finite 2-D float array, errors naming ``name``.
+
+    ``columns``: the DataFrame columns seen in fit (None: not fitted on a DataFrame); a DataFrame
+    ``X`` must have exactly these, in this order (the message of :func:`kexplain._validation.check_data`).
+    """
     if X is None:
         raise ValueError(f"{name} is required, got None.")
-    arr = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name=name, ensure_min_samples=1)
+    arr = check_data(X, name=name, feature_names=columns)
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features (columns); items and contexts need at least one.")
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}.")
+    check_magnitude(arr, name)
     return arr
 
 
@@ -30,14 +65,21 @@ def check_duels(
     n_features: int | None = None,
     n_context: int | None = None,
     fitted: bool = False,
+    columns: Sequence[str] | None = None,
+    context_columns: Sequence[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Validated (X_left, X_right, context).
 
     ``fitted``: compare with the numbers of features seen in fit; ``n_context`` is then 0 for a
     model fitted without a context, and a context is required exactly when it is positive.
+    ``columns`` / ``context_columns``: the DataFrame columns seen in fit, which DataFrames given
+    now must have in the same order (both sides of the duels have the item columns).  In fit
+    (``columns`` None) a DataFrame ``X_right`` must have the columns of a DataFrame ``X_left``.
     """
-    Xl = check_side(X_left, "X_left")
-    Xr = check_side(X_right, "X_right")
+    Xl = check_side(X_left, "X_left", columns=columns)
+    if columns is None:
+        columns = feature_names_of(X_left)
+    Xr = check_side(X_right, "X_right", columns=columns)
     if Xl.shape[1] != Xr.shape[1]:
         raise ValueError(
             f"X_left has {Xl.shape[1]} features but X_right has {Xr.shape[1]}; both sides of a duel are "
@@ -54,7 +96,7 @@ def check_duels(
         if context is not None and not n_context:
             raise ValueError("context was given but the model was fitted without a context; drop the context argument.")
     if context is not None:
-        C = check_side(context, "context", n_context if fitted else None)
+        C = check_side(context, "context", n_context if fitted else None, columns=context_columns)
         if C.shape[0] != Xl.shape[0]:
             raise ValueError(f"context has {C.shape[0]} rows for {Xl.shape[0]} duels; one row per duel.")
     return Xl, Xr, C
@@ -64,7 +106,7 @@ def check_labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``y`` as 0/1 floats (1: left wins) and the classes in the user's coding ([0, 1] or [-1, 1])."""
     if y is None:
         raise ValueError("y is required: 1 where the left item wins, 0 (or -1) where the right item wins.")
-    arr = np.asarray(y)
+    arr = to_array(y, "y")
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -93,6 +135,12 @@ def side_names(X: Any, d: int, prefix: str) -> list[str]:
     """Column names of a DataFrame, else ``prefix0, prefix1, ...``."""
     names = feature_names_of(X)
     return list(names) if names is not None and len(names) == d else [f"{prefix}{j}" for j in range(d)]
+
+
+def fitted_columns(X: Any, d: int) -> list[str] | None:
+    """The DataFrame columns of ``X`` (what later DataFrames are matched against), None for arrays."""
+    names = feature_names_of(X)
+    return list(names) if names is not None and len(names) == d else None
 
 
 def feature_scales(*arrays: np.ndarray) -> np.ndarray:

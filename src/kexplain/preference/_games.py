@@ -371,6 +371,14 @@ class ObservationalPreferenceGame:
         self.cme = ProductCME(em, pool, eta, weights=weights, landmarks=landmarks)
         self.d = pool.shape[1]
 
+    def bytes_per_duel(self) -> int:
+        """Work memory of one explained duel: the per-feature kernel tables of its items (two at the
+        item level, its context at the context level) against the model's and the pool's rows, and
+        the handful of (rows, duels) matrices of one coalition."""
+        q = 2 if self.level == "item" else 1
+        pool = self.cme.R.shape[0] if self.cme.landmarks is None else self.cme.L.shape[0]
+        return 8 * q * (self.cme.Xm.shape[0] + pool) * (self.d + 8) + 8 * 4 * self.m
+
     def value_function(
         self, Xl: np.ndarray, Xr: np.ndarray, C: np.ndarray | None
     ) -> Callable[[np.ndarray], np.ndarray]:

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.cluster import KMeans
 
-from .._validation import check_random_state
+from .._validation import check_data, check_random_state
 from .expansion import preference_expansion
 
 
@@ -51,7 +51,15 @@ def comparable_clusters(model: Any, items: ArrayLike, n_clusters: int, random_st
         raise ValueError("comparable_clusters needs a model fitted without a context.")
     if isinstance(n_clusters, (bool, np.bool_)) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
         raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}.")
-    X = pe.check_duels(items, items)[0]
+    if items is None:
+        raise ValueError("items is required: the rows (n_items, d) to cluster.")
+    X = check_data(
+        items,
+        name="items",
+        n_features=pe.n_features,
+        numeric_mask=pe.item_kernel.numeric_mask(pe.n_features),
+        feature_names=pe.columns,
+    )
     n = len(X)
     if n_clusters > n:
         raise ValueError(f"n_clusters={n_clusters} is more than the {n} items.")

@@ -74,7 +74,7 @@ class DuelData:
         >>> len(make_cluster_duels(n_duels=20, n_items=10, random_state=0).subset([0, 3, 5]))
         3
         """
-        r = np.asarray(rows)
+        r = _check_rows(rows, len(self))
 
         def take(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[r]
@@ -111,6 +111,22 @@ class DuelData:
         test_keys = rng.choice(uniq, size=n_test, replace=False)
         is_test = np.isin(keys, test_keys)
         return self.subset(np.flatnonzero(~is_test)), self.subset(np.flatnonzero(is_test))
+
+
+def _check_rows(rows: Any, n: int) -> np.ndarray:
+    """Row indices into n duels: integers in [-n, n) or a boolean mask of length n."""
+    r = np.asarray(rows)
+    if r.dtype.kind == "b":
+        if r.shape != (n,):
+            raise ValueError(f"rows as a boolean mask must have one entry per duel, shape ({n},), got {r.shape}.")
+        return r
+    if r.ndim > 1 or (r.size and r.dtype.kind not in "iu"):
+        raise ValueError(f"rows must be integer indices of duels (or a boolean mask of length {n}), got {rows!r:.80}.")
+    r = r.astype(np.int64).reshape(-1)
+    bad = (r < -n) | (r >= n)
+    if bad.any():
+        raise ValueError(f"rows has the index {int(r[bad][0])}, out of range for {n} duels (0 to {n - 1}).")
+    return r
 
 
 def _check_count(value: Any, name: str, minimum: int = 1) -> int:

@@ -21,9 +21,9 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted, check_scalar
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_random_state
+from .._validation import check_random_state, check_weights, to_array
 from ..kernels.base import RBF
-from ._checks import check_duels, check_labels, reference_lengthscale, side_names
+from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
 from .expansion import MODEL_TYPES, PreferenceExpansion
 
 #: relative eigenvalue threshold of the landmark Gram matrix (smaller directions are dropped)
@@ -62,8 +62,16 @@ class _PreferenceMixin(ClassifierMixin):
         """Accuracy of the predicted winners (``y`` coded 0/1 or -1/+1, 1: left wins)."""
         y01, _ = check_labels(y, len(np.asarray(X_left)))
         pred = self.decision_function(X_left, X_right, context) > 0
-        w = np.ones(len(y01)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        w = np.ones(len(y01)) if sample_weight is None else check_weights(sample_weight, len(y01), "sample_weight")
         return float(np.average(pred == (y01 == 1), weights=w))
+
+
+def _float_array(value: Any, name: str, what: str) -> np.ndarray:
+    """``value`` as a float64 array, or a ValueError naming ``name`` (complex, text, ragged ...)."""
+    arr = to_array(value, name)
+    if arr.dtype.kind not in "biuf" or (arr.dtype.kind == "b" and arr.ndim == 0):
+        raise ValueError(f"{name} must be {what}, got {value!r}.")
+    return arr.astype(np.float64)
 
 
 def _landmark_map(E: np.ndarray) -> np.ndarray:
@@ -163,6 +171,9 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
     cv_results_ : dict mapping (lengthscale factor, C) to mean held-out accuracy (empty when both given)
     n_features_in_, n_context_features_ : int
     feature_names_, context_names_ : list of str
+    item_columns_, context_columns_ : list of str or None
+        The DataFrame columns seen in fit (None for arrays): DataFrames given later must have
+        exactly these columns in this order, else a ValueError says which differ.
 
     Examples
     --------
@@ -209,15 +220,24 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------------------
     def _check_params(self) -> None:
+        for name in ("n_components", "cv", "cv_max_duels", "max_iter"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):  # check_scalar takes True for 1
+                raise TypeError(f"{name} must be an integer, got {getattr(self, name)!r}.")
         check_scalar(self.n_components, "n_components", int, min_val=1)
         check_scalar(self.cv, "cv", int, min_val=2)
         check_scalar(self.cv_max_duels, "cv_max_duels", int, min_val=2)
         check_scalar(self.max_iter, "max_iter", int, min_val=1)
         check_scalar(self.tol, "tol", float, min_val=0.0, include_boundaries="neither")
+        if not np.isfinite(self.tol):
+            raise ValueError(f"tol must be a positive finite number, got {self.tol!r}.")
         if self.C is not None:
             check_scalar(self.C, "C", float, min_val=0.0, include_boundaries="neither")
+            # check_scalar lets NaN through (every comparison with it is False), and C = inf is no
+            # penalty at all: the weights of separable duels diverge
+            if not np.isfinite(self.C):
+                raise ValueError(f"C must be a positive finite number (the inverse regularisation), got {self.C!r}.")
         for name in ("lengthscale_grid", "C_grid"):
-            grid = np.asarray(getattr(self, name), dtype=np.float64)
+            grid = _float_array(getattr(self, name), name, "a non-empty sequence of positive numbers")
             if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
                 raise ValueError(
                     f"{name} must be a non-empty sequence of positive numbers, got {getattr(self, name)!r}."
@@ -225,7 +245,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     @staticmethod
     def _lengthscale(value: Any, d: int, name: str) -> np.ndarray:
-        ls = np.asarray(value, dtype=np.float64)
+        ls = _float_array(value, name, f"a positive number or {d} positive numbers (one per feature)")
         if ls.ndim == 0:
             ls = np.full(d, float(ls))
         if ls.shape != (d,) or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
@@ -246,6 +266,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
             context_kernel=None if cls is None else RBF(cls),
             feature_names=self.feature_names_,
             context_names=self.context_names_ if self._C is not None else None,
+            columns=getattr(self, "item_columns_", None),
+            context_columns=getattr(self, "context_columns_", None),
         )
 
     def _features(
@@ -292,6 +314,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         self.n_context_features_ = 0 if Cx is None else Cx.shape[1]
         self.feature_names_ = side_names(X_left, d, "x")
         self.context_names_ = side_names(context, self.n_context_features_, "c") if Cx is not None else []
+        self.item_columns_ = fitted_columns(X_left, d)
+        self.context_columns_ = None if Cx is None else fitted_columns(context, self.n_context_features_)
         self._Xl, self._Xr, self._C = Xl, Xr, Cx
         rng = check_random_state(self.random_state)
         m = min(self.n_components, n)
@@ -349,7 +373,14 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r)."""
         check_is_fitted(self, "expansion_")
         Xl, Xr, C = check_duels(
-            X_left, X_right, context, n_features=self.n_features_in_, n_context=self.n_context_features_, fitted=True
+            X_left,
+            X_right,
+            context,
+            n_features=self.n_features_in_,
+            n_context=self.n_context_features_,
+            fitted=True,
+            columns=getattr(self, "item_columns_", None),
+            context_columns=getattr(self, "context_columns_", None),
         )
         return self.expansion_._logit(Xl, Xr, C)
 

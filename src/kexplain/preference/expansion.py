@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import to_array
+from .._validation import check_data, feature_names_of, to_array
 from ..kernels.base import Kernel, ProductKernel, SumKernel
 
 KINDS = ("general", "utility")
@@ -71,8 +71,17 @@ def as_unit_product_kernel(kernel: Any, d: int, name: str) -> tuple[ProductKerne
     return ProductKernel([k1]), amp
 
 
-def _item_array(value: Any, name: str, kernel: ProductKernel | None = None) -> np.ndarray:
-    """A 2-D array of items (rows) with finite numbers where the kernel needs numbers."""
+def _item_array(
+    value: Any, name: str, kernel: ProductKernel | None = None, columns: Sequence[str] | None = None
+) -> np.ndarray:
+    """A 2-D array of items (rows) with finite numbers where the kernel needs numbers.
+
+    ``columns``: the DataFrame columns the model was fitted on; a DataFrame ``value`` with other
+    columns (or the same in another order) is refused with check_data's message.
+    """
+    names = feature_names_of(value)
+    if columns is not None and names is not None and names != list(columns):
+        check_data(value, name=name, feature_names=columns, min_rows=0)  # raises, naming the columns
     arr = to_array(value, name)
     if arr.ndim == 1:
         raise ValueError(f"{name} must be 2-D (n_duels, n_features), got a 1-D array of shape {arr.shape}.")
@@ -80,10 +89,21 @@ def _item_array(value: Any, name: str, kernel: ProductKernel | None = None) -> n
         raise ValueError(f"{name} must be 2-D (n_duels, n_features), got shape {arr.shape}.")
     if kernel is not None:
         kernel.check_n_features(arr.shape[1], name)
-        from .._validation import check_data
-
         return check_data(arr, name=name, numeric_mask=kernel.numeric_mask(arr.shape[1]), min_rows=0)
     return arr
+
+
+def _columns(frame: Any, names: Sequence[str] | None, d: int, name: str) -> list[str] | None:
+    """``names`` as a list of d strings, else the columns of a DataFrame ``frame`` (None for arrays)."""
+    if names is None:
+        found = feature_names_of(frame)
+        return found if found is not None and len(found) == d else None
+    if isinstance(names, str) or np.ndim(names) != 1:
+        raise ValueError(f"{name} must be a list of {d} column names, got {names!r}.")
+    out = [str(c) for c in names]
+    if len(out) != d:
+        raise ValueError(f"{name} has {len(out)} names for {d} features.")
+    return out
 
 
 class PreferenceExpansion:
@@ -110,7 +130,12 @@ class PreferenceExpansion:
     context_kernel : kexplain kernel, optional
         Product kernel on contexts (required with ``context``); stored with amplitude 1.
     feature_names, context_names : list of str, optional
-        Names of item features and context features.
+        Names of item features and context features (default: the columns of DataFrames
+        ``left`` and ``context``, else ``x0, x1, ...`` and ``c0, c1, ...``).
+    columns, context_columns : list of str, optional
+        The DataFrame columns the model was fitted on (default: those of DataFrames ``left`` and
+        ``context``; None for arrays).  DataFrames given to ``decision_function`` and PREF-SHAP
+        must have exactly these columns in this order; arrays are taken as they are.
 
     Examples
     --------
@@ -127,6 +152,10 @@ class PreferenceExpansion:
     array([-0.748,  0.549])
     """
 
+    #: class defaults, so that expansions pickled before these were recorded load with "no names"
+    columns: list[str] | None = None
+    context_columns: list[str] | None = None
+
     def __init__(
         self,
         left: ArrayLike,
@@ -138,6 +167,8 @@ class PreferenceExpansion:
         context_kernel: Kernel | None = None,
         feature_names: Sequence[str] | None = None,
         context_names: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        context_columns: Sequence[str] | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
@@ -150,7 +181,10 @@ class PreferenceExpansion:
         self.item_kernel, amp = as_unit_product_kernel(item_kernel, d, "item_kernel")
         self.left = _item_array(la, "left", self.item_kernel)
         self.right = _item_array(ra, "right", self.item_kernel)
-        c = np.asarray(coef, dtype=np.float64).reshape(-1) if np.ndim(coef) <= 1 else None
+        craw = to_array(coef, "coef")
+        if craw.dtype.kind not in "biuf":
+            raise ValueError(f"coef must hold real numbers, one per support duel; got dtype {craw.dtype}.")
+        c = craw.astype(np.float64).reshape(-1) if craw.ndim <= 1 else None
         if c is None or c.shape[0] != la.shape[0]:
             raise ValueError(f"coef must have shape ({la.shape[0]},), one entry per support duel.")
         if not np.all(np.isfinite(c)):
@@ -168,6 +202,16 @@ class PreferenceExpansion:
             self.context = _item_array(ca, "context", self.context_kernel)
             c = c * camp
         self.coef = c
+        self.columns = _columns(left, columns, d, "columns")
+        if self.columns is not None and feature_names is None:
+            feature_names = self.columns
+        self.context_columns = None
+        if self.context is not None:
+            self.context_columns = _columns(context, context_columns, self.context.shape[1], "context_columns")
+            if self.context_columns is not None and context_names is None:
+                context_names = self.context_columns
+        elif context_columns is not None:
+            raise ValueError("context_columns given without a context.")
         names = feature_names if feature_names is not None else [f"x{j}" for j in range(d)]
         self.feature_names = [str(f) for f in names]
         if len(self.feature_names) != d:
@@ -214,7 +258,15 @@ class PreferenceExpansion:
         ...     print(exc)
         X_left has 2 features but X_right has 3; both sides of a duel are items with the same features.
         """
-        return check_duel_arrays(X_left, X_right, context, self.item_kernel, self.context_kernel)
+        return check_duel_arrays(
+            X_left,
+            X_right,
+            context,
+            self.item_kernel,
+            self.context_kernel,
+            columns=self.columns,
+            context_columns=self.context_columns,
+        )
 
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
         """The logit g(x^l, x^r, c) of "left wins" for each duel, shape (n,).
@@ -272,10 +324,13 @@ def check_duel_arrays(
     context_kernel: Kernel | None,
     *,
     fitted_with_context: bool | None = None,
+    columns: Sequence[str] | None = None,
+    context_columns: Sequence[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate duels: X_left and X_right 2-D with the same shape, context exactly when expected."""
-    Xl = _item_array(X_left, "X_left")
-    Xr = _item_array(X_right, "X_right")
+    """Validate duels: X_left and X_right 2-D with the same shape, context exactly when expected;
+    DataFrames with the ``columns`` (``context_columns``) the model was fitted on, in order."""
+    Xl = _item_array(X_left, "X_left", columns=columns)
+    Xr = _item_array(X_right, "X_right", columns=columns)
     if Xl.shape[1] != Xr.shape[1]:
         raise ValueError(
             f"X_left has {Xl.shape[1]} features but X_right has {Xr.shape[1]}; both sides of a duel are "
@@ -293,7 +348,7 @@ def check_duel_arrays(
         return Xl, Xr, None
     if not expects:
         raise ValueError("context was given but the model was fitted without a context; drop the context argument.")
-    C = _item_array(context, "context")
+    C = _item_array(context, "context", columns=context_columns)
     if C.shape[0] != Xl.shape[0]:
         raise ValueError(f"context has {C.shape[0]} rows for {Xl.shape[0]} duels; one row per duel.")
     if context_kernel is not None:

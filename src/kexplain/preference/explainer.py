@@ -9,19 +9,33 @@ context values go through the conditional mean embeddings of RKHS-SHAP.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, check_random_state, check_weights
+from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
+from ..interaction_explanation import interaction_explanation
 from ..shapley.enumeration import exact_shapley
+from ..shapley.higher_order import (
+    InteractionTable,
+    check_interaction_spec,
+    interactions_from_values,
+    solve_product_interactions,
+)
 from ..shapley.product import efficiency_error
 from ..shapley.result import ShapleyValues
 from ..shapley.sampling import sampled_shapley
-from ._games import BLOCK_BYTES, LEVELS, MAX_SUBSET_PLAYERS, ObservationalPreferenceGame, PreferenceGame
+from ._games import (
+    BLOCK_BYTES,
+    LEVELS,
+    MAX_SUBSET_PLAYERS,
+    ObservationalPreferenceGame,
+    PreferenceGame,
+    _QuadratureGame,
+)
 from .expansion import PreferenceExpansion, preference_expansion
 
 VALUES = ("interventional", "observational")
@@ -62,7 +76,7 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
 
 def _orientation(y: Any, n: int) -> np.ndarray:
     """+1 where the left item won, -1 where the right item won."""
-    arr = np.asarray(y)
+    arr = to_array(y, "y")
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"y must hold one outcome per duel, shape ({n},), got shape {arr.shape}.")
     if arr.dtype == bool:
@@ -121,9 +135,10 @@ class PrefShapExplainer(Explainer):
     background : array-like (n_background, d), optional
         Item rows over which absent item features are averaged (item and joint levels), or
         the item pool of the observational embeddings.  Default: the distinct items of the
-        model's support duels (left and right); for the quadrature route (more than 12
-        players, or ``route="quadrature"``), whose cost grows with n_background ** 2 for the
-        general kernel, 32 of them, evenly spaced in their order of appearance.
+        model's support duels (left and right); with more than 12 players, where only the
+        quadrature route applies (its cost grows with n_background ** 2 for the general kernel),
+        32 of them, evenly spaced in their order of appearance.  The default does not depend on
+        ``route``, so ``route`` never changes the values (up to rounding).
     background_weights : array-like (n_background,), optional
         Weights of the background items.
     feature_names : sequence of str, optional
@@ -133,7 +148,7 @@ class PrefShapExplainer(Explainer):
     value : {"interventional", "observational"}
     context_background : array-like (n_contexts, p), optional
         Context rows (context and joint levels).  Default: the distinct contexts of the support
-        duels (32 of them, evenly spaced, for the quadrature route).
+        duels (32 of them, evenly spaced, with more than 12 players).
     context_background_weights : array-like (n_contexts,), optional
     regularization : float
         CME regularisation eta of the observational games (ridge n * eta).
@@ -143,7 +158,10 @@ class PrefShapExplainer(Explainer):
     route : {"auto", "subsets", "quadrature"}
         Exact route of the interventional games; "auto" takes the cheaper one.
     max_block_bytes : int
-        Bound on the work arrays of one block.
+        Bound on the work arrays of one block (default 32 MiB): the interventional games bound
+        their product-game blocks by it, the observational games explain the duels in blocks
+        whose kernel tables fit in it.  Peak memory is about the output, the model's and the
+        background's tables and a few times this bound (one block per thread with ``n_jobs``).
 
     Attributes
     ----------
@@ -222,18 +240,25 @@ class PrefShapExplainer(Explainer):
             raise ValueError("context_background is used by level='context' and level='joint' only.")
         d, p = pe.n_features, pe.n_context_features
         n_players = (d if uses_items else 0) + (p if uses_contexts else 0)
-        # the quadrature route costs (background rows)^2 per support duel: cap a default background
+        # the quadrature route costs (background rows)^2 per support duel: a default background is
+        # capped where it is the only route (more players than the subset route takes).  The cap
+        # depends on the number of players only, never on ``route``: a different background is a
+        # different game, and route= must choose how the same game is solved, not which game.
         cap = (
-            DEFAULT_QUADRATURE_BACKGROUND
-            if self.value == "interventional" and (route == "quadrature" or n_players > MAX_SUBSET_PLAYERS)
-            else None
+            DEFAULT_QUADRATURE_BACKGROUND if self.value == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
         )
         Z = wz = U = wu = None
         if uses_items:
             if background is None:
                 Z = _distinct_rows(np.vstack([pe.left, pe.right]), cap)
             else:
-                Z = check_data(background, name="background", n_features=d, numeric_mask=pe.item_kernel.numeric_mask(d))
+                Z = check_data(
+                    background,
+                    name="background",
+                    n_features=d,
+                    numeric_mask=pe.item_kernel.numeric_mask(d),
+                    feature_names=pe.columns,
+                )
             wz = (
                 np.full(Z.shape[0], 1.0 / Z.shape[0])
                 if background_weights is None
@@ -249,6 +274,7 @@ class PrefShapExplainer(Explainer):
                     name="context_background",
                     n_features=p,
                     numeric_mask=pe.context_kernel.numeric_mask(p),
+                    feature_names=pe.context_columns,
                 )
             wu = (
                 np.full(U.shape[0], 1.0 / U.shape[0])
@@ -289,8 +315,11 @@ class PrefShapExplainer(Explainer):
                 if bad or n_landmarks < 1:
                     raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
                 landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            if not (isinstance(regularization, (int, float, np.floating)) and regularization > 0):
-                raise ValueError(f"regularization must be a positive number, got {regularization!r}.")
+            ok = isinstance(regularization, (int, float, np.integer, np.floating)) and not isinstance(
+                regularization, (bool, np.bool_)
+            )
+            if not (ok and np.isfinite(regularization) and regularization > 0):
+                raise ValueError(f"regularization must be a positive finite number, got {regularization!r}.")
             self._observational = ObservationalPreferenceGame(
                 pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
             )
@@ -303,7 +332,7 @@ class PrefShapExplainer(Explainer):
         context: Any = None,
         *,
         y: Any = None,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -338,6 +367,10 @@ class PrefShapExplainer(Explainer):
             Pairwise interaction values in shap's layout (half the index off the diagonal, the
             main effect on it; each row sums to the feature's value): True or "sii" the Shapley
             interaction index, "stii" the Shapley-Taylor index of order 2.  Exact games only.
+            A mapping ``{"index": ..., "max_order": k, "top_k": ..., "threshold": ...}`` asks for
+            any index of any order (SV, BV, SII, k-SII, STII, FSII, BII, Moebius) and returns a
+            :class:`kexplain.InteractionExplanation`: exact at any number of players for the
+            interventional games, by enumeration (up to 12 players) for the observational ones.
         progress : bool
             Show a progress bar over duels.
         n_jobs : int, optional
@@ -349,7 +382,7 @@ class PrefShapExplainer(Explainer):
             Coalition evaluations per duel of the sampled observational game (default 2048).
         tol : float, optional
             Stop sampling once the largest standard error falls below it (checked per block of
-            duels, so with ``tol`` the values may depend on ``n_jobs``).
+            duels, so with ``tol`` the values may depend on ``n_jobs`` and ``max_block_bytes``).
 
         Returns
         -------
@@ -376,6 +409,8 @@ class PrefShapExplainer(Explainer):
         >>> bool(np.allclose(a.values, -b.values))
         True
         """
+        if isinstance(interactions, Mapping):
+            return self._explain_any_order(X_left, X_right, context, y, interactions, progress, n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         pe = self.expansion
         index = row_index(X_left)
@@ -393,16 +428,77 @@ class PrefShapExplainer(Explainer):
         seed = int(check_random_state(random_state).integers(2**63)) if sampled else 0
         names = list(self.feature_names) if self.feature_names is not None else list(self._default_names)
 
-        def run(rows: slice) -> Explanation:
+        def run_block(rows: slice) -> Explanation:
             c = None if C is None else C[rows]
             res = self._solve(Xl[rows], Xr[rows], c, interactions, progress and n_jobs <= 1, seed, budget, tol)
             return self._to_explanation(res, Xl[rows], Xr[rows], c, names, sign, rows, index)
+
+        # the observational games hold per-feature tables of every explained duel: blocks of duels
+        # keep them within max_block_bytes (the interventional games bound their own blocks)
+        step = N
+        if self._observational is not None:
+            step = max(1, self.max_block_bytes // self._observational.bytes_per_duel())
+
+        def run(rows: slice) -> Explanation:
+            if rows.stop - rows.start <= step:
+                return run_block(rows)
+            starts = range(rows.start, rows.stop, step)
+            return Explanation.concatenate([run_block(slice(s, min(s + step, rows.stop))) for s in starts])
 
         ex = explain_in_blocks(run, N, n_jobs)
         ex.info["efficiency_error"] = efficiency_error(
             ex.values[:, :, None], np.asarray(ex.info["v_full"])[:, None], ex.base_values[:, None]
         )
         return ex
+
+    def _explain_any_order(
+        self,
+        X_left: Any,
+        X_right: Any,
+        context: Any,
+        y: Any,
+        interactions: Mapping[str, Any],
+        progress: Any,
+        n_jobs: Any,
+    ) -> Explanation:
+        """``explain`` with ``interactions`` a mapping: the values, then any index of any order."""
+        spec = check_interaction_spec(interactions, self.n_features)
+        if self._observational is not None and self.route == "sampling":
+            raise ValueError(
+                f"interactions need an exact game; the observational game of {self.n_features} players is "
+                f"sampled (exact up to {MAX_OBSERVATIONAL_ENUMERATION} players)."
+            )
+        ex = self.explain(X_left, X_right, context, y=y, progress=progress, n_jobs=n_jobs)
+        Xl, Xr, C = self.expansion.check_duels(X_left, X_right, context)
+        N = Xl.shape[0]
+        table: InteractionTable
+        if self._interventional is not None:
+            game = self._interventional
+
+            def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
+                return game.present(Xl[pts], Xr[pts], None if C is None else C[pts])
+
+            if game._subset_game is not None:  # few players: the 2^D values per duel, then Möbius
+                sub = game._subset_game
+                step = max(1, 2**22 // (2**self.n_features + sub.n_rows * self.n_features))
+                parts = []
+                for p0 in range(0, N, step):
+                    got = present(slice(p0, min(N, p0 + step)))
+                    parts.append(interactions_from_values(sub.values(*got), spec))
+                table = InteractionTable.concatenate(parts)
+            else:
+                quad = _QuadratureGame(game, present, N)
+                table = solve_product_interactions(
+                    quad, spec, max_block_bytes=game.max_block_bytes, progress=bool(progress)
+                )
+        else:
+            assert self._observational is not None
+            v = self._observational.value_function(Xl, Xr, C)
+            found = exact_shapley(v, self.n_features, interactions=dict(interactions)).interactions
+            assert isinstance(found, InteractionTable)
+            table = found
+        # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
+        return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
 
     def __call__(self, X_left: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:  # type: ignore[override]
         """Same as ``explain(X_left, X_right, context, **options)``."""

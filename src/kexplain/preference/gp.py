@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import SumKernel
 from ..kernels.sklearn import from_sklearn
-from ._checks import check_duels, check_labels, flip_alternate, reference_lengthscale, side_names
+from ._checks import check_duels, check_labels, fitted_columns, flip_alternate, reference_lengthscale, side_names
 from .estimators import _PreferenceMixin
 from .expansion import MODEL_TYPES, PreferenceExpansion
 from .kernel import PreferenceKernel
@@ -32,18 +32,19 @@ from .kernel import PreferenceKernel
 _SMALL_FIT = 1000
 
 
+#: rows of query duels per block of ``decision_function`` for kernels without a product form
+_PREDICT_BLOCK = 2048
+
+
 def _kexplain_kernel(kernel: SkKernel, d: int, name: str) -> Any:
-    """A learned scikit-learn kernel (RBF times a constant) as a kexplain RBF with amplitude."""
+    """A learned scikit-learn kernel (RBF times a constant) as a kexplain RBF with amplitude, or
+    None when it has no exact product form (Matern, RationalQuadratic, ...)."""
     try:
         k, const = from_sklearn(kernel, d)
     except UnsupportedModelError:
-        k, const = None, 0.0
+        return None
     if k is None or const != 0.0 or isinstance(k, SumKernel):
-        raise UnsupportedModelError(
-            f"the {name} {kernel!r} is not a single product kernel; PreferenceGPClassifier needs an RBF "
-            "(ARD or not) times a constant, since its fitted model is an expansion over a product kernel "
-            "(what PREF-SHAP reads)."
-        )
+        return None
     return k
 
 
@@ -63,9 +64,12 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
     ----------
     kernel : scikit-learn kernel, optional
         Item kernel k (default ``ConstantKernel(1.0) * RBF(l)`` with one lengthscale per feature,
-        started at the median-heuristic reference); an RBF times a constant for PREF-SHAP.
+        started at the median-heuristic reference).  Any scikit-learn kernel fits and predicts
+        (a Matern, a RationalQuadratic, sums ...); PREF-SHAP (``to_expansion``) needs a product
+        kernel: an RBF (ARD or not) times a constant.
     context_kernel : scikit-learn kernel, optional
-        Kernel on the context (default ``RBF`` with one lengthscale per context feature).
+        Kernel on the context (default ``RBF`` with one lengthscale per context feature); an RBF
+        for PREF-SHAP, like ``kernel``.
     utility : bool
         The rankable utility kernel instead of the generalised one.
     optimizer : "fmin_l_bfgs_b" or None
@@ -79,7 +83,12 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
     ----------
     gpc_ : the fitted GaussianProcessClassifier
     kernel_ : the learned PreferenceKernel
+    expansion_ : PreferenceExpansion or None
+        The posterior mean over the training duels (None when a kernel has no product form).
     classes_, n_features_in_, n_context_features_, feature_names_, context_names_
+    item_columns_, context_columns_ : list of str or None
+        The DataFrame columns seen in fit (None for arrays): DataFrames given later must have
+        exactly these columns in this order, else a ValueError says which differ.
 
     Examples
     --------
@@ -129,6 +138,9 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         -------
         self
         """
+        for name in ("n_restarts_optimizer", "max_iter_predict"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):  # check_scalar takes True for 1
+                raise TypeError(f"{name} must be an integer, got {getattr(self, name)!r}.")
         check_scalar(self.n_restarts_optimizer, "n_restarts_optimizer", int, min_val=0)
         check_scalar(self.max_iter_predict, "max_iter_predict", int, min_val=1)
         Xl, Xr, C = check_duels(X_left, X_right, context)
@@ -140,6 +152,8 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         self.n_context_features_ = 0 if C is None else C.shape[1]
         self.feature_names_ = side_names(X_left, d, "x")
         self.context_names_ = side_names(context, self.n_context_features_, "c") if C is not None else []
+        self.item_columns_ = fitted_columns(X_left, d)
+        self.context_columns_ = None if C is None else fitted_columns(context, self.n_context_features_)
         base = self.kernel
         if base is None:
             base = ConstantKernel(1.0) * SkRBF(length_scale=reference_lengthscale(Xl, Xr))
@@ -148,10 +162,6 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
             ctx = self.context_kernel
             if ctx is None:
                 ctx = SkRBF(length_scale=reference_lengthscale(C))
-        # refuse kernels without a product form before the (cubic) fit, not after it
-        _kexplain_kernel(base, d, "item kernel")
-        if ctx is not None and C is not None:
-            _kexplain_kernel(ctx, C.shape[1], "context kernel")
         pk = PreferenceKernel(
             clone(base),
             n_item_features=d,
@@ -176,31 +186,55 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         coef = binary.y_train_ - binary.pi_
         item = _kexplain_kernel(self.kernel_.base_kernel, d, "item kernel")
         ctx_k = None if C is None else _kexplain_kernel(self.kernel_.context_kernel, C.shape[1], "context kernel")
-        self.expansion_ = PreferenceExpansion(
-            L,
-            R,
-            coef,
-            item,
-            kind="utility" if self.utility else "general",
-            context=C,
-            context_kernel=ctx_k,
-            feature_names=self.feature_names_,
-            context_names=self.context_names_ if C is not None else None,
-        )
+        # the Laplace posterior mean is sum_i coef_i k_E(duel, duel_i): an expansion over a product
+        # kernel when the kernels have that form, else the stacked training duels themselves
+        self._Z_train: np.ndarray | None = Z
+        self._coef: np.ndarray | None = coef
+        self.expansion_: PreferenceExpansion | None = None
+        if item is not None and (C is None or ctx_k is not None):
+            self.expansion_ = PreferenceExpansion(
+                L,
+                R,
+                coef,
+                item,
+                kind="utility" if self.utility else "general",
+                context=C,
+                context_kernel=ctx_k,
+                feature_names=self.feature_names_,
+                context_names=self.context_names_ if C is not None else None,
+                columns=self.item_columns_,
+                context_columns=self.context_columns_,
+            )
+            self._Z_train, self._coef = None, None  # the expansion holds them
         return self
 
     def _stacked(
         self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        check_is_fitted(self, "expansion_")
+        check_is_fitted(self, "gpc_")
         return check_duels(
-            X_left, X_right, context, n_features=self.n_features_in_, n_context=self.n_context_features_, fitted=True
+            X_left,
+            X_right,
+            context,
+            n_features=self.n_features_in_,
+            n_context=self.n_context_features_,
+            fitted=True,
+            columns=getattr(self, "item_columns_", None),
+            context_columns=getattr(self, "context_columns_", None),
         )
 
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
         """Posterior mean of the logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric."""
         Xl, Xr, C = self._stacked(X_left, X_right, context)
-        return self.expansion_._logit(Xl, Xr, C)
+        if self.expansion_ is not None:
+            return self.expansion_._logit(Xl, Xr, C)
+        # no product form: the preferential kernel itself (skew-symmetric in floating point too)
+        Z = np.hstack([Xl, Xr] + ([] if C is None else [C]))
+        assert self._Z_train is not None and self._coef is not None
+        out = np.empty(len(Z))
+        for s in range(0, len(Z), _PREDICT_BLOCK):
+            out[s : s + _PREDICT_BLOCK] = self.kernel_(Z[s : s + _PREDICT_BLOCK], self._Z_train) @ self._coef
+        return out
 
     def latent_variance(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
         """Posterior variance of g at each duel (the same for (l, r) and (r, l)), shape (n,).
@@ -230,6 +264,11 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         The Laplace posterior mean is sum_i (y_i - pi_i) k((x^l, x^r, c), duel_i), with pi the
         probabilities at the posterior mode (Rasmussen & Williams, 2006, Algorithm 3.2).
 
+        Raises
+        ------
+        UnsupportedModelError
+            When a fitted kernel has no product form (a Matern, a RationalQuadratic, a sum).
+
         Examples
         --------
         >>> import numpy as np
@@ -239,7 +278,14 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         >>> PreferenceGPClassifier().fit(L, R, L[:, 0] > R[:, 0]).to_expansion().n_support
         20
         """
-        check_is_fitted(self, "expansion_")
+        check_is_fitted(self, "gpc_")
+        if self.expansion_ is None:
+            raise UnsupportedModelError(
+                f"the fitted kernel {self.kernel_!r} has no product form, so this PreferenceGPClassifier cannot be "
+                "written as a PreferenceExpansion (what PREF-SHAP and comparable_clusters read): they need an item "
+                "kernel RBF (ARD or not) times a constant, and an RBF on the context; refit with "
+                "kernel=ConstantKernel() * RBF(...) (the default)."
+            )
         return self.expansion_
 
 

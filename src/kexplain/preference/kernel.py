@@ -20,6 +20,8 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import Hyperparameter
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
+from .._validation import to_array
+
 #: rows per block when the diagonal needs k(l_i, r_i)
 _DIAG_BLOCK = 512
 
@@ -153,11 +155,25 @@ class PreferenceKernel(SkKernel):
     # -- evaluation ---------------------------------------------------------------------------
     def _split(self, X: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Left items, right items and context columns of stacked duels."""
-        X = np.asarray(X, dtype=np.float64)
+        raw = to_array(X, name)
+        if raw.dtype.kind not in "biuf":
+            kind = "complex values" if raw.dtype.kind == "c" else f"values of dtype {raw.dtype} (text or labels)"
+            raise ValueError(f"{name} has {kind}; stacked duels [X_left, X_right(, context)] are real numbers.")
+        X = raw.astype(np.float64)
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (n_duels, 2 * n_item_features [+ n_context]), got shape {X.shape}.")
+        if not np.all(np.isfinite(X)):
+            r, c = (int(v) for v in np.argwhere(~np.isfinite(X))[0])
+            raise ValueError(
+                f"{name} contains NaN or infinite values (row {r}, column {c}); duels need finite numbers."
+            )
         total = X.shape[1]
         d = self.n_item_features
+        if d is not None and (isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1):
+            raise ValueError(
+                f"n_item_features must be a positive integer (the number of features of one item) or None "
+                f"(the columns split in halves), got {d!r}."
+            )
         if d is None:
             if self.context_kernel is not None:
                 raise ValueError("n_item_features is required with a context_kernel (where the context columns start).")

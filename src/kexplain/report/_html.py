@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import write_atomically
 from .._optional import require
 from ._numbers import (
     GAME_DESCRIPTIONS,
@@ -219,6 +220,6 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     >>> "<title>toy</title>" in path.read_text()
     True
     """
-    path = Path(path)
-    path.write_text(render_html(explanations, **kwargs), encoding="utf-8")
-    return path
+    text = render_html(explanations, **kwargs)
+    # a temporary file renamed into place: never a half-written page, never through a symbolic link
+    return write_atomically(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from .._files import write_atomically
 from .._optional import require
-from ._figures import comparison_bar, dependence_plot, interaction_heatmap, shap_plot
 from ._html import write_html
 from ._numbers import efficiency_errors
+from ._sections import output_figures
 
 
 def _model_output(model: Any, X: Any) -> np.ndarray | None:
@@ -203,30 +204,10 @@ def model_report(
     timings_shown = dict(timings)
     timings["first call (one-time load or compilation of kernels)"] = first_call
     timings_shown["first call on one row (one-time kernel load; not counted above)"] = first_call
-    figures: dict[str, dict[str, Any]] = {}
-    out_note = "" if ex.n_outputs == 1 else f" (output {ex.output_names[0]})"
-    figures["Global importance (shap's bar and beeswarm plots)"] = {
-        f"bar plot{out_note}": shap_plot("bar", ex),
-        f"beeswarm plot{out_note}": shap_plot("beeswarm", ex),
-    }
-    figures["The two games side by side (shap's bar plot)"] = {
-        f"mean |value| per feature: {main_label} and {other_label}": comparison_bar(games)
-    }
-    ids = ex.index if ex.index is not None else list(range(len(ex)))
-    chosen = [r for r in rows if 0 <= r < len(ex)]
-    figures["Waterfall plots of chosen rows"] = {
-        f"row {ids[r]}{out_note}": shap_plot("waterfall", ex, row=r) for r in chosen
-    }
-    importance = np.abs(ex.values).mean(axis=0)
-    importance = importance if importance.ndim == 1 else importance.mean(axis=1)
-    top = [ex.feature_names[j] for j in np.argsort(-importance, kind="stable")[:top_features]]
-    figures["Dependence plots of the top features"] = {f"{name}{out_note}": dependence_plot(ex, name) for name in top}
-    if interactions:
-        figures["Interaction heatmap"] = {
-            "mean |interaction value| per pair of features (main effects left out)": interaction_heatmap(ex)
-        }
+    figures = output_figures(ex, games, main_label, other_label, rows, top_features, interactions)
     values_path = out / "values.csv"
-    ex.to_frame("long").to_csv(values_path, index=False)
+    # written whole under a temporary name, then renamed: an interrupted run leaves no partial file
+    write_atomically(values_path, lambda tmp: ex.to_frame("long").to_csv(tmp, index=False))
     report_path = write_html(
         out / "index.html",
         games,

@@ -84,6 +84,13 @@ class _FactorCache:
         self._store: dict[bytes, Any] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy (pickle, a Dask worker) starts with an empty cache and its own lock
+        return {"max_bytes": self.max_bytes}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["max_bytes"])  # type: ignore[misc]
+
     def get(self, key: bytes) -> Any:
         with self._lock:
             return self._store.get(key)

@@ -33,8 +33,9 @@ from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
+from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion
 from ..shapley.enumeration import exact_shapley
 from ..shapley.sampling import sampled_shapley
@@ -251,6 +252,17 @@ class RKHSExplainer(Explainer):
             )
 
     # -- construction helpers ---------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # the lock guards lazy construction within one process; a copy (pickle, a Dask worker)
+        # gets a fresh one, so the explainer can be shipped to other processes
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def _check_params(self) -> None:
         if self.value not in _VALUES:
             raise ValueError(f"value must be one of {_VALUES}, got {self.value!r}.")
@@ -272,9 +284,12 @@ class RKHSExplainer(Explainer):
         if hasattr(model, "to_kernel_expansion"):
             return model.to_kernel_expansion()
         try:
-            return as_kernel_expansion(model, feature_names=feature_names)
+            em = as_kernel_expansion(model, feature_names=feature_names)
         except UnsupportedModelError:
             return None
+        # a Matérn or rational quadratic kernel is a discretised sum of RBFs, with an error bound that
+        # only ProductKernelExplainer reports: here it keeps the generic route on the model's own kernel
+        return None if isinstance(em.kernel, ScaleMixtureKernel) else em
 
     def _choose_landmarks(self) -> np.ndarray | None:
         if self.approximation != "nystroem":
@@ -592,8 +607,9 @@ class RKHSExplainer(Explainer):
 
         def block(rows: slice) -> Explanation:
             X = Xv[rows]
-            mean, cov = gs.moments(X, joint=joint)
-            return Explanation(
+            mean, cov, bound = gs.moments_and_bound(X, joint=joint)
+            pvar, pbound = post.variance_and_bound(X)
+            ex = Explanation(
                 values=mean,
                 base_values=np.full(X.shape[0], base),
                 data=X,
@@ -601,7 +617,7 @@ class RKHSExplainer(Explainer):
                 covariance=None if joint else cov,
                 joint_covariance=cov if joint else None,
                 base_variance=np.full(X.shape[0], base_var),
-                prediction_variance=post.variance(X),
+                prediction_variance=pvar,
                 game=self.game,
                 output=post.output,
                 info={
@@ -611,10 +627,13 @@ class RKHSExplainer(Explainer):
                     "v_full": em.predict(X),
                 },
             )
+            record_accuracy(ex, post, bound, pbound)
+            return ex
 
         with _blas_threads(self._system_size()):
             ex = block(slice(0, Xv.shape[0])) if joint else explain_in_blocks(block, Xv.shape[0], n_jobs)
         ex.data, ex.index = Xv, index
+        warn_accuracy(ex)
         return ex
 
     def _to_explanation(self, res: Any, Xv: np.ndarray, names: list[str]) -> Explanation:

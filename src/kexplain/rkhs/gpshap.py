@@ -49,6 +49,10 @@ from .cme import ProductCME
 _PAIR_BYTES = 32 * 2**20
 #: bytes of the per-point tables (kernel products and CME weights of every coalition) held at once
 _TABLE_BYTES = 256 * 2**20
+#: bytes of the background Gram products K_U(R, R) kept between blocks (2^d n^2 in all: 1.3 GB at
+#: d = 12, n = 200); beyond the budget they are recomputed, d 2^(d-1) n^2 operations per block, small
+#: beside the 3^d n^2 of the prior term
+_KU_CACHE_BYTES = 64 * 2**20
 
 
 def shapley_coefficients(d: int) -> np.ndarray:
@@ -134,7 +138,8 @@ class ObservationalGPSHAP:
         if K is None:
             idx = np.flatnonzero((U >> np.arange(self.d)) & 1)
             K = self.cme.fRR[t].prod(idx)
-            self._KU[key] = K
+            if (len(self._KU) + 1) * K.nbytes <= _KU_CACHE_BYTES:
+                self._KU[key] = K
         return K
 
     def _prior(self, X: np.ndarray, A: list[np.ndarray], B: np.ndarray, iL: np.ndarray, iR: np.ndarray) -> np.ndarray:
@@ -185,6 +190,26 @@ class ObservationalGPSHAP:
         The mean is the observational Shapley values of the posterior mean (without the scale's
         offset, which is in the base value); the covariance is that of the module docstring.
         """
+        mean, cov, _ = self.moments_and_bound(X, joint=joint)
+        return mean, cov
+
+    def moments_and_bound(self, X: np.ndarray, *, joint: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``moments`` and the rounding bound (N, d) of each value's variance (``GPPosterior.error_radius``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> from kexplain.rkhs.cme import ProductCME
+        >>> from kexplain.rkhs.gpshap import ObservationalGPSHAP
+        >>> X = np.random.default_rng(0).normal(size=(15, 2))
+        >>> k = kx.kernels.RBF(1.0)
+        >>> A = np.linalg.inv(k(X) + 0.1 * np.eye(15))
+        >>> post = kx.models.GPPosterior(X, k, A @ X[:, 0], A)
+        >>> mean, cov, bound = ObservationalGPSHAP(post, ProductCME(post.expansion(), X, 1e-3)).moments_and_bound(X[:3])
+        >>> bool(np.all(bound < 1e-10 * np.diagonal(cov, axis1=1, axis2=2)))
+        True
+        """
         joint = check_bool(joint, "joint")
         X = np.asarray(X, dtype=np.float64)
         N = X.shape[0]
@@ -193,27 +218,41 @@ class ObservationalGPSHAP:
             per_point = 8 * (2**self.d * self.cme.n * (len(self.cme.amps) + 1) + 4**self.d)
             step = max(1, _TABLE_BYTES // per_point)
             if N > step:
-                parts = [self.moments(X[lo : lo + step]) for lo in range(0, N, step)]
-                return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+                parts = [self.moments_and_bound(X[lo : lo + step]) for lo in range(0, N, step)]
+                return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
         post = self.post
         A, B, Psi = self._tables(X)
         coef = np.asarray(post.coef, dtype=np.float64)
         mean = post.scale * np.einsum("i,ipj->pj", coef, Psi)
-        Aprec = np.asarray(post.precision, dtype=np.float64)
         if joint:
             iL, iR = np.repeat(np.arange(N), N), np.tile(np.arange(N), N)
         else:
             iL = iR = np.arange(N)
         M = self._prior(X, A, B, iL, iR)
         prior = np.einsum("sj,stp,tk->pjk", self.C, M, self.C, optimize=True)
-        APsi = np.einsum("ik,kpl->ipl", Aprec, Psi, optimize=True)
+        # the data term as V^T V' with V = whiten(Psi): triangular solves with the model's own Cholesky
+        # factor, one point at a time (blocks and threads cannot change it), never an explicit inverse
+        V = np.empty_like(Psi)
+        r = np.empty((N, self.d))
+        for p in range(N):
+            V[:, p] = post.whiten(Psi[:, p])
+            r[p] = post.error_radius(Psi[:, p], V[:, p])
+        s2 = post.scale**2
+        bound = s2 * r * r
+        jj = np.arange(self.d)
         if joint:
-            data = np.einsum("ipj,iql->pjql", Psi, APsi, optimize=True)
-            cov = post.scale**2 * (prior.reshape(N, N, self.d, self.d).transpose(0, 2, 1, 3) - data)
-            return mean, 0.5 * (cov + cov.transpose(2, 3, 0, 1))
-        data = np.einsum("ipj,ipl->pjl", Psi, APsi, optimize=True)
-        cov = post.scale**2 * (prior - data)
-        return mean, 0.5 * (cov + cov.transpose(0, 2, 1))
+            Vf = V.reshape(V.shape[0], N * self.d)
+            data = (Vf.T @ Vf).reshape(N, self.d, N, self.d)
+            cov = s2 * (prior.reshape(N, N, self.d, self.d).transpose(0, 2, 1, 3) - data)
+            cov = 0.5 * (cov + cov.transpose(2, 3, 0, 1))
+            ii = np.arange(N)[:, None]
+            cov[ii, jj[None, :], ii, jj[None, :]] = np.clip(cov[ii, jj[None, :], ii, jj[None, :]], 0.0, None)
+            return mean, cov, bound
+        data = np.einsum("npj,npl->pjl", V, V)
+        cov = s2 * (prior - data)
+        cov = 0.5 * (cov + cov.transpose(0, 2, 1))
+        cov[:, jj, jj] = np.clip(cov[:, jj, jj], 0.0, None)
+        return mean, cov, bound
 
     def base_variance(self) -> float:
         """Posterior variance of v(empty) = sum_l w_l f(R_l) (the base value).

@@ -96,7 +96,7 @@ def empirical_tables(groups: list[RowGroup], Z: np.ndarray, w: np.ndarray, *, pr
 
 # ---------------------------------------------------------------- closed forms
 def _is_rbf(k: Any) -> TypeGuard[RBF]:
-    return isinstance(k, RBF) and getattr(k, "_kind", None) == "rbf"
+    return isinstance(k, RBF)  # Laplacian and Cauchy are classes of their own, not RBF variants
 
 
 def rbf_lengthscale(term: Kernel | None, j: int, d: int) -> float | None:

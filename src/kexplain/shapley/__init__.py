@@ -10,6 +10,8 @@ Every solver returns one result type, :class:`ShapleyValues`.
 - ``additive``: exact values of additive (elementary-symmetric-polynomial) games, as in
   orthogonal additive GPs, from prefix/suffix tables.
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
+- ``higher_order``: interaction indices of every order (SII, k-SII, STII, FSII, BII, BV,
+  Möbius) of product games and, through the Möbius transform, of any enumerated game.
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
 - ``stochastic``: the exact covariance of the Shapley values of a Gaussian process (product
   kernels, interventional and baseline games).
@@ -24,6 +26,7 @@ from .additive import (
     solve_additive_game,
 )
 from .enumeration import all_coalitions, exact_shapley
+from .higher_order import InteractionTable, interactions_from_values, solve_product_interactions
 from .interactions import interaction_values
 from .product import (
     ProductGame,
@@ -47,6 +50,9 @@ __all__ = [
     "exact_shapley",
     "ProductGame",
     "interaction_values",
+    "InteractionTable",
+    "interactions_from_values",
+    "solve_product_interactions",
     "product_game_block",
     "solve_product_game",
     "SubsetGame",

@@ -6,7 +6,7 @@ solver is tested against, and the generic solver for small d.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from math import factorial
 from typing import Any
@@ -210,7 +210,7 @@ def exact_shapley(
     value_function: Callable[[np.ndarray], np.ndarray],
     d: int,
     *,
-    interactions: bool | str | None = False,
+    interactions: bool | str | Mapping[str, Any] | None = False,
     batch_size: int = 4096,
 ) -> ShapleyValues:
     """Exact Shapley values of the game ``value_function`` over ``d`` players.
@@ -228,7 +228,12 @@ def exact_shapley(
         Dhamdhere & Agarwal, 2020); anything else is a TypeError.  They come in the layout of
         every kexplain explainer (shap's): I_jk / 2 off the diagonal, phi_j minus the row's
         off-diagonal entries on it, so each row sums to phi_j (for STII the diagonal is then
-        v({j}) - v(empty set), as in shap's ``ExactExplainer``).
+        v({j}) - v(empty set), as in shap's ``ExactExplainer``).  A mapping
+        ``{"index": ..., "max_order": k, "top_k": ..., "threshold": ...}`` asks for an index of
+        any order instead (SV, BV, SII, k-SII, STII, FSII, BII or Moebius, see
+        :mod:`kexplain.shapley.higher_order`): ``interactions`` is then a
+        :class:`~kexplain.shapley.higher_order.InteractionTable` (its points are the game's
+        points; one point and output for a scalar game) and ``interaction_index`` the index.
     batch_size : int
         Coalitions evaluated per call of ``value_function``.
 
@@ -256,7 +261,15 @@ def exact_shapley(
     array([[1.   , 0.333, 0.333],
            [0.333, 0.   , 0.333],
            [0.333, 0.333, 0.   ]])
+
+    Any order and index: the Möbius coefficients of the same game.
+
+    >>> res = exact_shapley(v, 3, interactions={"index": "Moebius", "max_order": 3})
+    >>> {T: val for T, val in res.interactions.as_dict().items() if val}
+    {(0,): 1.0, (0, 1, 2): 2.0}
     """
+    if isinstance(interactions, Mapping):
+        return _exact_any_order(value_function, d, interactions, batch_size)
     d = _check_d(d)
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
@@ -301,3 +314,49 @@ def exact_shapley(
             inter = np.moveaxis(inter, (0, 1), (1, 2))
         result.interactions = inter
     return result
+
+
+def _exact_any_order(
+    value_function: Callable[[np.ndarray], Any], d: Any, interactions: Mapping[str, Any], batch_size: int
+) -> ShapleyValues:
+    """``exact_shapley`` with ``interactions`` a mapping: any index of any order, by enumeration."""
+    from .higher_order import check_interaction_spec, indices_from_moebius, moebius_transform, table_from_dense
+
+    if _is_positive_int(d) and d > MAX_ENUMERATION_FEATURES:
+        raise ValueError(
+            f"interactions={dict(interactions)!r} on a game given as a callable enumerates all 2^d coalitions, "
+            f"so it accepts d <= {MAX_ENUMERATION_FEATURES}, got d={d}. Product games (ProductKernelExplainer, "
+            "PrefShapExplainer, kexplain.shapley.higher_order.solve_product_interactions) are exact at any d."
+        )
+    d = _check_d(d)
+    if not callable(value_function):
+        raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
+    spec = check_interaction_spec(interactions, d)
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    n_total = 2**d
+    parts = []
+    for start in range(0, n_total, batch_size):
+        m = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
+        S = ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+        parts.append(_evaluate(value_function, S, d))
+    v = np.concatenate(parts, axis=0)
+    trailing = v.shape[1:]
+    flat = v.reshape(n_total, *((trailing[0],) if trailing else (1,)), -1)  # (2^d, N, o)
+    mob = moebius_transform(flat, d)
+    dense = indices_from_moebius(mob, d, spec.index, spec.max_order)
+    table = table_from_dense(dense, spec, d, flat[-1], flat[0])
+    phi = indices_from_moebius(mob, d, "SV", 1)[1]  # (d, N, o)
+    values = np.moveaxis(phi, 0, 1).reshape((trailing[0], d) + trailing[1:]) if trailing else phi[:, 0, 0]
+    return ShapleyValues(
+        values=values,
+        v_full=np.asarray(v[-1]),
+        v_empty=np.asarray(v[0]),
+        interactions=table,
+        interaction_index=spec.index,
+        n_evaluations=n_total,
+    )
+
+
+def _is_positive_int(d: Any) -> bool:
+    return bool(not isinstance(d, (bool, np.bool_)) and isinstance(d, (int, np.integer)) and d >= 1)

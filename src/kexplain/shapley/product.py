@@ -189,6 +189,16 @@ def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
 
 def _weighted_loo_integrals_safe(a, b, t, w, out, bad):
     """Add the flagged (pair, node) entries to ``out`` in log space, in memory-bounded pieces."""
+    try:  # the compiled loop when numba is there (same numbers; narrow kernels flag most pairs)
+        from ._product_safe_numba import weighted_loo_integrals_safe
+    except Exception:
+        _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad)
+    else:
+        weighted_loo_integrals_safe(a, b, np.asarray(t, dtype=np.float64), np.asarray(w, dtype=np.float64), out, bad)
+
+
+def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad):
+    """:func:`_weighted_loo_integrals_safe` in numpy (without numba)."""
     K, d = a.shape
     kk, ll = np.nonzero(bad)
     step = max(1, _WORK_BYTES // (8 * d * 4))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,9 @@ class ShapleyValues:
         phi_j minus the row's off-diagonal entries on it (each row sums to phi_j).
     interaction_index : {"sii", "stii"} or None
         Which index ``interactions`` holds: the Shapley interaction index or the Shapley-Taylor
-        index of order 2.
+        index of order 2; for interactions asked for by a mapping (any order and index),
+        ``interactions`` is a :class:`kexplain.shapley.higher_order.InteractionTable` and this
+        the index's name (``"k-SII"``, ``"Moebius"``, ...).
     standard_errors : ndarray like ``values``, optional
         For sampled estimates.
     n_evaluations : int, optional
@@ -42,7 +45,7 @@ class ShapleyValues:
     values: np.ndarray
     v_full: np.ndarray
     v_empty: np.ndarray
-    interactions: np.ndarray | None = None
+    interactions: np.ndarray | Any | None = None
     interaction_index: str | None = None
     standard_errors: np.ndarray | None = None
     n_evaluations: int | None = None

@@ -9,7 +9,9 @@ one or two multivariate variables), section 5.3 (feature selection).
 - :func:`mmd_test`, :func:`hsic_test`: a :class:`kexplain.PermutationTestResult` with permutation
   p-values for the statistic and for each feature's share;
 - :func:`mmd`, :func:`hsic`: the statistics alone; :class:`HSICShapleySelector`: a scikit-learn
-  feature selector.
+  feature selector;
+- :func:`mmd_interactions`: interactions of any order and index of the MMD^2 (which sets of
+  features differ jointly).
 
 Examples
 --------
@@ -24,6 +26,7 @@ Examples
 
 from ..kernels.heuristics import median_heuristic
 from .hsic import hsic, hsic_shapley, hsic_test
+from .interactions import mmd_interactions
 from .mmd import mmd, mmd_shapley, mmd_test
 from .selection import HSICShapleySelector
 
@@ -31,6 +34,7 @@ __all__ = [
     "mmd",
     "mmd_shapley",
     "mmd_test",
+    "mmd_interactions",
     "hsic",
     "hsic_shapley",
     "hsic_test",

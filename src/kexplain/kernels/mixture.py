@@ -1,0 +1,400 @@
+"""Matérn and rational quadratic kernels as positive sums of RBF product kernels.
+
+A stationary kernel of the scaled squared distance u = ||(x - y) / l||^2 that is a Gaussian scale
+mixture, k(u) = E exp(-tau u / 2), becomes a sum of Gaussians once the mixing law is discretised,
+k~(u) = sum_q w_q exp(-tau_q u / 2) with w_q > 0.  Each Gaussian is an RBF kernel with length scales
+l / sqrt(tau_q), a product over features, so a model built on k~ is a sum of product-kernel models
+and every game of the product-kernel engine solves it exactly.  The rational quadratic is the
+Gamma(alpha, rate alpha) mixture over tau; the Matérn-nu is tau = nu / t with t ~ Gamma(nu, 1)
+(derivations and the quadrature in ``kernels/_mixture_quadrature.py``).
+
+Because the weights are positive, k~ is itself a positive-definite kernel: a model on k~ is a
+genuine kernel model, and its Shapley values are *exact* Shapley values of a model that is within
+``error * sum_i |c_i|`` of the user's model everywhere on the data's range.  The discretisation is
+chosen for the range of scaled squared distances the data can produce (``span``: the width of the
+data's bounding box per feature), and the uniform error ``error`` is measured on that range, not
+assumed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._mixture_quadrature import cached_mixture_rule, exact_profile
+from .base import RBF, SumKernel, _check_amplitude
+
+#: default target of the uniform kernel error (relative to the kernel's amplitude)
+DEFAULT_KERNEL_TOL = 1e-12
+
+#: range of scaled squared distances used before the data's range is known (points up to 100 length
+#: scales apart); explainers refit the mixture to their data
+DEFAULT_MAX_SQ_DIST = 1e4
+
+
+def check_kernel_tol(tol: Any, name: str = "kernel_tol") -> float:
+    """``tol`` as a float in (0, 1), None giving :data:`DEFAULT_KERNEL_TOL`; a ValueError naming ``name`` else.
+
+    Examples
+    --------
+    >>> from kexplain.kernels.mixture import check_kernel_tol
+    >>> check_kernel_tol(None), check_kernel_tol(1e-6)
+    (1e-12, 1e-06)
+    """
+    if tol is None:
+        return DEFAULT_KERNEL_TOL
+    value = float("nan")
+    if not isinstance(tol, (bool, np.bool_)) and isinstance(tol, Real):
+        value = float(tol)
+    if not (0.0 < value < 1.0):
+        raise ValueError(
+            f"{name} must be a number in (0, 1) (the uniform error allowed in the kernel, relative to its "
+            f"amplitude; default {DEFAULT_KERNEL_TOL:g}), got {tol!r}."
+        )
+    return value
+
+
+def _check_inv_sq(lengthscale: Any, name: str) -> float | np.ndarray:
+    """1 / lengthscale^2 (a float or one per feature), refusing non-positive or non-finite scales."""
+    msg = f"{name} must be a positive finite number or a 1-D array of them (one per feature), got {lengthscale!r}."
+    try:
+        ls = np.asarray(lengthscale, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(msg) from None
+    if np.asarray(lengthscale).dtype.kind not in "iuf":
+        raise ValueError(msg)
+    if ls.ndim > 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
+        raise ValueError(msg)
+    return float(1.0 / ls**2) if ls.ndim == 0 else 1.0 / ls**2
+
+
+def _check_shape_param(value: Any, name: str, allow_inf: bool) -> float:
+    """A positive number (``inf`` allowed for the Matérn's nu), else a ValueError naming ``name``."""
+    v = float("nan")
+    if not isinstance(value, (bool, np.bool_)) and isinstance(value, Real):
+        v = float(value)
+    ok = v > 0 and (np.isfinite(v) or (allow_inf and v == np.inf))
+    if not ok:
+        what = "a positive number or inf" if allow_inf else "a positive finite number"
+        raise ValueError(f"{name} must be {what}, got {value!r}.")
+    return v
+
+
+@dataclass(frozen=True)
+class MixtureFactor:
+    """One scale-mixture factor exp-mixture(u) of u = sum_j inv_sq_j (x_j - y_j)^2.
+
+    ``family`` is "matern" (``param`` = nu) or "rq" (``param`` = alpha); ``inv_sq`` is 1 / l^2, one
+    number or one per feature.
+    """
+
+    family: str
+    param: float
+    inv_sq: Any
+
+    def scaled_sq_dist(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """u(x, y) for every pair of rows, shape (len(X), len(Y))."""
+        w = np.broadcast_to(np.asarray(self.inv_sq, dtype=np.float64), (X.shape[1],))
+        out = np.empty((X.shape[0], Y.shape[0]))
+        # differences, not |a|^2 + |b|^2 - 2ab: the Matérn-1/2 takes a square root, which would turn
+        # the cancellation error near u = 0 into errors of 1e-8
+        step = max(1, 2**20 // max(1, Y.shape[0] * X.shape[1]))
+        for s in range(0, X.shape[0], step):
+            diff = X[s : s + step, None, :] - Y[None, :, :]
+            out[s : s + step] = (diff * diff) @ w
+        return out
+
+    def name(self) -> str:
+        """E.g. ``Matern(nu=2.5)``."""
+        return f"Matern(nu={self.param:g})" if self.family == "matern" else f"RationalQuadratic(alpha={self.param:g})"
+
+
+@dataclass(frozen=True)
+class MixtureComponent:
+    """amplitude * exp(-sum_j rbf_inv_sq_j (x_j - y_j)^2 / 2) * prod_f factor_f(x, y)."""
+
+    amplitude: float
+    rbf_inv_sq: Any
+    factors: tuple[MixtureFactor, ...]
+
+
+def _sq_range(inv_sq: Any, span: np.ndarray | None) -> float:
+    """The largest u = sum_j inv_sq_j (x_j - y_j)^2 on a box of widths ``span``."""
+    if span is None:
+        return DEFAULT_MAX_SQ_DIST
+    inv = np.broadcast_to(np.asarray(inv_sq, dtype=np.float64), span.shape)
+    return float(inv @ (span * span))
+
+
+class ScaleMixtureKernel(SumKernel):
+    """Matérn and rational quadratic kernels (and their products and sums with RBF kernels), as a
+    positive sum of RBF product kernels within a measured uniform error.
+
+    The kernel is ``sum_c amplitude_c * RBF_c(x, y) * prod_f k_f(u_f(x, y))`` with each ``k_f`` a
+    Matérn or rational quadratic profile of its own scaled squared distance u_f (scikit-learn's
+    conventions: Matérn 2^(1-nu)/Gamma(nu) z^nu K_nu(z) with z = sqrt(2 nu u); rational quadratic
+    (1 + u / (2 alpha))^(-alpha)).  Its ``terms`` are the RBF kernels of the discretised mixtures
+    (products of factors multiply out into one RBF per combination of nodes), chosen so that the
+    uniform error on the data's range is at most ``tol`` per factor; ``error`` is the bound on
+    |k~(x, y) - k(x, y)| actually achieved, measured on that range.  Build one with
+    :meth:`matern`, :meth:`rational_quadratic` or :func:`kexplain.kernels.from_sklearn`.
+
+    Parameters
+    ----------
+    components : sequence of MixtureComponent
+    tol : float, optional
+        Target uniform error of each mixture factor, in (0, 1); default :data:`DEFAULT_KERNEL_TOL`.
+    span : array-like of shape (d,), optional
+        Width of the data's bounding box per feature (max - min); every pair of points in the box
+        has scaled squared distance at most sum_j span_j^2 / l_j^2.  None: a range of
+        :data:`DEFAULT_MAX_SQ_DIST` (points up to 100 length scales apart).
+
+    Attributes
+    ----------
+    error : float
+        Bound on |k~(x, y) - k(x, y)| for x, y in the box (amplitudes included): the sum over
+        components of amplitude * (prod_f (1 + eps_f) - 1), with eps_f the measured errors.
+    rules : list of list of MixtureRule
+        The discretisation of every factor, per component.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels import ScaleMixtureKernel
+    >>> k = ScaleMixtureKernel.matern(lengthscale=1.0, nu=2.5)
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.5]])
+    >>> np.round(k(X), 6)
+    array([[1.      , 0.458308],
+           [0.458308, 1.      ]])
+    >>> bool(np.allclose(k(X), k.exact(X), atol=1e-12)), k.error <= 1e-12
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        components: Sequence[MixtureComponent],
+        *,
+        tol: float | None = None,
+        span: ArrayLike | None = None,
+    ) -> None:
+        comps = list(components)
+        if not comps or not all(isinstance(c, MixtureComponent) for c in comps):
+            raise TypeError("components must be a non-empty sequence of MixtureComponent.")
+        self.components = comps
+        self.tol = check_kernel_tol(tol, "tol")
+        if span is not None:
+            sp = np.asarray(span, dtype=np.float64)
+            if sp.ndim != 1 or not np.all(np.isfinite(sp)) or np.any(sp < 0):
+                raise ValueError(f"span must be a 1-D array of non-negative finite widths, got {span!r}.")
+            self.span: np.ndarray | None = sp
+        else:
+            self.span = None
+        terms: list[Any] = []
+        self.rules: list[list[Any]] = []
+        error = 0.0
+        for comp in comps:
+            rules = [
+                cached_mixture_rule(f.family, f.param, _sq_range(f.inv_sq, self.span), self.tol) for f in comp.factors
+            ]
+            self.rules.append(rules)
+            error += comp.amplitude * (float(np.prod([1.0 + r.error for r in rules])) - 1.0)
+            for nodes in itertools.product(*[range(r.n_terms) for r in rules]):
+                inv_sq = np.asarray(comp.rbf_inv_sq, dtype=np.float64)
+                amp = comp.amplitude
+                for f, r, q in zip(comp.factors, rules, nodes):
+                    inv_sq = inv_sq + r.precisions[q] * np.asarray(f.inv_sq, dtype=np.float64)
+                    amp *= float(r.weights[q])
+                ls = 1.0 / np.sqrt(inv_sq)
+                terms.append(RBF(lengthscale=float(ls) if ls.ndim == 0 else ls, amplitude=amp))
+        self.error = float(error)
+        super().__init__(terms)
+
+    # -- constructors ------------------------------------------------------------------------
+    @classmethod
+    def matern(
+        cls,
+        lengthscale: float | ArrayLike = 1.0,
+        nu: float = 1.5,
+        amplitude: float = 1.0,
+        *,
+        tol: float | None = None,
+        span: ArrayLike | None = None,
+    ) -> ScaleMixtureKernel:
+        """The Matérn kernel of scikit-learn, ``amplitude * Matern(length_scale=lengthscale, nu=nu)``.
+
+        Parameters
+        ----------
+        lengthscale : float or array of shape (d,)
+            One positive length scale, or one per feature (ARD).
+        nu : float
+            Positive smoothness; ``inf`` gives the RBF kernel.
+        amplitude : float
+            Positive factor.
+        tol, span
+            See :class:`ScaleMixtureKernel`.
+
+        Returns
+        -------
+        ScaleMixtureKernel
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import ScaleMixtureKernel
+        >>> k = ScaleMixtureKernel.matern(lengthscale=[1.0, 2.0], nu=0.5)
+        >>> X = np.array([[0.0, 0.0], [3.0, 4.0]])
+        >>> round(float(k(X)[0, 1]), 6), round(float(np.exp(-np.sqrt(13.0))), 6)
+        (0.027172, 0.027172)
+        """
+        inv_sq = _check_inv_sq(lengthscale, "lengthscale")
+        nu = _check_shape_param(nu, "nu", allow_inf=True)
+        amp = _check_amplitude(amplitude)
+        if nu == np.inf:
+            return cls([MixtureComponent(amp, inv_sq, ())], tol=tol, span=span)
+        return cls([MixtureComponent(amp, 0.0 * inv_sq, (MixtureFactor("matern", nu, inv_sq),))], tol=tol, span=span)
+
+    @classmethod
+    def rational_quadratic(
+        cls,
+        lengthscale: float | ArrayLike = 1.0,
+        alpha: float = 1.0,
+        amplitude: float = 1.0,
+        *,
+        tol: float | None = None,
+        span: ArrayLike | None = None,
+    ) -> ScaleMixtureKernel:
+        """The rational quadratic kernel ``amplitude * (1 + ||(x - y) / l||^2 / (2 alpha))^(-alpha)``.
+
+        Parameters
+        ----------
+        lengthscale : float or array of shape (d,)
+            One positive length scale, or one per feature.
+        alpha : float
+            Positive scale-mixture parameter.
+        amplitude : float
+            Positive factor.
+        tol, span
+            See :class:`ScaleMixtureKernel`.
+
+        Returns
+        -------
+        ScaleMixtureKernel
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import ScaleMixtureKernel
+        >>> k = ScaleMixtureKernel.rational_quadratic(lengthscale=1.0, alpha=0.5)
+        >>> round(float(k(np.array([[0.0], [1.0]]))[0, 1]), 6), round(2.0**-0.5, 6)
+        (0.707107, 0.707107)
+        """
+        inv_sq = _check_inv_sq(lengthscale, "lengthscale")
+        alpha = _check_shape_param(alpha, "alpha", allow_inf=False)
+        amp = _check_amplitude(amplitude)
+        return cls([MixtureComponent(amp, 0.0 * inv_sq, (MixtureFactor("rq", alpha, inv_sq),))], tol=tol, span=span)
+
+    # -- the data's range --------------------------------------------------------------------
+    def with_span(self, span: ArrayLike | None, tol: float | None = None) -> ScaleMixtureKernel:
+        """The same kernel discretised for a bounding box of widths ``span`` (and tolerance ``tol``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import ScaleMixtureKernel
+        >>> k = ScaleMixtureKernel.rational_quadratic(1.0, alpha=0.3)
+        >>> k.with_span(np.array([2.0, 2.0])).rules[0][0].max_sq_dist
+        8.0
+        """
+        return ScaleMixtureKernel(self.components, tol=self.tol if tol is None else tol, span=span)
+
+    def max_sq_dists(self) -> list[list[float]]:
+        """The range [0, R] of each factor's scaled squared distance its discretisation covers."""
+        return [[r.max_sq_dist for r in rules] for rules in self.rules]
+
+    def exact(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
+        """The Gram matrix of the kernel itself (not of its discretisation), shape (len(X), len(Y)).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kexplain.kernels import ScaleMixtureKernel
+        >>> k = ScaleMixtureKernel.matern(lengthscale=1.0, nu=1.5)
+        >>> z = np.sqrt(3.0)
+        >>> bool(np.isclose(k.exact(np.zeros((1, 1)), np.ones((1, 1)))[0, 0], (1 + z) * np.exp(-z)))
+        True
+        """
+        Xa = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        Ya = Xa if Y is None else np.atleast_2d(np.asarray(Y, dtype=np.float64))
+        out = np.zeros((Xa.shape[0], Ya.shape[0]))
+        for comp in self.components:
+            part = comp.amplitude * np.exp(-0.5 * MixtureFactor("", 0.0, comp.rbf_inv_sq).scaled_sq_dist(Xa, Ya))
+            for f in comp.factors:
+                part = part * exact_profile(f.family, f.param, f.scaled_sq_dist(Xa, Ya))
+            out += part
+        return out
+
+    # -- algebra and rescaling ---------------------------------------------------------------
+    def rescaled(self, scale: ArrayLike) -> ScaleMixtureKernel:
+        """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees."""
+        s2 = np.asarray(scale, dtype=np.float64) ** 2
+
+        def _r(v: Any) -> Any:
+            return np.asarray(v, dtype=np.float64) * s2
+
+        comps = [
+            MixtureComponent(
+                c.amplitude, _r(c.rbf_inv_sq), tuple(MixtureFactor(f.family, f.param, _r(f.inv_sq)) for f in c.factors)
+            )
+            for c in self.components
+        ]
+        span = None if self.span is None else self.span / np.abs(np.asarray(scale, dtype=np.float64))
+        return ScaleMixtureKernel(comps, tol=self.tol, span=span)
+
+    def __mul__(self, other: Any) -> Any:
+        if isinstance(other, Real) and not isinstance(other, bool):
+            factor = float(other)
+            comps = [
+                MixtureComponent(_check_amplitude(c.amplitude * factor), c.rbf_inv_sq, c.factors)
+                for c in self.components
+            ]
+            return ScaleMixtureKernel(comps, tol=self.tol, span=self.span)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    @property
+    def n_mixture_terms(self) -> int:
+        """Number of RBF terms of the discretisation."""
+        return len(self.terms)
+
+    def __repr__(self) -> str:
+        parts = []
+        for c in self.components:
+            names = [f.name() for f in c.factors]
+            if np.any(np.asarray(c.rbf_inv_sq) > 0):
+                names.append("RBF")
+            amp = "" if c.amplitude == 1.0 else f"{c.amplitude:.4g} * "
+            parts.append(amp + " * ".join(names))
+        return f"ScaleMixtureKernel({' + '.join(parts)}; {len(self.terms)} RBF terms, error={self.error:.2g})"
+
+
+def data_span(*arrays: np.ndarray | None) -> np.ndarray:
+    """Per-feature width (max - min) of the bounding box of the rows of every given array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.kernels.mixture import data_span
+    >>> data_span(np.array([[0.0, 1.0], [2.0, 1.0]]), np.array([[-1.0, 3.0]]))
+    array([3., 2.])
+    """
+    rows = [np.asarray(a, dtype=np.float64) for a in arrays if a is not None and np.size(a)]
+    lo = np.min([r.min(axis=0) for r in rows], axis=0)
+    hi = np.max([r.max(axis=0) for r in rows], axis=0)
+    return np.asarray(hi - lo, dtype=np.float64)
