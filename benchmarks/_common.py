@@ -79,3 +79,66 @@ def load_note():
         return f"(cpu count {os.cpu_count()}, 1-min load average {load:.2f}; timings are noisy when the load is high)"
     except OSError:  # pragma: no cover
         return ""
+
+
+def compare(fns, *, repeats=3, warmup=1, clock="cpu"):
+    """Time several callables the same way: ``warmup`` untimed calls each, then ``repeats`` rounds
+    in which every callable runs once (interleaved, so a burst of load hits all sides alike).
+
+    Returns ``{name: {"min": s, "median": s, "times": [...], "result": last result}}``; ``clock`` is
+    "cpu" (process CPU time: steadier on a shared machine, one BLAS thread here) or "wall".
+    Callables that use worker processes must be timed with ``clock="wall"`` (the CPU time of this
+    process misses the workers').
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats!r}.")
+    results = {name: {"times": [], "result": None} for name in fns}
+    for name, fn in fns.items():
+        for _ in range(warmup):
+            results[name]["result"] = fn()
+    from threadpoolctl import threadpool_limits
+
+    # the warm-up may have loaded further BLAS/OpenMP libraries (a competitor's own copy) that the
+    # environment variables did not reach: cap every library loaded by now to one thread
+    with threadpool_limits(limits=1):
+        for _ in range(repeats):
+            for name, fn in fns.items():
+                out, wall, cpu = timed(fn)
+                results[name]["times"].append(cpu if clock == "cpu" else wall)
+                results[name]["result"] = out
+    for r in results.values():
+        r["min"] = float(np.min(r["times"]))
+        r["median"] = float(np.median(r["times"]))
+    return results
+
+
+def ratio_line(slow, fast):
+    """'min-ratio x (median-ratio x)' of two :func:`compare` entries: how many times faster ``fast`` is."""
+    return f"{slow['min'] / fast['min']:.1f}x (median {slow['median'] / fast['median']:.1f}x)"
+
+
+def result(name, measured, target, unit="x", *, higher_is_better=True, note=""):
+    """Print one machine-readable line that ``run_all.py`` collects into its summary table:
+
+    ``RESULT <name> <measured> <target> <unit> <higher|lower> [note]``
+
+    ``target`` None means "no goal, reported only".  Returns whether the target was met.
+    """
+    name = name.replace(" ", "_")
+    tgt = "-" if target is None else f"{target:.6g}"
+    sense = "higher" if higher_is_better else "lower"
+    print(f"RESULT {name} {measured:.6g} {tgt} {unit} {sense} {note}".rstrip(), flush=True)
+    if target is None:
+        return True
+    return measured >= target if higher_is_better else measured <= target
+
+
+def threads_note():
+    """The BLAS thread limits in force (threadpoolctl), to print with the timings."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        libs = [f"{os.path.basename(i['filepath'])}={i['num_threads']}" for i in threadpool_info()]
+        return "threads (outside compare(), which caps every library to 1): " + ", ".join(libs)
+    except Exception:  # pragma: no cover - threadpoolctl is a core dependency
+        return "BLAS threads: unknown"

@@ -14,6 +14,7 @@ takes 3.2 GB, so it is not run there.  Accuracy and AUC on the same 2,000 held-o
 
 import warnings
 
+import _common  # noqa: F401  (first: one BLAS thread before numpy loads)
 import numpy as np
 from _common import fmt_s, load_note, print_table, quick_flag, timed
 from sklearn.exceptions import ConvergenceWarning

@@ -5,8 +5,12 @@
    per-point quadrature route, so every side gives bit-identical values):
    - in-process, one thread: ``explainer.explain(X)``;
    - ``explainer.explain(X, n_jobs=2)``: two joblib threads;
-   - ``kexplain.dask.explain_dask`` on a LocalCluster of 2 workers x 1 thread (in-process workers,
-     ``processes=False``; the engine releases the GIL), blocks of ``--block`` rows (default 5,000).
+   - ``kexplain.dask.explain_dask`` on a LocalCluster of 2 worker **processes** x 1 thread each
+     (``processes=True``: what a cluster does, pickling included), blocks of ``--block`` rows
+     (default 5,000).  The workers inherit the one-thread BLAS settings.
+   Every side is warmed once (the workers receive the explainer and compile their kernels) and then
+   timed in 3 interleaved repetitions; the table gives min and median wall time.  CPU time is this
+   process's plus, for dask, the workers' (read on each worker before and after).
    Printed: wall and CPU times, the ratios to the in-process time, points per second per core,
    the dask overhead (extra CPU seconds relative to in-process) and the largest difference.
 2. A table of how the in-process cost grows with the number of points N, support vectors R,
@@ -29,7 +33,7 @@ from pathlib import Path
 
 import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import numpy as np
-from _common import fmt_s, load_note, print_table
+from _common import fmt_s, load_note, print_table, result
 
 import kexplain as kx
 
@@ -46,7 +50,12 @@ def clock(fn):
     return out, time.perf_counter() - w0, time.process_time() - c0
 
 
-def scale_out(n_points: int, d: int, n_sv: int, block: int) -> dict:
+def _worker_cpu(client) -> float:
+    """Total CPU seconds used so far by the cluster's worker processes."""
+    return float(sum(client.run(time.process_time).values()))
+
+
+def scale_out(n_points: int, d: int, n_sv: int, block: int, repeats: int = 3) -> dict:
     import dask.array as da
     import distributed
 
@@ -55,24 +64,45 @@ def scale_out(n_points: int, d: int, n_sv: int, block: int) -> dict:
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n_points, d))
     explainer = kx.ProductKernelExplainer(expansion(n_sv, d))
-    explainer.explain(X[:10])  # warm up the compiled kernel
-    ref, w1, c1 = clock(lambda: explainer.explain(X))
-    thr, w2, c2 = clock(lambda: explainer.explain(X, n_jobs=2))
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0", silence_logs=50
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
     )
-    with distributed.Client(cluster) as client:
-        client.run(lambda: None)
-        # the cluster's workers run in this process, so process CPU time counts them too
-        res, w3, c3 = clock(
-            lambda: client.compute(
-                explain_dask(explainer, da.from_array(X, chunks=(block, d)), client=client).values, sync=True
-            )
+    client = distributed.Client(cluster)
+    try:
+        Xd = da.from_array(X, chunks=(block, d))
+
+        def in_process():
+            return explainer.explain(X).values
+
+        def threads():
+            return explainer.explain(X, n_jobs=2).values
+
+        def dask_processes():
+            return client.compute(explain_dask(explainer, Xd, client=client).values, sync=True)
+
+        sides = {"in-process": in_process, "threads": threads, "dask": dask_processes}
+        out = {k: {"wall": [], "cpu": []} for k in sides}
+        # warm-up: compiled kernels here and in each worker process, the explainer shipped once
+        explainer.explain(X[:10])
+        client.compute(
+            explain_dask(explainer, da.from_array(X[:200], chunks=(100, d)), client=client).values, sync=True
         )
-    cluster.close()
-    diff_thr = float(np.abs(thr.values - ref.values).max())
-    diff_dask = float(np.abs(res - ref.values).max())
-    return dict(n=n_points, d=d, R=n_sv, block=block, wall=(w1, w2, w3), cpu=(c1, c2, c3), diff=(diff_thr, diff_dask))
+        for _ in range(repeats):  # interleaved, so a burst of load hits every side alike
+            for name, fn in sides.items():
+                wc0 = _worker_cpu(client) if name == "dask" else 0.0
+                res, wall, cpu = clock(fn)
+                if name == "dask":
+                    cpu += _worker_cpu(client) - wc0
+                out[name]["wall"].append(wall)
+                out[name]["cpu"].append(cpu)
+                out[name]["values"] = res
+    finally:
+        client.close()
+        cluster.close()
+    ref = out["in-process"]["values"]
+    diffs = tuple(float(np.abs(out[k]["values"] - ref).max()) for k in ("threads", "dask"))
+    stat = {k: {f: (float(np.min(v[f])), float(np.median(v[f]))) for f in ("wall", "cpu")} for k, v in out.items()}
+    return dict(n=n_points, d=d, R=n_sv, block=block, stat=stat, diff=diffs)
 
 
 def growth(quick: bool) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
@@ -121,41 +151,46 @@ def main() -> None:
     block = min(args.block, max(1, n_points // 4)) if quick else args.block
 
     r = scale_out(n_points, 20, 1000, block)
-    names = ["in-process, 1 thread", "n_jobs=2 threads", "dask LocalCluster 2x1"]
-    cores = [1, 2, 2]
+    st = r["stat"]
+    keys = ["in-process", "threads", "dask"]
+    names = ["in-process, 1 thread", "n_jobs=2 threads", "dask LocalCluster 2 processes x 1"]
     rows = []
-    for k in range(3):
-        wall, cpu = r["wall"][k], r["cpu"][k]
+    for k, key in enumerate(keys):
+        (wmin, wmed), (cmin, cmed) = st[key]["wall"], st[key]["cpu"]
         rows.append(
             [
                 names[k],
-                fmt_s(wall),
-                fmt_s(cpu),
-                f"{r['wall'][0] / wall:.2f}",
-                f"{cpu / r['cpu'][0]:.2f}",
-                f"{n_points / max(cpu, 1e-9):,.0f}",
+                f"{fmt_s(wmin)} / {fmt_s(wmed)}",
+                f"{fmt_s(cmin)} / {fmt_s(cmed)}",
+                f"{st['in-process']['wall'][0] / wmin:.2f} / {st['in-process']['wall'][1] / wmed:.2f}",
+                f"{cmed / st['in-process']['cpu'][1]:.2f}",
+                f"{n_points / max(cmin, 1e-9):,.0f}",
                 "0" if k == 0 else f"{r['diff'][k - 1]:.1e}",
             ]
         )
     print_table(
-        f"{n_points:,} points, d = 20, 1,000 support vectors, functional game, dask blocks of {block:,} rows "
-        + load_note(),
+        f"{n_points:,} points, d = 20, 1,000 support vectors, functional game, dask blocks of {block:,} rows; "
+        "min / median of 3 interleaved warm repetitions " + load_note(),
         [
             "side",
             "wall",
-            "CPU (all threads)",
+            "CPU (incl. workers)",
             "speed-up (wall)",
-            "CPU / in-process CPU",
+            "CPU / in-process CPU (median)",
             "points/s per core (CPU)",
             "max |diff|",
         ],
         rows,
     )
-    per_core = n_points / r["cpu"][0]
-    overhead = r["cpu"][2] / r["cpu"][0] - 1.0
+    per_core = n_points / st["in-process"]["cpu"][0]
+    overhead = st["dask"]["cpu"][1] / st["in-process"]["cpu"][1] - 1.0
+    for key in ("threads", "dask"):
+        wmin, wmed = st["in-process"]["wall"][0] / st[key]["wall"][0], st["in-process"]["wall"][1] / st[key]["wall"][1]
+        result(f"scale_out_{key}_2_vs_1_core", wmin, 1.7 if key == "dask" else None, "x", note=f"median {wmed:.2f}x")
+    result("scale_out_dask_cpu_overhead", 100 * overhead, None, "%", higher_is_better=False)
     print(
         f"per-core throughput {per_core:,.0f} points/s (in-process CPU time); dask overhead "
-        f"{100 * overhead:+.1f}% CPU; {len(cores)} sides measured in the same run\n"
+        f"{100 * overhead:+.1f}% CPU (median, workers' CPU included); sides measured in the same run\n"
     )
 
     table = growth(quick)

@@ -26,6 +26,7 @@ import sys
 import time
 import warnings
 
+import _common  # noqa: F401  (first: one BLAS thread before numpy loads)
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))

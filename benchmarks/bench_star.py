@@ -5,27 +5,21 @@ the same 10 rows as background.  kexplain's StarExplainer is exact; shap's Exact
 enumerates 2^d coalitions and so runs only at small d (d = 10 here; at d = 50 it would need 2^50
 model calls), so from d = 50 on the comparison is with shapiq's KernelSHAP, Unbiased KernelSHAP
 and SHAP-IQ at budget 256 (approximate: their error against the exact values is printed too).
-Times are wall-clock seconds for all 10 rows, measured in this run on a shared machine.
+Every side is warmed once and then timed in 3 interleaved repetitions (CPU seconds of this
+process, one BLAS thread); the table gives min and median, and the ratio of the minima (of the
+medians in brackets).  `--quick` runs d = 10 and 50 only.
 """
 
-import time
 import warnings
 
+import _common  # noqa: F401  (first: one BLAS thread before numpy loads)
 import numpy as np
+from _common import compare, quick_flag, result, threads_note
 
 from kexplain.star import StarExplainer, interventional_value_function, unanimity_data, unanimity_model
 
 BUDGET = 256
 N_POINTS = 10
-
-
-def _best_time(fn, *args, repeats=3, **kwargs):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn(*args, **kwargs)
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def _star_shap(model, X):
@@ -59,32 +53,44 @@ def main():
             unanimity_model(3, 2, 2, random_state=0).predict, shap.maskers.Independent(Xw, max_samples=4)
         )(Xw, silent=True)
     rows = []
-    for d in (10, 50, 200, 1000):
+    for d in (10, 50) if quick_flag() else (10, 50, 200, 1000):
         model = unanimity_model(d, 5, 50, random_state=d)
         X = unanimity_data(N_POINTS, d, random_state=d + 1)
         # construction (background-only work) and explanation, as a user pays for one batch
-        t_star, ex = _best_time(_star_shap, model, X)
-        exact = ex.values
-        others = []
+        sides = {"ours": lambda model=model, X=X: _star_shap(model, X)}
         if d <= 12:
             masker = shap.maskers.Independent(X, max_samples=X.shape[0])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                t, sv = _best_time(_shap_exact, shap, model, masker, X, repeats=1)
-            others.append(("shap ExactExplainer", t, sv.values))
+
+            def shap_exact(masker=masker, model=model, X=X):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return _shap_exact(shap, model, masker, X).values
+
+            sides["shap ExactExplainer"] = shap_exact
         for name, cls, kw in approximators:
-            t0 = time.perf_counter()
-            vals = np.stack(
-                [
-                    cls(n=d, random_state=0, **kw)
-                    .approximate(BUDGET, interventional_value_function(model.predict, x, X))
-                    .get_n_order_values(1)
-                    for x in X
-                ]
-            )
-            others.append((name + f" (budget {BUDGET})", time.perf_counter() - t0, vals))
-        for name, t, vals in others:
-            rows.append((d, name, t_star, t, t / t_star, np.abs(vals - exact).max(), _r2(vals, exact)))
+
+            def approx(cls=cls, kw=kw, model=model, X=X, d=d):
+                return np.stack(
+                    [
+                        cls(n=d, random_state=0, **kw)
+                        .approximate(BUDGET, interventional_value_function(model.predict, x, X))
+                        .get_n_order_values(1)
+                        for x in X
+                    ]
+                )
+
+            sides[name + f" (budget {BUDGET})"] = approx
+        t = compare(sides, repeats=3, warmup=1)
+        exact = t["ours"]["result"].values
+        for name in sides:
+            if name == "ours":
+                continue
+            vals = t[name]["result"]
+            rows.append((d, name, t["ours"], t[name], np.abs(vals - exact).max(), _r2(vals, exact)))
+            if name == "shap ExactExplainer":
+                result(f"star_vs_shap_exact_d{d}", t[name]["min"] / t["ours"]["min"], None, "x")
+            elif name.startswith("shapiq KernelSHAP"):
+                result(f"star_vs_shapiq_kernelshap_d{d}", t[name]["min"] / t["ours"]["min"], None, "x")
         print(f"d={d} done", flush=True)
     print()
     print(
@@ -92,13 +98,17 @@ def main():
         f"T=50 terms, {N_POINTS} explained rows, background = the same {N_POINTS} rows"
     )
     head = (
-        f"{'d':>5} | {'other method':<40} | {'ours [s]':>9} | {'other [s]':>9} | {'other/ours':>10} | "
-        f"{'max |diff|':>10} | {'R^2 other':>9}"
+        f"{'d':>5} | {'other method':<40} | {'ours min/med [s]':>17} | {'other min/med [s]':>17} | "
+        f"{'other/ours':>20} | {'max |diff|':>10} | {'R^2 other':>9}"
     )
+    print(threads_note() + "; CPU seconds, warm, 3 interleaved repetitions")
     print(head)
     print("-" * len(head))
-    for d, name, ts, to, ratio, diff, r2 in rows:
-        print(f"{d:>5} | {name:<40} | {ts:>9.4f} | {to:>9.4f} | {ratio:>9.1f}x | {diff:>10.2e} | {r2:>9.4f}")
+    for d, name, ts, to, diff, r2 in rows:
+        ours = f"{ts['min']:.4f}/{ts['median']:.4f}"
+        other = f"{to['min']:.4f}/{to['median']:.4f}"
+        ratio = f"{to['min'] / ts['min']:.1f}x ({to['median'] / ts['median']:.1f}x)"
+        print(f"{d:>5} | {name:<40} | {ours:>17} | {other:>17} | {ratio:>20} | {diff:>10.2e} | {r2:>9.4f}")
     print(
         "shap ExactExplainer needs 2^d model evaluations per row and is not run for d >= 50; "
         "the shapiq estimators are approximate, so their max |diff| is estimation error, not rounding."

@@ -7,6 +7,7 @@ solver is tested against, and the generic solver for small d.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from math import factorial
 from typing import Any
 
@@ -77,6 +78,87 @@ def _check_d(d) -> int:
             "structured explainer (product or additive games) that is exact at any d."
         )
     return int(d)
+
+
+# The coefficients of a batch of coalitions depend only on (d, batch) and not on the game, so
+# solvers that enumerate the same d again and again (the subset route, once per block of points)
+# would rebuild them on every call; they are cached here.  The bounds keep the cache small: at most
+# 2^16 coalitions (a few MiB of first-order coefficients) and 2^12 for the d x d interaction ones.
+_CACHE_MAX_FEATURES = 16
+_CACHE_MAX_INTERACTION_FEATURES = 12
+
+
+def _readonly(*arrays: np.ndarray) -> None:
+    for a in arrays:
+        a.flags.writeable = False
+
+
+@lru_cache(maxsize=2 * MAX_ENUMERATION_FEATURES)
+def _cached_shapley_weights(d: int) -> np.ndarray:
+    w = shapley_weights(d)
+    _readonly(w)
+    return w
+
+
+@lru_cache(maxsize=4 * MAX_ENUMERATION_FEATURES)
+def _cached_interaction_weights(d: int, index: str) -> np.ndarray:
+    w2 = interaction_weights(d, index)
+    _readonly(w2)
+    return w2
+
+
+def _build_batch_coefficients(
+    d: int, start: int, stop: int, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Coalitions ``start..stop-1`` (bit j = player j), their sizes and the coefficient of each
+    coalition's value in each phi_j."""
+    m = np.arange(start, stop, dtype=np.int64)[:, None]
+    S = ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+    s = S.sum(axis=1)
+    # coefficient of v(S) in phi_j: +w[s-1] if j in S, -w[s] otherwise
+    coef = np.where(S, w[np.clip(s - 1, 0, d - 1)][:, None], -w[np.clip(s, 0, d - 1)][:, None])
+    coef[(s == d)[:, None] & ~S] = 0.0
+    return S, s, coef
+
+
+@lru_cache(maxsize=64)
+def _cached_batch_coefficients(d: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    out = _build_batch_coefficients(d, start, stop, _cached_shapley_weights(d))
+    _readonly(*out)
+    return out
+
+
+def _batch_coefficients(d: int, start: int, stop: int, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_build_batch_coefficients`, from the cache when d is small enough (read-only arrays)."""
+    if d <= _CACHE_MAX_FEATURES:
+        return _cached_batch_coefficients(d, start, stop)
+    return _build_batch_coefficients(d, start, stop, w)
+
+
+def _build_interaction_coefficients(d: int, S: np.ndarray, s: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    """Coefficient of each coalition's value in each pair's index, shape (batch, d, d)."""
+    Si = S.astype(np.int64)
+    n_in = Si[:, :, None] + Si[:, None, :]  # (B, d, d)
+    t = s[:, None, None] - n_in
+    valid = (t >= 0) & (t <= d - 2)
+    return np.where(valid, w2[np.clip(t, 0, d - 2)], 0.0) * np.where(n_in == 1, -1.0, 1.0)
+
+
+@lru_cache(maxsize=16)
+def _cached_interaction_coefficients(d: int, start: int, stop: int, index: str) -> np.ndarray:
+    S, s, _ = _cached_batch_coefficients(d, start, stop)
+    c2 = _build_interaction_coefficients(d, S, s, _cached_interaction_weights(d, index))
+    _readonly(c2)
+    return c2
+
+
+def _batch_interaction_coefficients(
+    d: int, start: int, stop: int, index: str, S: np.ndarray, s: np.ndarray, w2: np.ndarray
+) -> np.ndarray:
+    """:func:`_build_interaction_coefficients`, from the cache when d is small enough."""
+    if d <= _CACHE_MAX_INTERACTION_FEATURES:
+        return _cached_interaction_coefficients(d, start, stop, index)
+    return _build_interaction_coefficients(d, S, s, w2)
 
 
 def _evaluate(value_function: Callable[[np.ndarray], Any], coalitions: np.ndarray, d: int) -> np.ndarray:
@@ -194,33 +276,26 @@ def exact_shapley(
     index = check_interactions(interactions)
     if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
-    w = shapley_weights(d)
-    w2 = interaction_weights(d, index) if (index is not None and d >= 2) else None
+    w = _cached_shapley_weights(d)
+    w2 = _cached_interaction_weights(d, index) if (index is not None and d >= 2) else None
     n_total = 2**d
     acc = None
     acc2 = None
     v_empty = v_full = None
     for start in range(0, n_total, batch_size):
-        m = np.arange(start, min(n_total, start + batch_size), dtype=np.int64)[:, None]
-        S = ((m >> np.arange(d, dtype=np.int64)[None, :]) & 1).astype(bool)
+        stop = min(n_total, start + batch_size)
+        S, s, coef = _batch_coefficients(d, start, stop, w)
         vals = _evaluate(value_function, S, d)  # (B, *trailing)
-        s = S.sum(axis=1)
-        # coefficient of v(S) in phi_j: +w[s-1] if j in S, -w[s] otherwise
-        coef = np.where(S, w[np.clip(s - 1, 0, d - 1)][:, None], -w[np.clip(s, 0, d - 1)][:, None])
-        coef[(s == d)[:, None] & ~S] = 0.0
         flat = vals.reshape(vals.shape[0], -1)
         contrib = coef.T @ flat  # (d, prod(trailing))
         acc = contrib if acc is None else acc + contrib
         if start == 0:
             v_empty = vals[0]
-        if m[-1, 0] == n_total - 1:
+        if stop == n_total:
             v_full = vals[-1]
         if w2 is not None:
-            Si = S.astype(np.int64)
-            n_in = Si[:, :, None] + Si[:, None, :]  # (B, d, d)
-            t = s[:, None, None] - n_in
-            valid = (t >= 0) & (t <= d - 2)
-            c2 = np.where(valid, w2[np.clip(t, 0, d - 2)], 0.0) * np.where(n_in == 1, -1.0, 1.0)
+            assert index is not None
+            c2 = _batch_interaction_coefficients(d, start, stop, index, S, s, w2)
             contrib2 = np.einsum("bjk,bq->jkq", c2, flat)
             acc2 = contrib2 if acc2 is None else acc2 + contrib2
     assert acc is not None and v_empty is not None and v_full is not None  # 2^d >= 2 coalitions were evaluated
