@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_data
 from ..kernels.dot_product import PolynomialOfSum, has_dot_product
-from .expansion import _real_array
+from .expansion import check_coef_intercept
 
 
 class PolynomialExpansion:
@@ -65,25 +65,7 @@ class PolynomialExpansion:
         if kernel.inner == "additive_chi2" and np.any(X < 0):
             raise ValueError("the additive chi-squared kernel needs non-negative X_ref.")
         self.X_ref = np.asarray(X, dtype=np.float64)
-        c = _real_array(coef, "coef", "real numbers (int or float)")
-        if c.ndim not in (1, 2) or c.shape[0] != self.X_ref.shape[0]:
-            raise ValueError(
-                f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs): X_ref has "
-                f"{self.X_ref.shape[0]} rows, coef has shape {c.shape}."
-            )
-        if not np.all(np.isfinite(c)):
-            raise ValueError("coef contains NaN or infinite values.")
-        self.single_output = c.ndim == 1
-        self.coef = c[:, None] if c.ndim == 1 else c
-        icpt = _real_array(intercept, "intercept", "a real number (int or float) or one per output")
-        if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, self.coef.shape[1])):
-            raise ValueError(
-                f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), got shape "
-                f"{icpt.shape}."
-            )
-        if not np.all(np.isfinite(icpt)):
-            raise ValueError("intercept contains NaN or infinite values.")
-        self.intercept = np.broadcast_to(icpt, (self.coef.shape[1],)).astype(np.float64)
+        self.coef, self.single_output, self.intercept = check_coef_intercept(coef, intercept, self.X_ref.shape[0])
         self.feature_names = list(feature_names) if feature_names is not None else None
         if self.feature_names is not None and len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")

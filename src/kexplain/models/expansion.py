@@ -37,6 +37,37 @@ def _real_array(value: Any, name: str, accepted: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
+def check_coef_intercept(coef: Any, intercept: Any, n_rows: int) -> tuple[np.ndarray, bool, np.ndarray]:
+    """The coefficients as (n_rows, n_outputs), whether there is one output, and one intercept per output.
+
+    One check for every expansion of this folder (kernel and polynomial expansions).
+
+    Examples
+    --------
+    >>> from kexplain.models.expansion import check_coef_intercept
+    >>> c, single, b = check_coef_intercept([1.0, 2.0], 0.5, 2)
+    >>> c.shape, single, b
+    ((2, 1), True, array([0.5]))
+    """
+    c = _real_array(coef, "coef", "real numbers (int or float)")
+    if c.ndim not in (1, 2) or c.shape[0] != n_rows:
+        raise ValueError(
+            f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs), one row "
+            f"per row of X_ref: X_ref has {n_rows} rows, coef has shape {c.shape}."
+        )
+    if not np.all(np.isfinite(c)):
+        raise ValueError("coef contains NaN or infinite values.")
+    coef2 = c[:, None] if c.ndim == 1 else c
+    icpt = _real_array(intercept, "intercept", "a real number (int or float) or one per output")
+    if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, coef2.shape[1])):
+        raise ValueError(
+            f"intercept must be a number or have one entry per output ({coef2.shape[1]}), got shape {icpt.shape}."
+        )
+    if not np.all(np.isfinite(icpt)):
+        raise ValueError("intercept contains NaN or infinite values.")
+    return coef2, c.ndim == 1, np.broadcast_to(icpt, (coef2.shape[1],)).astype(np.float64)
+
+
 class KernelExpansion:
     """A kernel model written as an expansion over reference points.
 
@@ -88,25 +119,7 @@ class KernelExpansion:
         self.numeric_mask = kernel.numeric_mask(d)
         # no reference points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
         self.X_ref = check_data(X_probe, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
-        c = _real_array(coef, "coef", "real numbers (int or float)")
-        if c.ndim not in (1, 2) or c.shape[0] != self.X_ref.shape[0]:
-            raise ValueError(
-                f"coef must have shape (n_reference_points,) or (n_reference_points, n_outputs), one row "
-                f"per row of X_ref: X_ref has {self.X_ref.shape[0]} rows, coef has shape {c.shape}."
-            )
-        if not np.all(np.isfinite(c)):
-            raise ValueError("coef contains NaN or infinite values.")
-        self.single_output = c.ndim == 1
-        self.coef = c[:, None] if c.ndim == 1 else c
-        icpt = _real_array(intercept, "intercept", "a real number (int or float) or one per output")
-        if icpt.ndim > 1 or (icpt.ndim == 1 and icpt.shape[0] not in (1, self.coef.shape[1])):
-            raise ValueError(
-                f"intercept must be a number or have one entry per output ({self.coef.shape[1]}), "
-                f"got shape {icpt.shape}."
-            )
-        if not np.all(np.isfinite(icpt)):
-            raise ValueError("intercept contains NaN or infinite values.")
-        self.intercept = np.broadcast_to(icpt, (self.coef.shape[1],)).astype(np.float64)
+        self.coef, self.single_output, self.intercept = check_coef_intercept(coef, intercept, self.X_ref.shape[0])
         self.terms = kernel_terms(kernel)
         amps = np.array([term_amplitude(t) for t in self.terms])
         #: (n_terms, n_outputs): which outputs each kernel term feeds (all of them unless stacked)
