@@ -12,12 +12,12 @@ class UnsupportedModelError(TypeError, ValueError):
     >>> import numpy as np
     >>> from sklearn.svm import SVR
     >>> import kexplain as kx
-    >>> model = SVR(kernel="poly").fit(np.eye(3), [0.0, 1.0, 2.0])
+    >>> model = SVR(kernel="sigmoid").fit(np.eye(3), [0.0, 1.0, 2.0])
     >>> try:
     ...     kx.models.as_kernel_expansion(model)
     ... except kx.UnsupportedModelError as exc:
-    ...     print(str(exc)[:56])
-    SVR with kernel='poly' has no exact product-kernel form.
+    ...     print(str(exc)[:59])
+    SVR with kernel='sigmoid' has no exact product-kernel form.
     """
 
 
