@@ -21,7 +21,7 @@ It prints
 and draws four plots: bars and a waterfall with credible intervals, the correlation of one patient's
 feature contributions, and the fraction of patients for which each feature is distinguishable from
 zero.  ``python examples/gp_uncertainty_diabetes.py`` trains on 330 patients and explains 60;
-``--quick`` or ``KEXPLAIN_QUICK=1`` 150 and 12, with fewer posterior draws.
+``--quick`` or ``KEXPLAIN_QUICK=1`` 100 and 12, with fewer posterior draws.
 """
 
 # %%
@@ -90,7 +90,7 @@ names = list(data.feature_names)
 X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
 y = data.target
 perm = np.random.default_rng(0).permutation(len(X))
-n_train = 150 if quick else 330
+n_train = 100 if quick else 330
 tr, te = perm[:n_train], perm[n_train:]
 X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
 
@@ -157,7 +157,7 @@ plt.show()
 # enumerate all 2^10 coalitions for each draw.  The exact mean, sd and correlations must agree
 # with the draws' within their sampling error.
 small_bg = X_tr[: 2 if quick else 4]
-n_draws = 2000 if quick else 4000
+n_draws = 1000 if quick else 4000
 exact = kx.ProductKernelExplainer(gpr, small_bg, feature_names=names).explain(X_te[:1], uncertainty=True)
 t0 = time.perf_counter()
 phis = posterior_draws_of_values(gpr, y_tr, X_te[0], small_bg, n_draws, np.random.default_rng(1))
