@@ -11,8 +11,8 @@ the posterior uncertainty of f; it does not include the estimation error of the 
 embeddings, which are taken as fixed.
 
 Sizes: ``python examples/rkhs_gpshap.py`` explains 4 points against 100 background rows;
-``--quick`` or ``KEXPLAIN_QUICK=1`` 2 points and 60 rows, the GP fitted on 150 rows instead of 300 (CI); ``--full`` or ``KEXPLAIN_FULL=1``
-20 points and 200 rows.
+``--quick`` or ``KEXPLAIN_QUICK=1`` 2 points and 60 rows, the GP fitted on 150 rows instead of 300
+(CI); ``--full`` or ``KEXPLAIN_FULL=1`` 20 points and 200 rows.
 """
 
 # %%
