@@ -4,7 +4,8 @@ What runs where: the structure checks below run in the suite (they parse every e
 CI *runs* every example at its quick size through ``make docs-quick`` (sphinx-gallery executes the
 whole gallery with ``KEXPLAIN_QUICK=1``), so the suite does not run them a second time.
 ``test_example_runs_quick`` runs them in subprocesses, one at a time, when
-``KEXPLAIN_TEST_EXAMPLES=1`` is set (about three CPU minutes for all of them together).
+``KEXPLAIN_TEST_EXAMPLES=1`` is set (about 3.5 CPU minutes for all of them, each in a fresh
+interpreter).
 """
 
 from __future__ import annotations
