@@ -50,7 +50,7 @@ unit: $(STAMP)
 
 test: lint typecheck doctest docs-quick unit
 
-# the gallery runs its examples in quick mode (KEXPLAIN_QUICK=1) for CI; `make docs` runs them in full
+# docs-quick (CI) runs every gallery example at its quick size (KEXPLAIN_QUICK=1); docs at its default size
 docs-quick: $(STAMP)
 	KEXPLAIN_QUICK=1 $(VENV)/bin/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
 

@@ -18,18 +18,20 @@ It prints
   coalition's rows, compute the Shapley values of each draw by enumerating all 2^10 coalitions,
   and compare the mean, standard deviation and correlation of those values with the exact ones;
 
-and saves four plots: bars and a waterfall with credible intervals, the correlation of one patient's
+and draws four plots: bars and a waterfall with credible intervals, the correlation of one patient's
 feature contributions, and the fraction of patients for which each feature is distinguishable from
-zero.  Run: ``python examples/gp_uncertainty_diabetes.py [--quick] [--out DIR]`` (``--quick`` or
-``KEXPLAIN_QUICK=1``: fewer rows and draws).
+zero.  ``python examples/gp_uncertainty_diabetes.py`` trains on 330 patients and explains 60;
+``--quick`` or ``KEXPLAIN_QUICK=1`` 100 and 12, with fewer posterior draws.
 """
 
+# %%
+# Helpers for the check by posterior draws
+# ----------------------------------------
 import argparse
 import os
-import pathlib
-import tempfile
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 from scipy import linalg
 from sklearn.datasets import load_diabetes
@@ -74,97 +76,109 @@ def posterior_draws_of_values(gpr, y_train, x, background, n_draws, rng):
     return (shapley_operator(d) @ v).T  # (draws, d)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer rows and draws (also KEXPLAIN_QUICK=1)")
-    ap.add_argument("--out", default=str(pathlib.Path(tempfile.gettempdir()) / "kexplain_gp_uncertainty"))
-    args = ap.parse_args()
-    quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
-    data = load_diabetes()
-    names = list(data.feature_names)
-    X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
-    y = data.target
-    perm = np.random.default_rng(0).permutation(len(X))
-    n_train = 150 if quick else 330
-    tr, te = perm[:n_train], perm[n_train:]
-    X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
+# %%
+# Fit the GP
+# ----------
+# argparse reads only the options it knows (``parse_known_args``): sphinx-gallery runs this file
+# with sphinx-build's command line.
+ap = argparse.ArgumentParser(description="Shapley values with credible intervals for a GP.")
+ap.add_argument("--quick", action="store_true", help="fewer rows and draws (KEXPLAIN_QUICK=1)")
+args = ap.parse_known_args()[0]
+quick = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
+data = load_diabetes()
+names = list(data.feature_names)
+X = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+y = data.target
+perm = np.random.default_rng(0).permutation(len(X))
+n_train = 100 if quick else 330
+tr, te = perm[:n_train], perm[n_train:]
+X_tr, y_tr, X_te, y_te = X[tr], y[tr], X[te], y[te]
 
-    # an ARD RBF kernel: one lengthscale per feature, a signal variance and a noise level
-    kernel = ConstantKernel(1.0) * RBF(length_scale=np.full(10, 3.0), length_scale_bounds=(1e-2, 1e4))
-    kernel = kernel + WhiteKernel(0.5)
-    t0 = time.perf_counter()
-    gpr = GaussianProcessRegressor(kernel, normalize_y=True, random_state=0).fit(X_tr, y_tr)
-    fit_time = time.perf_counter() - t0
-    print(f"GPR fitted in {fit_time:.1f} s on {n_train} patients; test R^2 = {gpr.score(X_te, y_te):.3f}")
-    scales = gpr.kernel_.k1.k2.length_scale
-    print("lengthscales:", ", ".join(f"{n} {v:.3g}" for n, v in zip(names, scales)))
+# an ARD RBF kernel: one lengthscale per feature, a signal variance and a noise level
+kernel = ConstantKernel(1.0) * RBF(length_scale=np.full(10, 3.0), length_scale_bounds=(1e-2, 1e4))
+kernel = kernel + WhiteKernel(0.5)
+t0 = time.perf_counter()
+gpr = GaussianProcessRegressor(kernel, normalize_y=True, random_state=0).fit(X_tr, y_tr)
+fit_time = time.perf_counter() - t0
+print(f"GPR fitted in {fit_time:.1f} s on {n_train} patients; test R^2 = {gpr.score(X_te, y_te):.3f}")
+scales = gpr.kernel_.k1.k2.length_scale
+print("lengthscales:", ", ".join(f"{n} {v:.3g}" for n, v in zip(names, scales)))
 
-    # -- exact values with their posterior covariance ---------------------------------------
-    background = X_tr[: 20 if quick else 50]
-    n_explain = 12 if quick else 60
-    explainer = kx.ProductKernelExplainer(gpr, background, feature_names=names)
-    t0 = time.perf_counter()
-    ex = explainer.explain(X_te[:n_explain], uncertainty=True)
-    dt = time.perf_counter() - t0
-    print(f"\n{n_explain} patients explained with covariances in {dt:.2f} s ({1e3 * dt / n_explain:.0f} ms each);")
-    print(f"game: {ex.game}, output: {ex.output}")
+# %%
+# Exact values with their posterior covariance
+# --------------------------------------------
+background = X_tr[: 20 if quick else 50]
+n_explain = 12 if quick else 60
+explainer = kx.ProductKernelExplainer(gpr, background, feature_names=names)
+t0 = time.perf_counter()
+ex = explainer.explain(X_te[:n_explain], uncertainty=True)
+dt = time.perf_counter() - t0
+print(f"\n{n_explain} patients explained with covariances in {dt:.2f} s ({1e3 * dt / n_explain:.0f} ms each);")
+print(f"game: {ex.game}, output: {ex.output}")
 
-    lower, upper = ex.interval(0.95)
-    row = 0
-    f_sd, base_sd = np.sqrt(ex.prediction_variance[row]), np.sqrt(ex.base_variance[row])
-    print(f"\npatient {row}: f(x) = {ex.predictions[row]:.1f} (posterior sd {f_sd:.1f}), ", end="")
-    print(f"base value {ex.base_values[row]:.1f} (sd {base_sd:.1f})")
-    print(f"{'feature':>8} {'value':>8} {'95% interval':>20}  excludes 0")
-    for j in np.argsort(-np.abs(ex.values[row])):
-        flag = "yes" if lower[row, j] > 0 or upper[row, j] < 0 else ""
-        print(f"{names[j]:>8} {ex.values[row, j]:8.2f}   [{lower[row, j]:7.2f}, {upper[row, j]:7.2f}]  {flag}")
-    # efficiency holds in distribution: the variance of the summed values is Var(f(x) - base value)
-    print(f"sd of the summed values: {np.sqrt(ex.covariance[row].sum()):.2f}")
+# %%
+# One patient's values with 95 % credible intervals.
+lower, upper = ex.interval(0.95)
+row = 0
+f_sd, base_sd = np.sqrt(ex.prediction_variance[row]), np.sqrt(ex.base_variance[row])
+print(f"\npatient {row}: f(x) = {ex.predictions[row]:.1f} (posterior sd {f_sd:.1f}), ", end="")
+print(f"base value {ex.base_values[row]:.1f} (sd {base_sd:.1f})")
+print(f"{'feature':>8} {'value':>8} {'95% interval':>20}  excludes 0")
+for j in np.argsort(-np.abs(ex.values[row])):
+    flag = "yes" if lower[row, j] > 0 or upper[row, j] < 0 else ""
+    print(f"{names[j]:>8} {ex.values[row, j]:8.2f}   [{lower[row, j]:7.2f}, {upper[row, j]:7.2f}]  {flag}")
+# efficiency holds in distribution: the variance of the summed values is Var(f(x) - base value)
+print(f"sd of the summed values: {np.sqrt(ex.covariance[row].sum()):.2f}")
+kx.plots.bar_intervals(ex, row, max_display=8)
+kx.plots.waterfall_intervals(ex, row, max_display=8)
+plt.show()
 
-    sign = kx.plots.excludes_zero(ex, level=0.95)
-    frac = np.abs(sign).mean(axis=0)
-    print(f"\nfraction of the {n_explain} patients whose 95% interval excludes zero:")
-    for j in np.argsort(-frac):
-        above, below = np.mean(sign[:, j] > 0), np.mean(sign[:, j] < 0)
-        print(f"{names[j]:>8} {frac[j]:5.2f}   (above 0: {above:.2f}, below: {below:.2f})")
+# %%
+# The values of one patient are correlated under the posterior.
+kx.plots.correlation(ex, row)
+plt.show()
 
-    # -- against Shapley values of posterior function draws -----------------------------------
-    small_bg = X_tr[: 2 if quick else 4]
-    n_draws = 2000 if quick else 4000
-    exact = kx.ProductKernelExplainer(gpr, small_bg, feature_names=names).explain(X_te[:1], uncertainty=True)
-    t0 = time.perf_counter()
-    phis = posterior_draws_of_values(gpr, y_tr, X_te[0], small_bg, n_draws, np.random.default_rng(1))
-    dt = time.perf_counter() - t0
-    sd, sd_mc = exact.std[0], phis.std(axis=0, ddof=1)
-    print(
-        f"\nposterior draws (background of {len(small_bg)} rows, {n_draws} draws on {2**10 * len(small_bg)} rows "
-        f"each, {dt:.1f} s) against the exact values:"
-    )
-    print(f"{'feature':>8} {'mean':>8} {'draws':>8} {'sd':>7} {'draws':>7}")
-    for j in range(10):
-        print(f"{names[j]:>8} {exact.values[0, j]:8.2f} {phis[:, j].mean():8.2f} {sd[j]:7.2f} {sd_mc[j]:7.2f}")
-    # differences in units of their sampling standard errors (sd: sd / sqrt(2 (n - 1)); correlation:
-    # (1 - rho^2) / sqrt(n)); features the model ignores have (near) zero variance and are left out
-    keep = sd > 1e-6 * sd.max()
-    z_mean = np.abs(phis.mean(axis=0) - exact.values[0])[keep] / (sd[keep] / np.sqrt(n_draws))
-    z_sd = np.abs(sd_mc - sd)[keep] / (sd[keep] / np.sqrt(2 * (n_draws - 1)))
-    corr, corr_mc = kx.plots.correlation_matrix(exact, 0), np.corrcoef(phis.T)
-    se_corr = np.maximum(1 - corr**2, 1e-3) / np.sqrt(n_draws)
-    z_corr = (np.abs(corr_mc - corr) / se_corr)[np.ix_(keep, keep)]
-    print(
-        f"largest differences, in standard errors of the draws: mean {z_mean.max():.1f}, sd {z_sd.max():.1f}, "
-        f"correlation {z_corr.max():.1f} (over {keep.sum()} features and {keep.sum() * (keep.sum() - 1) // 2} pairs)"
-    )
+# %%
+# Which features are distinguishable from zero, patient by patient?
 
-    # -- plots ---------------------------------------------------------------------------------
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    kx.plots.bar_intervals(ex, row, max_display=8).figure.savefig(out / "bar_intervals.png", dpi=110)
-    kx.plots.waterfall_intervals(ex, row, max_display=8).figure.savefig(out / "waterfall_intervals.png", dpi=110)
-    kx.plots.correlation(ex, row).figure.savefig(out / "correlation.png", dpi=110)
-    kx.plots.distinguishable(ex).figure.savefig(out / "distinguishable.png", dpi=110)
-    print(f"\nplots written to {out}")
+sign = kx.plots.excludes_zero(ex, level=0.95)
+frac = np.abs(sign).mean(axis=0)
+print(f"\nfraction of the {n_explain} patients whose 95% interval excludes zero:")
+for j in np.argsort(-frac):
+    above, below = np.mean(sign[:, j] > 0), np.mean(sign[:, j] < 0)
+    print(f"{names[j]:>8} {frac[j]:5.2f}   (above 0: {above:.2f}, below: {below:.2f})")
+kx.plots.distinguishable(ex)
+plt.show()
 
-
-if __name__ == "__main__":
-    main()
+# %%
+# Against Shapley values of posterior function draws
+# --------------------------------------------------
+# What a user could do without kexplain: draw posterior functions on every coalition's rows and
+# enumerate all 2^10 coalitions for each draw.  The exact mean, sd and correlations must agree
+# with the draws' within their sampling error.
+small_bg = X_tr[: 2 if quick else 4]
+n_draws = 1000 if quick else 4000
+exact = kx.ProductKernelExplainer(gpr, small_bg, feature_names=names).explain(X_te[:1], uncertainty=True)
+t0 = time.perf_counter()
+phis = posterior_draws_of_values(gpr, y_tr, X_te[0], small_bg, n_draws, np.random.default_rng(1))
+dt = time.perf_counter() - t0
+sd, sd_mc = exact.std[0], phis.std(axis=0, ddof=1)
+print(
+    f"\nposterior draws (background of {len(small_bg)} rows, {n_draws} draws on {2**10 * len(small_bg)} rows "
+    f"each, {dt:.1f} s) against the exact values:"
+)
+print(f"{'feature':>8} {'mean':>8} {'draws':>8} {'sd':>7} {'draws':>7}")
+for j in range(10):
+    print(f"{names[j]:>8} {exact.values[0, j]:8.2f} {phis[:, j].mean():8.2f} {sd[j]:7.2f} {sd_mc[j]:7.2f}")
+# differences in units of their sampling standard errors (sd: sd / sqrt(2 (n - 1)); correlation:
+# (1 - rho^2) / sqrt(n)); features the model ignores have (near) zero variance and are left out
+keep = sd > 1e-6 * sd.max()
+z_mean = np.abs(phis.mean(axis=0) - exact.values[0])[keep] / (sd[keep] / np.sqrt(n_draws))
+z_sd = np.abs(sd_mc - sd)[keep] / (sd[keep] / np.sqrt(2 * (n_draws - 1)))
+corr, corr_mc = kx.plots.correlation_matrix(exact, 0), np.corrcoef(phis.T)
+se_corr = np.maximum(1 - corr**2, 1e-3) / np.sqrt(n_draws)
+z_corr = (np.abs(corr_mc - corr) / se_corr)[np.ix_(keep, keep)]
+print(
+    f"largest differences, in standard errors of the draws: mean {z_mean.max():.1f}, sd {z_sd.max():.1f}, "
+    f"correlation {z_corr.max():.1f} (over {keep.sum()} features and {keep.sum() * (keep.sum() - 1) // 2} pairs)"
+)

@@ -21,11 +21,14 @@ interventional game (``kx.ProductKernelExplainer`` with a background) on an RBF-
 GaussianProcessRegressor fitted to the same data.  The score is the mean rank of the true features
 (lower is better, the ideal is the number above), averaged over repetitions.
 
-The paper uses 100 repetitions; the default here is 3 (``--reps``; a few minutes on a free core).
-``--quick`` (or ``KEXPLAIN_QUICK=1``) runs 1 repetition on data sets 1 and 4 with fewer rows and no
-shap comparison.  Run: ``python examples/oak_synthetic.py [--quick] [--reps N] [--n N]``.
+The paper uses 100 repetitions (``--full`` or ``KEXPLAIN_FULL=1``; hours); the default here is 3
+(``--reps``; a few minutes on a free core).  ``--quick`` (or ``KEXPLAIN_QUICK=1``) runs 1 repetition
+on data sets 1 and 4 with fewer rows and no shap comparison.
 """
 
+# %%
+# Data sets and competitors
+# -------------------------
 import argparse
 import contextlib
 import io
@@ -33,6 +36,7 @@ import os
 import time
 import warnings
 
+import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.exceptions import ConvergenceWarning
@@ -125,51 +129,75 @@ def local_explainers(X, y, oak, Xe, shap_samples, use_shap=True):
     return res
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="1 repetition, 100 rows, 4 explained points")
-    ap.add_argument("--reps", type=int, default=None)
-    ap.add_argument("--n", type=int, default=None, help="training rows per data set (default 150)")
-    ap.add_argument("--explain", type=int, default=None, help="explained points per repetition (default 8)")
-    ap.add_argument("--order", type=int, default=3, help="max_interaction_order of OAK (default 3)")
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
-    args.quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
-    reps = args.reps or (1 if args.quick else 3)
-    n = args.n or (100 if args.quick else 150)
-    n_explain = args.explain or (4 if args.quick else 8)
-    warnings.filterwarnings("ignore", category=ConvergenceWarning)  # sklearn GPR's ARD bounds
-    rng = np.random.default_rng(args.seed)
-    print(f"d = {D} features, n = {n} rows, {reps} repetitions, OAK order {args.order}")
-    for which in (1, 4) if args.quick else (1, 2, 3, 4):
-        true = TRUE[which]
-        ideal = np.mean(np.arange(1, len(true) + 1))
-        sel_scores, loc_scores = {}, {}
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            X, y = make(which, n, rng)
-            oak = kx.gp.OAKRegressor(
-                max_interaction_order=args.order, max_iter=80, random_state=int(rng.integers(2**31))
-            ).fit(X, y)
-            for name, imp in selectors(X, y, oak, rng).items():
-                sel_scores.setdefault(name, []).append(mean_true_rank(imp, true))
-            Xe = make(which, n_explain, rng)[0]
-            found = local_explainers(X, y, oak, Xe, shap_samples=2 * D + 2048, use_shap=not args.quick)
-            for name, vals in found.items():
-                loc_scores.setdefault(name, []).append(np.mean([mean_true_rank(v, true) for v in vals]))
-        print(
-            f"\n== data set {which}: true features x1..x{max(true) + 1} ({len(true)}), ideal mean rank "
-            f"{ideal:g}  [{time.perf_counter() - t0:.0f} s]"
-        )
-        if "HSIC-Lasso" not in sel_scores:
-            print("   (pyHSICLasso is not installed: pip install pyHSICLasso for the HSIC-Lasso column)")
-        print("   feature selection                          mean rank (sd)")
-        for name, s in sel_scores.items():
-            print(f"   {name:<42} {np.mean(s):5.2f} ({np.std(s):.2f})")
-        print("   local explanation                          mean rank (sd)")
-        for name, s in loc_scores.items():
-            print(f"   {name:<42} {np.mean(s):5.2f} ({np.std(s):.2f})")
+# %%
+# Sizes
+# -----
+# argparse reads only the options it knows (``parse_known_args``): sphinx-gallery runs this file
+# with sphinx-build's command line.
+ap = argparse.ArgumentParser(description="OAK's Shapley values for feature selection on synthetic data.")
+ap.add_argument("--quick", action="store_true", help="1 repetition, 100 rows, 4 points (KEXPLAIN_QUICK=1)")
+ap.add_argument("--full", action="store_true", help="the paper's 100 repetitions (KEXPLAIN_FULL=1)")
+ap.add_argument("--reps", type=int, default=None)
+ap.add_argument("--n", type=int, default=None, help="training rows per data set (default 150)")
+ap.add_argument("--explain", type=int, default=None, help="explained points per repetition (default 8)")
+ap.add_argument("--order", type=int, default=3, help="max_interaction_order of OAK (default 3)")
+ap.add_argument("--seed", type=int, default=0)
+args = ap.parse_known_args()[0]
+args.quick = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
+args.full = not args.quick and (args.full or os.environ.get("KEXPLAIN_FULL", "0") not in ("", "0"))
+reps = args.reps or (1 if args.quick else 100 if args.full else 3)
+n = args.n or (100 if args.quick else 150)
+n_explain = args.explain or (4 if args.quick else 8)
+warnings.filterwarnings("ignore", category=ConvergenceWarning)  # sklearn GPR's ARD bounds
+rng = np.random.default_rng(args.seed)
+# %%
+# Mean rank of the true features
+# ------------------------------
+# For each data set and method, the mean rank of the truly relevant features (lower is better;
+# the ideal is the mean of 1..k).
+results = {}
+print(f"d = {D} features, n = {n} rows, {reps} repetitions, OAK order {args.order}")
+for which in (1, 4) if args.quick else (1, 2, 3, 4):
+    true = TRUE[which]
+    ideal = np.mean(np.arange(1, len(true) + 1))
+    sel_scores, loc_scores = {}, {}
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        X, y = make(which, n, rng)
+        oak = kx.gp.OAKRegressor(
+            max_interaction_order=args.order, max_iter=80, random_state=int(rng.integers(2**31))
+        ).fit(X, y)
+        for name, imp in selectors(X, y, oak, rng).items():
+            sel_scores.setdefault(name, []).append(mean_true_rank(imp, true))
+        Xe = make(which, n_explain, rng)[0]
+        found = local_explainers(X, y, oak, Xe, shap_samples=2 * D + 2048, use_shap=not args.quick)
+        for name, vals in found.items():
+            loc_scores.setdefault(name, []).append(np.mean([mean_true_rank(v, true) for v in vals]))
+    print(
+        f"\n== data set {which}: true features x1..x{max(true) + 1} ({len(true)}), ideal mean rank "
+        f"{ideal:g}  [{time.perf_counter() - t0:.0f} s]"
+    )
+    if "HSIC-Lasso" not in sel_scores:
+        print("   (pyHSICLasso is not installed: pip install pyHSICLasso for the HSIC-Lasso column)")
+    print("   feature selection                          mean rank (sd)")
+    for name, s in sel_scores.items():
+        print(f"   {name:<42} {np.mean(s):5.2f} ({np.std(s):.2f})")
+    print("   local explanation                          mean rank (sd)")
+    for name, s in loc_scores.items():
+        print(f"   {name:<42} {np.mean(s):5.2f} ({np.std(s):.2f})")
+    results[which] = ({**sel_scores, **loc_scores}, ideal)
 
-
-if __name__ == "__main__":
-    main()
+# %%
+# The same drawn: each method's mean rank of the true features per data set, the dashed line the
+# ideal.
+fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4.5), sharey=True, squeeze=False)
+for ax, (which, (scores, ideal)) in zip(axes[0], results.items()):
+    names = list(scores)
+    ax.barh(range(len(names)), [np.mean(scores[k]) for k in names], xerr=[np.std(scores[k]) for k in names])
+    ax.axvline(ideal, ls="--", color="k", lw=1)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_title(f"data set {which}")
+    ax.set_xlabel("mean rank of the true features")
+axes[0][0].invert_yaxis()
+fig.tight_layout()
+plt.show()

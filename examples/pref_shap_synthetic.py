@@ -27,11 +27,15 @@ models with their cross-validated hyperparameters on 2,000 duels (a few minutes 
 ``--quick`` (or ``KEXPLAIN_QUICK=1``) uses 1,000 duels and fixed hyperparameters (under 30 s).
 """
 
+# %%
+# Helpers
+# -------
 import argparse
 import os
 import time
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from kexplain.preference import PreferenceClassifier, make_cluster_duels
@@ -57,77 +61,85 @@ def fit_models(train, quick, seed):
     return models
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="1,000 duels, fixed hyperparameters")
-    ap.add_argument("--out", type=Path, default=None, help="save the figures here (PNG)")
-    ap.add_argument("--seed", type=int, default=0)
-    args, _ = ap.parse_known_args()
-    quick = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
+# %%
+# Sizes
+# -----
+# argparse reads only the options it knows (``parse_known_args``): sphinx-gallery runs this file
+# with sphinx-build's command line.
+ap = argparse.ArgumentParser(description="PREF-SHAP on the chapter 7 cluster duels.")
+ap.add_argument("--quick", action="store_true", help="1,000 duels, fixed hyperparameters (KEXPLAIN_QUICK=1)")
+ap.add_argument("--out", type=Path, default=None, help="save the figures here (PNG)")
+ap.add_argument("--seed", type=int, default=0)
+args, _ = ap.parse_known_args()
+quick = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
 
-    data = make_cluster_duels(n_duels=1000 if quick else 2000, n_items=300 if quick else 1000, random_state=args.seed)
-    train, test = data.split(test_size=0.2, random_state=args.seed)
-    models = fit_models(train, quick, args.seed)
-    for name, model in models.items():
-        print(f"{name}: held-out accuracy {model.score(test.X_left, test.X_right, test.y):.3f}")
+# %%
+# Fit the two preference models
+# -----------------------------
+data = make_cluster_duels(n_duels=1000 if quick else 2000, n_items=300 if quick else 1000, random_state=args.seed)
+train, test = data.split(test_size=0.2, random_state=args.seed)
+models = fit_models(train, quick, args.seed)
+for name, model in models.items():
+    print(f"{name}: held-out accuracy {model.score(test.X_left, test.X_right, test.y):.3f}")
 
-    # explain the held-out duels, each oriented winner vs loser (as the thesis plots them)
-    labels = CLUSTERS[data.item_labels]
-    groups = duel_groups(labels[test.left_index], labels[test.right_index])
-    explanations = {}
-    for name, model in models.items():
-        explainer = PrefShapExplainer(model, feature_names=data.feature_names)  # background: support items
-        t0 = time.perf_counter()
-        ex = explainer.explain(test.X_left, test.X_right, y=test.y)
-        g = model.decision_function(test.X_left, test.X_right) * np.where(test.y > 0, 1, -1)
-        print(
-            f"{name}: PREF-SHAP of {len(test)} duels in {time.perf_counter() - t0:.2f} s "
-            f"({explainer.route} route), largest |sum - logit| {np.abs(ex.values.sum(axis=1) - g).max():.1e}"
-        )
-        explanations[name] = ex
+# %%
+# PREF-SHAP of the held-out duels
+# -------------------------------
+# Each duel is oriented winner vs loser (as the thesis plots them); the values sum to the logit.
+labels = CLUSTERS[data.item_labels]
+groups = duel_groups(labels[test.left_index], labels[test.right_index])
+explanations = {}
+for name, model in models.items():
+    explainer = PrefShapExplainer(model, feature_names=data.feature_names)  # background: support items
+    t0 = time.perf_counter()
+    ex = explainer.explain(test.X_left, test.X_right, y=test.y)
+    g = model.decision_function(test.X_left, test.X_right) * np.where(test.y > 0, 1, -1)
+    print(
+        f"{name}: PREF-SHAP of {len(test)} duels in {time.perf_counter() - t0:.2f} s "
+        f"({explainer.route} route), largest |sum - logit| {np.abs(ex.values.sum(axis=1) - g).max():.1e}"
+    )
+    explanations[name] = ex
 
-    names = data.feature_names
-    print("\nglobal mean |value| (Figure 7.2)")
-    print(f"{'':>5} " + " ".join(f"{n:>6}" for n in names))
-    for name, ex in explanations.items():
-        print(f"{name:>5} " + " ".join(f"{v:6.3f}" for v in ex.mean_abs()))
+# %%
+# Global and grouped importance
+# -----------------------------
+# Across clusters, the covariate of the pair decides the duel: the GPM's explanation should single
+# it out in each group, the utility model's cannot.
+names = data.feature_names
+print("\nglobal mean |value| (Figure 7.2)")
+print(f"{'':>5} " + " ".join(f"{n:>6}" for n in names))
+for name, ex in explanations.items():
+    print(f"{name:>5} " + " ".join(f"{v:6.3f}" for v in ex.mean_abs()))
 
-    print("\ngrouped-local mean |value| (Figure 7.3: duels across clusters)")
-    hits = {}
-    for name, ex in explanations.items():
-        glabels, imp = group_importance(ex, groups, order=list(PAIRS))
-        for lab, row in zip(glabels, imp):
-            top = names[int(np.argmax(row))]
-            hits.setdefault(name, []).append(top == PAIRS[lab])
-            print(f"{name:>5} {lab}: " + " ".join(f"{n}={v:.3f}" for n, v in zip(names, row)) + f"   top: {top}")
-    for name in explanations:
-        glabels, imp = group_importance(explanations[name], groups, order=["A vs B"])
-        j = names.index("xAB")
-        others = np.delete(imp[0], j).max()
-        print(
-            f"{name}: singles out the deciding covariate in {sum(hits[name])} of 3 cross-cluster groups; "
-            f"in A-vs-B duels xAB's mean |value| is {imp[0, j] / others:.2f}x the largest other feature's"
-        )
+print("\ngrouped-local mean |value| (Figure 7.3: duels across clusters)")
+hits = {}
+for name, ex in explanations.items():
+    glabels, imp = group_importance(ex, groups, order=list(PAIRS))
+    for lab, row in zip(glabels, imp):
+        top = names[int(np.argmax(row))]
+        hits.setdefault(name, []).append(top == PAIRS[lab])
+        print(f"{name:>5} {lab}: " + " ".join(f"{n}={v:.3f}" for n, v in zip(names, row)) + f"   top: {top}")
+for name in explanations:
+    glabels, imp = group_importance(explanations[name], groups, order=["A vs B"])
+    j = names.index("xAB")
+    others = np.delete(imp[0], j).max()
+    print(
+        f"{name}: singles out the deciding covariate in {sum(hits[name])} of 3 cross-cluster groups; "
+        f"in A-vs-B duels xAB's mean |value| is {imp[0, j] / others:.2f}x the largest other feature's"
+    )
 
-    import matplotlib
-
-    if args.out is not None:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figures = {}
-    for name, ex in explanations.items():
-        figures[f"global_beeswarm_{name}"] = plot_global(ex, kind="beeswarm")
-        ab = np.flatnonzero(groups == "A vs B")
-        figures[f"AvsB_beeswarm_{name}"] = plot_global(ex[ab], kind="beeswarm")
-        figures[f"grouped_bar_{name}"] = plot_grouped(ex, groups, kind="bar", order=list(PAIRS))
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        for tag, fig in figures.items():
-            fig.savefig(args.out / f"pref_shap_{tag}.png", dpi=110, bbox_inches="tight")
-        plt.close("all")
-        print(f"figures saved to {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+# %%
+# The thesis's figures 7.2 and 7.3: beeswarms of all held-out duels and of the A-vs-B duels, and
+# the grouped bar chart, for each model.
+figures = {}
+for name, ex in explanations.items():
+    figures[f"global_beeswarm_{name}"] = plot_global(ex, kind="beeswarm")
+    ab = np.flatnonzero(groups == "A vs B")
+    figures[f"AvsB_beeswarm_{name}"] = plot_global(ex[ab], kind="beeswarm")
+    figures[f"grouped_bar_{name}"] = plot_grouped(ex, groups, kind="bar", order=list(PAIRS))
+if args.out is not None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    for tag, fig in figures.items():
+        fig.savefig(args.out / f"pref_shap_{tag}.png", dpi=110, bbox_inches="tight")
+    print(f"figures saved to {args.out}")
+plt.show()

@@ -22,14 +22,19 @@ values shap's ExactExplainer gives with an independent masker on the same backgr
 the observational ones from ``RKHSExplainer(model)``; the background defaults to the model's
 support points, here the training rows::
 
-    python examples/rkhs_banana.py            # n = 3000, 500 explained points per b
-    python examples/rkhs_banana.py --quick    # n = 400, 100 points, three values of b (also: KEXPLAIN_QUICK=1)
+``python examples/rkhs_banana.py`` uses n = 1500 and 300 explained points for four values of b;
+``--quick`` or ``KEXPLAIN_QUICK=1`` n = 400, 100 points and three values of b; ``--full`` or
+``KEXPLAIN_FULL=1`` n = 3000, 500 points and five values of b.
 """
 
+# %%
+# The banana distribution and its exact Shapley values
+# ----------------------------------------------------
 import argparse
 import os
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import r2_score
@@ -62,65 +67,72 @@ def observational_truth(X, b, v, grid_size=4001):
     return np.column_stack([phi1, phi2])
 
 
-def main(n, n_explain, bs, v, out, seed):
-    rows = []
-    print(f"Banana, n = {n}, v = {v}, {n_explain} explained points")
-    print(f"{'b':>6}{'R2 ISV':>10}{'R2 OSV':>10}{'ISV time [s]':>14}{'OSV time [s]':>14}")
-    last = None
-    for b in bs:
-        rng = np.random.default_rng(seed)
-        X, y = banana(n, b, v, rng)
-        ls = median_heuristic(X, per_feature=True)
-        kern = kx.kernels.RBF(ls)
-        search = GridSearchCV(KernelRidge(kernel="precomputed"), {"alpha": [1e-3, 1e-2, 1e-1, 1.0]}, cv=3)
-        search.fit(kern(X, X), y)
-        model = kx.KernelExpansion(X, search.best_estimator_.dual_coef_, kern)
-        Xe = X[:n_explain]
-        t0 = time.perf_counter()
-        # the paper's RKHS-ISV: coalitions enumerated with the mean embedding of the absent feature
-        # shared by all points (same values as the exact engine, far cheaper for d = 2, large n)
-        itv = kx.RKHSExplainer(model, value="interventional")
-        isv = kx.exact_shapley(itv.value_function(Xe), 2).values[..., 0]
-        t_i = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        osv = kx.RKHSExplainer(model, value="observational").explain(Xe).values
-        t_o = time.perf_counter() - t0
-        isv_true = np.column_stack([(Xe[:, 0] ** 2 - v) / b, Xe[:, 1]])
-        osv_true = observational_truth(Xe, b, v)
-        r2_i = r2_score(isv_true.ravel(), isv.ravel())
-        r2_o = r2_score(osv_true.ravel(), osv.ravel())
-        rows.append((b, r2_i, r2_o))
-        print(f"{b:>6}{r2_i:>10.3f}{r2_o:>10.3f}{t_i:>14.2f}{t_o:>14.2f}")
-        last = (b, Xe, isv, isv_true, osv, osv_true)
-    if out:
-        import matplotlib
+# %%
+# Sizes
+# -----
+# argparse reads only the options it knows (``parse_known_args``): sphinx-gallery runs this file
+# with sphinx-build's command line.
+ap = argparse.ArgumentParser(description="RKHS-SHAP on the banana distribution.")
+ap.add_argument("--quick", action="store_true", help="n = 400, 100 points, three b (KEXPLAIN_QUICK=1)")
+ap.add_argument("--full", action="store_true", help="n = 3000, 500 points, five b (KEXPLAIN_FULL=1)")
+ap.add_argument("--n", type=int, default=None)
+ap.add_argument("--seed", type=int, default=0)
+args, _ = ap.parse_known_args()
+QUICK = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
+FULL = not QUICK and (args.full or os.environ.get("KEXPLAIN_FULL", "0") not in ("", "0"))
+n = args.n or (400 if QUICK else 3000 if FULL else 1500)
+n_explain = 100 if QUICK else 500 if FULL else 300
+bs = (1, 10, 100) if QUICK else (1, 10, 20, 50, 100) if FULL else (1, 10, 50, 100)
+v, seed = 10.0, args.seed
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+# %%
+# Interventional and observational values against the truth
+# ----------------------------------------------------------
+# Kernel ridge regression fitted for each curvature b; the R^2 of RKHS-SHAP's values against the
+# closed-form interventional values and the quadrature of the observational ones.
 
-        b, Xe, isv, isv_true, osv, osv_true = last
-        fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-        panels = ((axes[0], isv, isv_true, "interventional"), (axes[1], osv, osv_true, "observational"))
-        for ax, est, tru, name in panels:
-            for j in range(2):
-                ax.scatter(tru[:, j], est[:, j], s=5, label=f"X{j + 1}")
-            lim = [min(tru.min(), est.min()), max(tru.max(), est.max())]
-            ax.plot(lim, lim, "k--", lw=1)
-            ax.set(xlabel="ground truth", ylabel="RKHS-SHAP", title=f"{name}, b = {b}")
-            ax.legend()
-        fig.tight_layout()
-        fig.savefig(out, dpi=120)
-        print(f"figure saved to {out}")
-    return rows
+rows = []
+print(f"Banana, n = {n}, v = {v}, {n_explain} explained points")
+print(f"{'b':>6}{'R2 ISV':>10}{'R2 OSV':>10}{'ISV time [s]':>14}{'OSV time [s]':>14}")
+last = None
+for b in bs:
+    rng = np.random.default_rng(seed)
+    X, y = banana(n, b, v, rng)
+    ls = median_heuristic(X, per_feature=True)
+    kern = kx.kernels.RBF(ls)
+    search = GridSearchCV(KernelRidge(kernel="precomputed"), {"alpha": [1e-3, 1e-2, 1e-1, 1.0]}, cv=3)
+    search.fit(kern(X, X), y)
+    model = kx.KernelExpansion(X, search.best_estimator_.dual_coef_, kern)
+    Xe = X[:n_explain]
+    t0 = time.perf_counter()
+    # the paper's RKHS-ISV: coalitions enumerated with the mean embedding of the absent feature
+    # shared by all points (same values as the exact engine, far cheaper for d = 2, large n)
+    itv = kx.RKHSExplainer(model, value="interventional")
+    isv = kx.exact_shapley(itv.value_function(Xe), 2).values[..., 0]
+    t_i = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    osv = kx.RKHSExplainer(model, value="observational").explain(Xe).values
+    t_o = time.perf_counter() - t0
+    isv_true = np.column_stack([(Xe[:, 0] ** 2 - v) / b, Xe[:, 1]])
+    osv_true = observational_truth(Xe, b, v)
+    r2_i = r2_score(isv_true.ravel(), isv.ravel())
+    r2_o = r2_score(osv_true.ravel(), osv.ravel())
+    rows.append((b, r2_i, r2_o))
+    print(f"{b:>6}{r2_i:>10.3f}{r2_o:>10.3f}{t_i:>14.2f}{t_o:>14.2f}")
+    last = (b, Xe, isv, isv_true, osv, osv_true)
 
-
-if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--n", type=int, default=None)
-    p.add_argument("--out", default="rkhs_banana.png")
-    p.add_argument("--seed", type=int, default=0)
-    a, _ = p.parse_known_args()
-    quick = a.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
-    n = a.n or (400 if quick else 3000)
-    main(n, 100 if quick else 500, (1, 10, 100) if quick else (1, 10, 20, 50, 100), 10.0, a.out, a.seed)
+# %%
+# Estimated against true values at the largest b: the interventional game ignores the dependence
+# between X1 and X2, the observational game follows it.
+b, Xe, isv, isv_true, osv, osv_true = last
+fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+panels = ((axes[0], isv, isv_true, "interventional"), (axes[1], osv, osv_true, "observational"))
+for ax, est, tru, name in panels:
+    for j in range(2):
+        ax.scatter(tru[:, j], est[:, j], s=5, label=f"X{j + 1}")
+    lim = [min(tru.min(), est.min()), max(tru.max(), est.max())]
+    ax.plot(lim, lim, "k--", lw=1)
+    ax.set(xlabel="ground truth", ylabel="RKHS-SHAP", title=f"{name}, b = {b}")
+    ax.legend()
+fig.tight_layout()
+plt.show()

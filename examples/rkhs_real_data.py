@@ -13,18 +13,23 @@ breast-cancer data sets, with shap summary plots (Chau, 2023, thesis appendix C.
   observational values come from the sampled solver (with standard errors), the interventional
   ones from the exact engine.
 
-Saves shap beeswarm (summary) plots and prints the mean absolute value ranking of both value types.
+Draws shap beeswarm (summary) plots and prints the mean absolute value ranking of both value types.
 Each explainer is built once with its background and game (``value=``); the background defaults
 to the model's training rows where the model keeps them (the kernel ridge regression), and is
-given for the support-vector classifier, which keeps only its support vectors::
+given for the support-vector classifier, which keeps only its support vectors.
 
-    python examples/rkhs_real_data.py           # 100 explained points per data set
-    python examples/rkhs_real_data.py --quick   # 150 rows, 20 points, smaller budget (also: KEXPLAIN_QUICK=1)
+``python examples/rkhs_real_data.py`` explains 50 points per data set (breast cancer: budget 600);
+``--quick`` or ``KEXPLAIN_QUICK=1`` the first 100 rows of each data set, 10 points and a budget of
+150; ``--full`` or ``KEXPLAIN_FULL=1`` 100 points and a budget of 1000.
 """
 
+# %%
+# The two studies
+# ---------------
 import argparse
 import os
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.kernel_ridge import KernelRidge
@@ -43,23 +48,7 @@ def ranking(ex, title):
     print(f"  {title}: " + ", ".join(f"{ex.feature_names[j]} {imp[j]:.3g}" for j in order))
 
 
-def summary_plot(ex, path, title):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import shap
-
-    plt.figure()
-    shap.summary_plot(ex.to_shap(), show=False, max_display=12)
-    plt.title(title)
-    plt.tight_layout()
-    plt.savefig(path, dpi=110)
-    plt.close("all")
-    print(f"  saved {path}")
-
-
-def diabetes(n_explain, prefix, n_rows=None):
+def diabetes(n_explain, n_rows=None):
     data = load_diabetes(as_frame=True)
     X, y = data.data.to_numpy()[:n_rows], data.target.to_numpy()[:n_rows]
     kern = kx.kernels.RBF(median_heuristic(X, per_feature=True))
@@ -73,11 +62,10 @@ def diabetes(n_explain, prefix, n_rows=None):
     isv = kx.RKHSExplainer(model, value="interventional").explain(Xe)
     ranking(osv, "observational")
     ranking(isv, "interventional")
-    summary_plot(osv, f"{prefix}diabetes_observational.png", "diabetes: observational (RKHS-SHAP)")
-    summary_plot(isv, f"{prefix}diabetes_interventional.png", "diabetes: interventional")
+    return osv, isv
 
 
-def breast_cancer(n_explain, budget, prefix, n_rows=None):
+def breast_cancer(n_explain, budget, n_rows=None):
     data = load_breast_cancer(as_frame=True)
     X, y = data.data.to_numpy()[:n_rows], data.target.to_numpy()[:n_rows]
     model = make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0, gamma="scale")).fit(X, y)
@@ -93,16 +81,40 @@ def breast_cancer(n_explain, budget, prefix, n_rows=None):
     )
     ranking(osv, "observational")
     ranking(isv, "interventional")
-    summary_plot(osv, f"{prefix}breast_cancer_observational.png", "breast cancer: observational (RKHS-SHAP)")
-    summary_plot(isv, f"{prefix}breast_cancer_interventional.png", "breast cancer: interventional")
+    return osv, isv
 
 
-if __name__ == "__main__":
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--prefix", default="rkhs_", help="path prefix of the saved figures")
-    a, _ = p.parse_known_args()
-    quick = a.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
-    # quick: the first 150 rows of each data set (training and background rows), fewer points
-    diabetes(20 if quick else 100, a.prefix, n_rows=150 if quick else None)
-    breast_cancer(20 if quick else 100, 310 if quick else 1000, a.prefix, n_rows=150 if quick else None)
+# %%
+# Sizes
+# -----
+# argparse reads only the options it knows (``parse_known_args``): sphinx-gallery runs this file
+# with sphinx-build's command line.
+ap = argparse.ArgumentParser(description="RKHS-SHAP on two real data sets.")
+ap.add_argument("--quick", action="store_true", help="100 rows, 10 points, budget 150 (KEXPLAIN_QUICK=1)")
+ap.add_argument("--full", action="store_true", help="100 points, budget 1000 (KEXPLAIN_FULL=1)")
+args, _ = ap.parse_known_args()
+QUICK = args.quick or os.environ.get("KEXPLAIN_QUICK", "0") not in ("", "0")
+FULL = not QUICK and (args.full or os.environ.get("KEXPLAIN_FULL", "0") not in ("", "0"))
+n_explain = 10 if QUICK else 100 if FULL else 50
+n_rows = 100 if QUICK else None  # quick: the first rows of each data set (training and background)
+
+# %%
+# Diabetes: kernel ridge regression
+# ---------------------------------
+# The observational values (RKHS-SHAP's conditional mean embeddings) against the interventional ones.
+osv, isv = diabetes(n_explain, n_rows=n_rows)
+kx.plots.beeswarm(osv)
+plt.show()
+kx.plots.beeswarm(isv)
+plt.show()
+
+# %%
+# Breast cancer: an RBF support-vector classifier
+# -----------------------------------------------
+# 30 features: the observational values are sampled with a budget of coalitions (with standard
+# errors), the interventional ones are exact.
+osv, isv = breast_cancer(n_explain, 150 if QUICK else 1000 if FULL else 600, n_rows=n_rows)
+kx.plots.beeswarm(osv)
+plt.show()
+kx.plots.beeswarm(isv)
+plt.show()
