@@ -8,6 +8,7 @@ Warnings are errors in both.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
