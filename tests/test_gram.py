@@ -136,8 +136,10 @@ def test_gram_blocks_bound_memory(rng):
     output = n * n * 8
     block = GRAM_BLOCK_ELEMS * 8
     kernels = [RBF(6.0), Laplacian(30.0), Cauchy(6.0), Categorical(0.5)] + [c.make(d) for c in cases(numeric=True)]
-    for k in kernels:
+    flags = [False] * 4 + [c.positive for c in cases(numeric=True)]
+    for k, pos in zip(kernels, flags):
         data = X if k.numeric_mask(d).all() else (X > 0).astype(np.int64)
+        data = np.abs(data) + 0.1 if pos else data
         tracemalloc.start()
         k(data)
         peak = tracemalloc.get_traced_memory()[1]
@@ -152,11 +154,13 @@ def test_gram_blocks_do_not_change_results(rng, monkeypatch):
     X, Y = 3 * rng.normal(size=(70, 4)), 3 * rng.normal(size=(50, 4))
     kernels = [RBF(0.4), Laplacian(1.0), Cauchy(0.7), ProductKernel([RBF(1.0), Categorical(0.5), RBF([1.0, 2.0])])]
     kernels += [c.make(4) for c in cases(numeric=True)]  # every registered numeric kernel
-    full = [k(X, Y) for k in kernels]
+    flags = [False] * 4 + [c.positive for c in cases(numeric=True)]  # chi-squared kernels take x >= 0
+    inputs = [(np.abs(X) + 0.1, np.abs(Y) + 0.1) if pos else (X, Y) for pos in flags]
+    full = [k(A, B) for k, (A, B) in zip(kernels, inputs)]
     monkeypatch.setattr(gram, "GRAM_BLOCK_ELEMS", 7)
-    for k, K in zip(kernels, full):  # BLAS may sum a row block in another order: rounding only
-        np.testing.assert_allclose(k(X, Y), K, rtol=1e-13, atol=0)
-        np.testing.assert_allclose(k(X), k(X, X), rtol=1e-13, atol=0)
+    for k, K, (A, B) in zip(kernels, full, inputs):  # BLAS may sum a row block in another order: rounding only
+        np.testing.assert_allclose(k(A, B), K, rtol=1e-13, atol=0)
+        np.testing.assert_allclose(k(A), k(A, A), rtol=1e-13, atol=0)
 
 
 def test_gram_without_validation_equals_validated(rng):
@@ -196,11 +200,14 @@ def expansion_reference(em, X):
 )
 @pytest.mark.parametrize("n_outputs", [None, 3])
 def test_kernel_expansion_predict_matches_per_feature_definition(kernel, n_outputs, rng):
-    X_ref = rng.normal(size=(80, 4))
+    # chi-squared kernels take non-negative inputs: shift the data for kernels that are not
+    # translation invariant (the others do not care)
+    shift = 0.0 if getattr(kernel, "translation_invariant", True) else 4.0
+    X_ref = np.abs(rng.normal(size=(80, 4))) + shift if shift else rng.normal(size=(80, 4))
     coef = rng.normal(size=80 if n_outputs is None else (80, n_outputs))
     intercept = 0.7 if n_outputs is None else rng.normal(size=n_outputs)
     em = kx.KernelExpansion(X_ref, coef, kernel, intercept=intercept)
-    X = rng.normal(size=(150, 4))
+    X = np.abs(rng.normal(size=(150, 4))) + shift if shift else rng.normal(size=(150, 4))
     pred = em.predict(X)
     np.testing.assert_allclose(pred, expansion_reference(em, X), rtol=1e-12, atol=1e-12 * np.abs(coef).sum())
     assert pred.shape == ((150,) if n_outputs is None else (150, n_outputs))

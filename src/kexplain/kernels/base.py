@@ -26,7 +26,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._gram import _cauchy_gram, _gram_inputs, _laplacian_gram, _mismatch_gram, _rbf_gram, _row_step, profile_gram
+from ._gram import (
+    GRAM_BLOCK_ELEMS,
+    _cauchy_gram,
+    _gram_inputs,
+    _laplacian_gram,
+    _mismatch_gram,
+    _rbf_gram,
+    _row_step,
+    profile_gram,
+)
 from .heuristics import default_lengthscale
 
 #: factor codes of the statistics' compiled pair loop (``stats/_pairs_numba.tile_factors``); a kernel
@@ -917,9 +926,28 @@ class SumKernel:
         else:
             Xa = np.asarray(X)
             Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
-        out = self.terms[0].gram(Xa, None if same else Ya, check_input=False)
-        for t in self.terms[1:]:
-            out += t.gram(Xa, None if same else Ya, check_input=False)
+        n, m = Xa.shape[0], Ya.shape[0]
+        if len(self.terms) == 1 or n * m <= GRAM_BLOCK_ELEMS:
+            out = self.terms[0].gram(Xa, None if same else Ya, check_input=False)
+            for t in self.terms[1:]:
+                out += t.gram(Xa, None if same else Ya, check_input=False)
+            return out
+        # a large matrix of many terms (a scale mixture has dozens): row blocks summed into the
+        # output, so the memory is the output plus blocks, not one full matrix per term
+        out = np.empty((n, m))
+        step = _row_step(m, 2)
+        diag = 0.0
+        for t in self.terms:
+            diag += t.diag_value()
+        for a in range(0, n, step):
+            rows = slice(a, min(n, a + step))
+            block = self.terms[0].gram(Xa[rows], Ya, check_input=False)
+            for t in self.terms[1:]:
+                block += t.gram(Xa[rows], Ya, check_input=False)
+            if same:  # as term.gram(X) does: the diagonal is exactly the sum of the amplitudes
+                r = np.arange(rows.start, rows.stop)
+                block[r - a, r] = diag
+            out[rows] = block
         return out
 
     def __mul__(self, other: Any) -> Any:
