@@ -150,6 +150,15 @@ def test_multi_output_importance_averages_outputs_and_table_names_outputs():
     html = report.render_html(ex)
     assert "averaged over outputs" in html
     assert html[html.index('id="values-table"') :].count("<tr><td>") == 4 * 2
+    # each output also gets its own importance table, ordered by its own mean |value|
+    section = html[html.index('<section id="importance">') : html.index("</section>", html.index('id="importance"'))]
+    for o, name in enumerate(ex.output_names):
+        assert f'<h3 class="output-importance">Output {name}</h3>' in section
+        names, _, own = report.importance_table(ex, output=o)
+        order = np.argsort(-np.abs(ex.values[:, :, o]).mean(axis=0), kind="stable")
+        assert names == [ex.feature_names[j] for j in order]
+        table = section[section.index(f"Output {name}</h3>") :]
+        assert table.index(names[0]) < table.index(names[-1])
 
 
 def test_bad_input(explained):

@@ -184,7 +184,18 @@ def render_html(
         "timings": [(k, float(v)) for k, v in (timings or {}).items()],
         "efficiency_source": source,
         "efficiency": efficiency,
-        "importance": {"labels": labels, "rows": list(zip(names, mat.tolist())), "multi": first.n_outputs > 1},
+        "importance": {
+            "labels": labels,
+            "rows": list(zip(names, mat.tolist())),
+            "multi": first.n_outputs > 1,
+            # with several outputs, each output's own table after the average (ordered by its own importance)
+            "per_output": [
+                {"name": out, "rows": list(zip(*_rows_of(importance_table(explanations, output=o))))}
+                for o, out in enumerate(first.output_names)
+            ]
+            if first.n_outputs > 1
+            else [],
+        },
         "comparisons": comparisons,
         "sections": sections,
         "speed": list(speed or []),
@@ -223,3 +234,9 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     text = render_html(explanations, **kwargs)
     # a temporary file renamed into place: never a half-written page, never through a symbolic link
     return write_atomically(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _rows_of(table: tuple[list[str], list[str], Any]) -> tuple[list[str], list[list[float]]]:
+    """(feature names, rows of values) of an ``importance_table`` result."""
+    names, _, mat = table
+    return names, mat.tolist()
