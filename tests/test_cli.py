@@ -570,7 +570,19 @@ def test_write_failure_names_the_option_and_leaves_no_partial_file(
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(frame, where, *args, **kwargs)
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv" if kind == "csv" else "to_parquet", full_disk)
+    if kind == "csv":
+        monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
+    else:  # Parquet outputs are streamed a row group at a time through pyarrow's ParquetWriter
+        import pyarrow.parquet as pq
+
+        real_write = pq.ParquetWriter.write_table
+
+        def full_disk_parquet(writer, table, *args, **kwargs):
+            if str(writer.where).endswith(target):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real_write(writer, table, *args, **kwargs)
+
+        monkeypatch.setattr(pq.ParquetWriter, "write_table", full_disk_parquet)
     argv = _explain_argv(path, files / "X.csv", files / f"v.{kind}", "--interactions", "--interactions-out")
     code, _, err = run(argv + [files / f"I.{kind}"], capsys)
     assert code == 2
@@ -713,7 +725,16 @@ def test_cli_never_loads_a_model_file_it_was_not_given(model_path, tmp_path, dat
         return real_load(filename, *args, **kwargs)
 
     monkeypatch.setattr(joblib_module, "load", spy)
-    monkeypatch.setattr(pickle, "load", lambda *a, **k: pytest.fail("pickle.load called"))
+    real_pickle_load = pickle.load
+
+    def pickle_spy(file, *args, **kwargs):
+        # numba's on-disk cache of compiled kernels is read with pickle.load too: only files of
+        # this folder (the booby traps) must never be unpickled
+        if str(getattr(file, "name", "")).startswith(str(tmp_path)):
+            pytest.fail(f"pickle.load called on {file.name}")
+        return real_pickle_load(file, *args, **kwargs)
+
+    monkeypatch.setattr(pickle, "load", pickle_spy)
     monkeypatch.setattr(pd, "read_pickle", lambda *a, **k: pytest.fail("pandas.read_pickle called"))
     code, _, err = run(
         _explain_argv(path, "X.csv", "v.csv", "--background", "B.csv", "--interactions", "--layout", "long"), capsys

@@ -264,6 +264,10 @@ def test_explain_streams_parquet_in_blocks_by_default(model_files, tmp_path, dat
     ref = kx.ProductKernelExplainer(model_files[1]).explain(rows[NAMES], interactions=True)
     got = pd.read_parquet(tmp_path / "v.parquet")
     assert list(got["pid"]) == list(rows["pid"])
+    import pyarrow.parquet as pq
+
+    # written a row group per block, never held whole
+    assert pq.ParquetFile(tmp_path / "v.parquet").metadata.num_row_groups == 3
     np.testing.assert_allclose(got[NAMES].to_numpy(), ref.values, rtol=1e-13, atol=1e-13)
     inter = pd.read_parquet(tmp_path / "v.interactions.parquet")
     np.testing.assert_allclose(inter["value"].to_numpy().reshape(600, 3, 3), ref.interactions, rtol=1e-13, atol=1e-13)

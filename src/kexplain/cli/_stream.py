@@ -4,7 +4,7 @@ With CSV data and outputs, memory is bounded by one block (its values, interacti
 long-layout tables) plus the model and background, whatever the number of rows: the data are read
 a block at a time and every output is appended to a temporary file renamed into place when
 complete.  Parquet data (N x d numbers) are read whole and explained a block at a time; a Parquet
-output is written whole at the end.
+output is written a row group per block, so its memory is bounded by a block too.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from .._files import temporary_path
 from .._optional import require
-from ._tables import _CSV_SUFFIXES, iter_csv_chunks, os_error, read_table, write_table
+from ._tables import _CSV_SUFFIXES, CLIError, iter_csv_chunks, os_error, read_table
 
 #: memory the default streaming aims at for one block's tables (values, interactions and their
 #: long-layout frames, about 120 bytes per written cell)
@@ -60,19 +60,19 @@ def data_blocks(args: argparse.Namespace, rows: int) -> Iterator[Any]:
 class Appender:
     """Appends tables to a temporary file renamed into place at the end (no partial file).
 
-    CSV outputs are appended block by block (memory bounded by a block); a Parquet output keeps
-    the blocks' tables and is written whole at the end (use CSV for outputs larger than memory).
+    CSV outputs are appended block by block; Parquet outputs are written a row group per block
+    through ``pyarrow.parquet.ParquetWriter``.  Either way the memory is bounded by a block.
     """
 
     def __init__(self, path: Path, option: str) -> None:
         self.path, self.option = path, option
         self.tmp = temporary_path(path)  # the same temporary name as every other output file
         self.started = False
-        self.parts: list[Any] = []
+        self.writer: Any = None
 
     def add(self, frame: Any) -> None:
         if not is_csv(self.path):
-            self.parts.append(frame)
+            self._add_parquet(frame)
             return
         try:
             frame.to_csv(self.tmp, mode="a" if self.started else "w", header=not self.started, index=False)
@@ -81,20 +81,43 @@ class Appender:
             raise os_error(self.option, self.path, exc) from None
         self.started = True
 
-    def finish(self) -> None:
-        if not is_csv(self.path):
-            pd = require("pandas", "writing Parquet files")
-            frame = pd.concat(self.parts, ignore_index=True) if len(self.parts) > 1 else self.parts[0]
-            self.parts = []
-            write_table(frame, self.path, self.option)
-            return
+    def _add_parquet(self, frame: Any) -> None:
+        pa = require("pyarrow", "writing Parquet files")
+        pq = require("pyarrow.parquet", "writing Parquet files")
         try:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.tmp, table.schema)
+            elif not table.schema.equals(self.writer.schema, check_metadata=False):
+                table = table.cast(self.writer.schema)  # a later block whose column types were inferred otherwise
+            self.writer.write_table(table)
+        except OSError as exc:
+            self.discard()
+            raise os_error(self.option, self.path, exc) from None
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            self.discard()
+            raise CLIError(
+                f"{self.option} {self.path}: a column's type differs between blocks of the data ({exc}); write a "
+                ".csv output, or give the data as Parquet so that every block has the same column types."
+            ) from None
+        self.started = True
+
+    def finish(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+                self.writer = None
             os.replace(self.tmp, self.path)
         except OSError as exc:
             self.discard()
             raise os_error(self.option, self.path, exc) from None
 
     def discard(self) -> None:
-        self.parts = []
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except OSError:
+                pass
+            self.writer = None
         if self.tmp.exists():
             self.tmp.unlink()
