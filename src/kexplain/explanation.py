@@ -87,7 +87,7 @@ class Explanation:
     kernel_error_bound : float or ndarray of shape (n_outputs,) or None
         Set when the model's kernel was replaced by a discretisation within a measured uniform
         error eps (Matérn and rational quadratic kernels, ``kexplain.kernels.ScaleMixtureKernel``):
-        every value (and base value) is within this bound, 2 eps sum_i |c_i|, of the value for the
+        every value (and base value) is within this bound, ``2 eps sum_i |c_i|``, of the value for the
         model's own kernel.  None when the values are exact.
 
     Examples
@@ -383,7 +383,7 @@ class Explanation:
         out += self.values[None]
         return out
 
-    #: bound on |value - value for the model's own kernel| when the kernel was discretised (see above)
+    #: bound on ``|value - value for the model's own kernel|`` when the kernel was discretised (see above)
     kernel_error_bound: float | np.ndarray | None = None
 
     def __getitem__(self, item: Any) -> Explanation:

@@ -210,9 +210,9 @@ class InteractionExplanation(Explanation):
         return [(tuple(T), round(v, 4)) for T, v in items[: int(n)]]
 
     def efficiency_error(self) -> float | None:
-        """Largest |sum of the values of orders 1..max_order - (v(D) - v(empty set))|, relative.
+        """Largest ``|sum of the values of orders 1..max_order - (v(D) - v(empty set))|``, relative.
 
-        Computed before any selection; relative to max(|v(D)|, |v(empty set)|, 1e-300).  None for
+        Computed before any selection; relative to ``max(|v(D)|, |v(empty set)|, 1e-300)``.  None for
         the indices without efficiency (SII, BII, BV).
         """
         return _relative_gap(self.table) if self.table.efficiency_gap is not None else None

@@ -469,8 +469,8 @@ game='interventional (summarised background)')
         kernel is a positive sum of RBF kernels within a uniform error eps measured on the range of
         the data (reference points, background and ``X``; see
         :class:`~kexplain.kernels.ScaleMixtureKernel`).  The values are the exact Shapley values of
-        that sum, itself a valid kernel model within eps sum_i |c_i| of the model everywhere on the
-        data's range, and ``ex.kernel_error_bound`` = 2 eps sum_i |c_i| bounds their distance to
+        that sum, itself a valid kernel model within ``eps sum_i |c_i|`` of the model everywhere on the
+        data's range, and ``ex.kernel_error_bound`` = ``2 eps sum_i |c_i|`` bounds their distance to
         the values of the model's own kernel (``info["interaction_error_bound"]`` bounds each
         interaction entry off the diagonal, and d times it each entry on the diagonal).  The
         posterior covariance of ``uncertainty=True`` uses the same sum for the prior and the data

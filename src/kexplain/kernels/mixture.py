@@ -142,7 +142,7 @@ class ScaleMixtureKernel(SumKernel):
     (1 + u / (2 alpha))^(-alpha)).  Its ``terms`` are the RBF kernels of the discretised mixtures
     (products of factors multiply out into one RBF per combination of nodes), chosen so that the
     uniform error on the data's range is at most ``tol`` per factor; ``error`` is the bound on
-    |k~(x, y) - k(x, y)| actually achieved, measured on that range.  Build one with
+    ``|k~(x, y) - k(x, y)|`` actually achieved, measured on that range.  Build one with
     :meth:`matern`, :meth:`rational_quadratic` or :func:`kexplain.kernels.from_sklearn`.
 
     Parameters
@@ -158,7 +158,7 @@ class ScaleMixtureKernel(SumKernel):
     Attributes
     ----------
     error : float
-        Bound on |k~(x, y) - k(x, y)| for x, y in the box (amplitudes included): the sum over
+        Bound on ``|k~(x, y) - k(x, y)|`` for x, y in the box (amplitudes included): the sum over
         components of amplitude * (prod_f (1 + eps_f) - 1), with eps_f the measured errors.
     rules : list of list of MixtureRule
         The discretisation of every factor, per component.

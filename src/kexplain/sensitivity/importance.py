@@ -24,15 +24,15 @@ from ..explanation import Explanation
 
 
 class ImportanceIntervals:
-    """Mean |Shapley value| per feature with credible intervals and rank probabilities.
+    """Mean ``|Shapley value|`` per feature with credible intervals and rank probabilities.
 
     Attributes
     ----------
     feature_names : list of str
     mean_abs : ndarray (d,)
-        Posterior mean of mean_i |phi_ij| (exact).
+        Posterior mean of ``mean_i |phi_ij|`` (exact).
     plug_in : ndarray (d,)
-        mean_i |E phi_ij|, the importance of the posterior-mean values.
+        ``mean_i |E phi_ij|``, the importance of the posterior-mean values.
     lower, upper : ndarray (d,)
         Equal-tailed credible interval at ``level`` (sampled).
     rank_probabilities : ndarray (d, d)
@@ -112,7 +112,7 @@ def global_importance(
     random_state: Any = None,
     output: int | None = None,
 ) -> ImportanceIntervals:
-    """Mean |phi_j| over the rows of an explanation, with credible intervals and rank probabilities.
+    """Mean ``|phi_j|`` over the rows of an explanation, with credible intervals and rank probabilities.
 
     Needs the exact joint covariance of the values of all rows: ``explain(X, uncertainty=True,
     joint=True)`` of a Gaussian-process model.  The posterior mean of the importance is exact;
