@@ -110,7 +110,7 @@ CORE_SCRIPT = textwrap.dedent(
     out["modechoice"] = message(kx.preference.load_modechoice)
     cli = {}
     for argv in (["demo", "--out", "demo-out"], ["mmd", "--data", "x.csv", "--other", "y.csv"]):
-        res = subprocess.run([sys.executable, "-m", "kexplain", *argv], capture_output=True, text=True)
+        res = subprocess.run([sys.executable, "-m", "kexplain.cli", *argv], capture_output=True, text=True)
         cli[argv[0]] = [res.returncode, res.stderr.strip().splitlines()[-1] if res.stderr.strip() else ""]
     out["cli"] = cli
     print(json.dumps(out))
