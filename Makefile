@@ -3,6 +3,7 @@
 #              doctests, the docs build and the suite
 # make dist  : build the wheel and the sdist into dist/ and check them with twine
 # make bench : same set-up, then every benchmark script in benchmarks/
+# make reproduce : same set-up, then every paper experiment at full size, records and docs/reproduction.rst
 # make docs  : the documentation site, into docs/_build/html (warnings are errors)
 PYTHON ?= python3
 VENV := .venv
@@ -14,7 +15,7 @@ CONSTRAINTS := .ci/constraints.txt
 OUT ?= kexplain-demo
 SPHINXOPTS ?= -W --keep-going -q
 
-.PHONY: demo test lint typecheck doctest unit docs docs-quick bench bench-quick install dist clean
+.PHONY: reproduce demo test lint typecheck doctest unit docs docs-quick bench bench-quick install dist clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +27,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $(DEMO_STAMP)
 
 $(STAMP): pyproject.toml $(CONSTRAINTS) | $(PY)
-	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,plots,io,docs,torch,dask,report,skops,preference,gpytorch,botorch]"
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,plots,io,docs,torch,dask,report,skops,preference,gpytorch,botorch,reproduce]"
 	touch $(STAMP) $(DEMO_STAMP)
 
 install: $(STAMP)
@@ -35,8 +36,8 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/kexplain demo --out $(OUT)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks examples docs
-	$(VENV)/bin/ruff format --check src tests benchmarks examples docs
+	$(VENV)/bin/ruff check src tests benchmarks examples docs reproduce
+	$(VENV)/bin/ruff format --check src tests benchmarks examples docs reproduce
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -59,6 +60,9 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+reproduce: $(STAMP)
+	$(PY) -m reproduce --size full
 
 bench-quick: $(STAMP)
 	$(PY) benchmarks/run_all.py --quick
