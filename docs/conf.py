@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # the gallery and plot directives draw off-screen
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))  # a source checkout builds without installing
+sys.path.insert(0, str(HERE / "_ext"))  # this site's own extensions
 
 import kexplain
 
@@ -40,6 +41,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "external_links",  # numpy/scipy/scikit-learn/pandas/shap/joblib links without intersphinx (offline)
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
