@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UnsupportedModelError
+from ._terms import kernel_from_terms
 from .base import RBF, SumKernel
-from .mixture import MixtureComponent, MixtureFactor, ScaleMixtureKernel
+from .mixture import MixtureFactor
 
 SUPPORTED_GPYTORCH_KERNELS = (
     "sums (AdditiveKernel, +) and products (ProductKernel, *) of ScaleKernel, RBFKernel, MaternKernel "
@@ -154,43 +155,6 @@ def from_gpytorch(
     True
     """
     d = int(n_features)
-    terms: list[RBF] = []
-    components: list[MixtureComponent] = []
-    constant = 0.0
-    for amp, inv_sq in _expand(kernel, np.arange(d), d, batch):
-        if amp == 0.0:
-            continue
-        if not inv_sq:
-            constant += amp
-            continue
-        if amp < 0:
-            raise _refuse(f"kernel {type(kernel).__name__} has a negative amplitude {amp}.")
-        rbf = np.zeros(d)
-        factors = []
-        covered = np.zeros(d)
-        for v in inv_sq:
-            if isinstance(v, MixtureFactor):
-                factors.append(v)
-                covered = covered + v.inv_sq
-            else:
-                rbf = rbf + v
-                covered = covered + v
-        if np.any(covered <= 0):
-            missing = np.flatnonzero(covered <= 0).tolist()
-            raise _refuse(
-                f"a product term of kernel {type(kernel).__name__} does not involve features {missing} "
-                "(active_dims): it is constant in them, which a product of positive-lengthscale kernels cannot "
-                "express."
-            )
-        if factors:
-            components.append(MixtureComponent(float(amp), rbf, tuple(factors)))
-            continue
-        ls = 1.0 / np.sqrt(rbf)
-        terms.append(RBF(lengthscale=float(ls[0]) if np.all(ls == ls[0]) else ls, amplitude=amp))
-    if components:
-        for t in terms:
-            components.append(MixtureComponent(t.amplitude, 1.0 / np.asarray(t.lengthscale) ** 2 * np.ones(d), ()))
-        return ScaleMixtureKernel(components, tol=tol), constant
-    if not terms:
-        return None, constant
-    return (terms[0] if len(terms) == 1 else SumKernel(terms)), constant
+    return kernel_from_terms(
+        _expand(kernel, np.arange(d), d, batch), d, name=type(kernel).__name__, refuse=_refuse, tol=tol
+    )
