@@ -55,11 +55,11 @@ def explanation_html(ex: Any, top: int = 10) -> str:
     if base.size:
         lo, hi = float(base.min()), float(base.max())
         head.append(("base value", _fmt(lo) if lo == hi else f"{_fmt(lo)} … {_fmt(hi)}"))
-    eff = ex.info.get("efficiency_error")
+    eff = ex.efficiency_error
     if eff is not None:
         head.append(("efficiency check", f"largest |base + Σφ − f(x)| relative: {float(np.max(eff)):.1e}"))
     if ex.interactions is not None:
-        index = ex.info.get("interaction_index", "sii")
+        index = ex.interaction_index or "sii"
         head.append(("interactions", f"pairwise, index {index}"))
     if ex.covariance is not None:
         head.append(("uncertainty", "posterior covariance of the values (ex.std, ex.interval())"))

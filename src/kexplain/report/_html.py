@@ -59,7 +59,7 @@ def _efficiency(explanations: dict[str, Any], predictions: Any) -> tuple[str, li
     else:
         errs = {}
         for label, ex in explanations.items():
-            v_full = ex.info.get("v_full")
+            v_full = ex.v_full
             if v_full is not None:
                 v_full = np.asarray(v_full).reshape(ex.predictions.shape)
                 err = float(np.max(np.abs(ex.predictions - v_full)))

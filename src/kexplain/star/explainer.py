@@ -262,8 +262,8 @@ class StarExplainer(Explainer):
                     "method": "STAR-SHAP",
                     "n_terms": len(self.star_model.terms),
                     "max_order": self.star_model.max_order,
-                    "interaction_index": interactions,
                 },
+                interaction_index=interactions,
                 output=self.output,
                 index=None if index is None else index[rows],
             )
