@@ -117,7 +117,7 @@ _TABLE: tuple[Game, ...] = (
         "v(∅) = sum of the coefficients + intercept",
         "v(\\emptyset)",
         f"{_PKEX}, section 3.1",
-        ("ProductKernelExplainer(model)", "kexplain.dask.explain(model, X)"),
+        ("kexplain.ProductKernelExplainer(model)",),
         title="functional-baseline game",
         label="functional baseline",
     ),
@@ -131,10 +131,10 @@ _TABLE: tuple[Game, ...] = (
         f"{_RKHS_SHAP}, section 3, Propositions 2-3 (interventional value functional); "
         "Dubé & Marchand (2024), STAR-SHAP, Theorem 3.1, for STAR models",
         (
-            "ProductKernelExplainer(model, background)",
-            "RKHSExplainer(model, background, value='interventional')",
-            "StarExplainer(model, background)",
-            "OAKExplainer(gp, background)",
+            "kexplain.ProductKernelExplainer(model, background)",
+            "kexplain.RKHSExplainer(model, background, value='interventional')",
+            "kexplain.star.StarExplainer(model, background)",
+            "kexplain.gp.OAKExplainer(gp, background)",
         ),
         title="interventional game",
         notes=_UNCERTAIN,
@@ -147,7 +147,7 @@ _TABLE: tuple[Game, ...] = (
         "E[f(X)] over the summary centres",
         "\\hat{E}[f(X)]",
         f"{_RKHS_SHAP}, section 3 (interventional value functional), on a summarised background",
-        ("ProductKernelExplainer(model, background, background_summary=k)",),
+        ("kexplain.ProductKernelExplainer(model, background, background_summary=k)",),
         notes=_UNCERTAIN,
         title="interventional game on a summarised background",
         label="interventional (summary)",
@@ -160,7 +160,7 @@ _TABLE: tuple[Game, ...] = (
         "f(baseline) = prediction at the reference row",
         "f(\\mathrm{baseline})",
         "Sundararajan & Najmi (2020), The many Shapley values for model explanation (Baseline Shapley)",
-        ("ProductKernelExplainer(model, baseline=z)",),
+        ("kexplain.ProductKernelExplainer(model, baseline=z)",),
         notes=_UNCERTAIN,
         title="baseline Shapley",
     ),
@@ -172,7 +172,7 @@ _TABLE: tuple[Game, ...] = (
         "f_0 = the constant component",
         "f_0",
         f"{_OAK}, section 3, Lemma 1",
-        ("OAKExplainer(gp)",),
+        ("kexplain.gp.OAKExplainer(gp)",),
         notes=_UNCERTAIN,
         title="functional-ANOVA game",
         label="functional ANOVA",
@@ -185,7 +185,10 @@ _TABLE: tuple[Game, ...] = (
         "E[f(X)] = mean prediction over the background",
         SHAP_BASE_LABEL,
         f"{_RKHS_SHAP}, section 3, Propositions 2-3 (observational value functional)",
-        ("RKHSExplainer(model, background)", "RKHSExplainer(model, background, value='observational')"),
+        (
+            "kexplain.RKHSExplainer(model, background)",
+            "kexplain.RKHSExplainer(model, background, value='observational')",
+        ),
         title="observational game",
         notes=_UNCERTAIN,
     ),
@@ -197,7 +200,7 @@ _TABLE: tuple[Game, ...] = (
         "0 (an item against itself)",
         "0",
         f"{_PREF}, Proposition 7.3.1",
-        ("PrefShapExplainer(model, background, level='item')",),
+        ("kexplain.preference.PrefShapExplainer(model, background, level='item')",),
         title="preferential item game (interventional)",
         label="item (interventional)",
     ),
@@ -209,7 +212,7 @@ _TABLE: tuple[Game, ...] = (
         "0 (an item against itself)",
         "0",
         f"{_PREF}, Proposition 7.3.3",
-        ("PrefShapExplainer(model, background, level='item', value='observational')",),
+        ("kexplain.preference.PrefShapExplainer(model, background, level='item', value='observational')",),
         title="preferential item game (observational)",
         label="item (observational)",
     ),
@@ -221,7 +224,7 @@ _TABLE: tuple[Game, ...] = (
         "E_U[g] = mean preference over the context background",
         "E_U[g]",
         f"{_PREF}, Proposition 7.3.2",
-        ("PrefShapExplainer(model, level='context', context_background=U)",),
+        ("kexplain.preference.PrefShapExplainer(model, level='context', context_background=U)",),
         title="preferential context game (interventional)",
         label="context (interventional)",
     ),
@@ -233,7 +236,7 @@ _TABLE: tuple[Game, ...] = (
         "E_U[g] = mean preference over the context background",
         "E_U[g]",
         f"{_PREF}, Proposition 7.3.4",
-        ("PrefShapExplainer(model, level='context', value='observational', context_background=U)",),
+        ("kexplain.preference.PrefShapExplainer(model, level='context', value='observational', context_background=U)",),
         title="preferential context game (observational)",
         label="context (observational)",
     ),
@@ -244,7 +247,7 @@ _TABLE: tuple[Game, ...] = (
         "0 (an item against itself)",
         "0",
         f"{_PREF}, Propositions 7.3.1-7.3.2",
-        ("PrefShapExplainer(model, background, level='joint', context_background=U)",),
+        ("kexplain.preference.PrefShapExplainer(model, background, level='joint', context_background=U)",),
         title="preferential joint game (interventional)",
         label="joint (interventional)",
     ),
@@ -256,7 +259,7 @@ _TABLE: tuple[Game, ...] = (
         "0 (MMD^2 of no feature)",
         "0",
         f"{_PKEX}, section 4.1 (explaining the MMD)",
-        ("kexplain.stats.mmd_shapley", "kexplain.stats.mmd_test", "kexplain.stats.interactions.mmd_interactions"),
+        ("kexplain.stats.mmd_shapley", "kexplain.stats.mmd_test", "kexplain.stats.mmd_interactions"),
         title="MMD^2 game",
         result="GlobalAttribution and Explanation",
     ),
@@ -281,9 +284,9 @@ _TABLE: tuple[Game, ...] = (
         "0",
         f"Owen (2014); Song, Nelson & Staum (2016), Shapley effects; {_OAK}, section 4, Theorem 1",
         (
-            "kexplain.sensitivity.SensitivityAnalysis(...).shapley_effects()",
-            "kexplain.sensitivity.shapley_effects",
-            "OAKRegressor.global_importance()",
+            "kexplain.sensitivity.SensitivityAnalysis(model, ...).shapley_effects()",
+            "kexplain.sensitivity.sobol_indices(model, ...)",
+            "kexplain.gp.OAKRegressor(...).global_importance()",
         ),
         title="variance (Sobol) game",
         label="variance",
@@ -298,7 +301,10 @@ _TABLE: tuple[Game, ...] = (
         "0",
         "Owen (2014) and Song, Nelson & Staum (2016), Shapley effects, taken in posterior expectation "
         "(design notes, kexplain.sensitivity)",
-        ("kexplain.sensitivity.SensitivityAnalysis(gp, ..., target='posterior_expectation').shapley_effects()",),
+        (
+            "kexplain.sensitivity.SensitivityAnalysis(gp, ..., target='posterior_expectation').shapley_effects()",
+            "kexplain.sensitivity.sobol_indices(gp, ..., target='posterior_expectation')",
+        ),
         title="expected-variance game",
         result="GlobalAttribution",
     ),
@@ -310,7 +316,7 @@ _TABLE: tuple[Game, ...] = (
         "E[Var f(X)] = mean posterior variance over the background",
         "E[\\sigma^2(X)]",
         f"{_GP_SHAP}, applied to the posterior variance (design notes, explain(X, target='variance'))",
-        ("ProductKernelExplainer(gp, background).explain(X, target='variance')",),
+        ("kexplain.ProductKernelExplainer(gp, background).explain(X, target='variance')",),
         title="posterior-variance game (interventional)",
         label="posterior variance (interventional)",
     ),
@@ -322,7 +328,7 @@ _TABLE: tuple[Game, ...] = (
         "E[Var f(X)] over the summary centres",
         "\\hat{E}[\\sigma^2(X)]",
         f"{_GP_SHAP}, applied to the posterior variance (design notes, explain(X, target='variance'))",
-        ("ProductKernelExplainer(gp, background, background_summary=k).explain(X, target='variance')",),
+        ("kexplain.ProductKernelExplainer(gp, background, background_summary=k).explain(X, target='variance')",),
         title="posterior-variance game (summarised background)",
         label="posterior variance (summary)",
     ),
@@ -334,7 +340,7 @@ _TABLE: tuple[Game, ...] = (
         "Var f(baseline) = posterior variance at the reference row",
         "\\sigma^2(\\mathrm{baseline})",
         f"{_GP_SHAP}, applied to the posterior variance (design notes, explain(X, target='variance'))",
-        ("ProductKernelExplainer(gp, baseline=z).explain(X, target='variance')",),
+        ("kexplain.ProductKernelExplainer(gp, baseline=z).explain(X, target='variance')",),
         title="posterior-variance game (baseline)",
         label="posterior variance (baseline)",
     ),
@@ -473,9 +479,16 @@ def is_game(name: object) -> bool:
     return isinstance(name, str) and (name in _GAMES or name in _ALIASES)
 
 
+def _near(name: str, cutoff: float) -> str | None:
+    """The table name ``name`` is a likely typo of (compared without case and outer spaces), or None."""
+    lowered = {n.lower(): n for n in _GAMES}
+    close = difflib.get_close_matches(name.strip().lower(), list(lowered), n=1, cutoff=cutoff)
+    return lowered[close[0]] if close else None
+
+
 def _unknown(name: object) -> ValueError:
-    close = difflib.get_close_matches(str(name), list(_GAMES), n=1, cutoff=0.8)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    close = _near(str(name), 0.8)
+    hint = f" Did you mean {close!r}?" if close else ""
     return ValueError(
         f"unknown game {name!r}.{hint} The games of kexplain's table are {list(_GAMES)} "
         "(kexplain.games.games(); a new one is added with kexplain.games.register_game)."
@@ -523,7 +536,8 @@ def describe(game: str) -> Game:
     Strings of the table (names and aliases) give their record.  Any other string is a game of
     the user's own (``kx.Explanation(..., game="my game")``) and gives :data:`CUSTOM`, whose base
     value is labelled v(∅) (never shap's E[f(X)], which would claim a mean prediction), unless it
-    is one or two letters off a name of the table: that is refused as a likely typo.  The empty
+    is one or two letters (or only case and spaces) off a name of the table: that is refused as a
+    likely typo.  The empty
     string (no game said) is custom too.
 
     Parameters
@@ -549,7 +563,7 @@ def describe(game: str) -> Game:
         raise TypeError(f"game must be a string (a name of kexplain.games.games()), got {type(game).__name__}.")
     if is_game(game):
         return get_game(game)
-    if game and difflib.get_close_matches(game, list(_GAMES), n=1, cutoff=0.85):
+    if game and _near(game, 0.85):
         raise _unknown(game)
     return CUSTOM
 
