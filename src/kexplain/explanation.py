@@ -46,7 +46,7 @@ PROMOTED_INFO_KEYS = {
 }
 
 
-class ExplanationInfo(dict):  # type: ignore[type-arg]
+class ExplanationInfo(dict[str, Any]):
     """``Explanation.info``: a dict of the explainer's extras (solver, route, timings, ...).
 
     The facts users read became typed attributes of :class:`Explanation` (``v_full``,
@@ -113,11 +113,11 @@ class ExplanationInfo(dict):  # type: ignore[type-arg]
             return
         dict.__setitem__(self, key, value)
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
 
-    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+    def copy(self) -> dict[str, Any]:
         """A plain dict of the extras."""
         return dict(self)
 
@@ -325,7 +325,7 @@ class Explanation:
         else:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise TypeError(f"efficiency_error must be a number, got {value!r}.")
-            self.efficiency_error = value
+            self.efficiency_error = float(value)
 
     @property
     def game_record(self) -> _games.Game:

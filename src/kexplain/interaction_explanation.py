@@ -99,7 +99,7 @@ class InteractionExplanation(Explanation):
         value = own if own is not None else self.efficiency_error
         self.efficiency_error = None if value is None else EfficiencyError(value, own)
 
-    @property  # type: ignore[override]
+    @property
     def interaction_index(self) -> str:
         """The index (shapiq's name): ``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``, ``"BII"``, ``"BV"``, ..."""
         return self.table.index
