@@ -58,7 +58,7 @@ t0 = time.perf_counter()
 ex = explainer.explain(X[20:21], interactions={"index": "k-SII", "max_order": 3, "top_k": 10})
 print(
     f"k-SII up to order 3 for one patient: {time.perf_counter() - t0:.2f} s, "
-    f"efficiency error {ex.efficiency_error():.1e}"
+    f"efficiency error {ex.efficiency_error:.1e}"
 )
 for order in (1, 2, 3):
     print(f"largest of order {order}:")

@@ -841,7 +841,7 @@ class Explanation:
         itself returns them *as* the values, with shape (N, d, d), from
         ``TreeExplainer(model)(X, interactions=True)``.  ``to_shap(interactions=True)`` does the
         same with this explanation's ``interactions`` (in the layout recorded in
-        ``info["interaction_index"]``: shap TreeExplainer's for SII, shap ExactExplainer's for
+        ``interaction_index``: shap TreeExplainer's for SII, shap ExactExplainer's for
         STII), so shap's plots that read interaction values take them as they are.
 
         Parameters

@@ -412,7 +412,7 @@ game='interventional (summarised background)')
             the Shapley interaction index, in shap's ``TreeExplainer`` layout (half the index off
             the diagonal, the main effect on it); "stii": the Shapley-Taylor index of order 2,
             as shap's ``ExactExplainer(...)(X, interactions=True)`` gives it.  Each row of the
-            d x d matrix sums to the feature's Shapley value; ``info["interaction_index"]``
+            d x d matrix sums to the feature's Shapley value; ``interaction_index``
             records the index.  A mapping ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" |
             "BV" | "Moebius" | "SV", "max_order": k, "top_k": n, "threshold": x}`` asks for an index
             of any order, exactly, and returns a :class:`kexplain.InteractionExplanation` (see
@@ -428,7 +428,7 @@ game='interventional (summarised background)')
         dtype : {None, "float64", "float32"}
             Precision of the engine; None means float64.  float32 is opt-in (faster on GPUs,
             agreeing with float64 to about 1e-5 of the largest value); the efficiency error
-            is reported in ``info["efficiency_error"]`` whatever the dtype.
+            is reported in ``efficiency_error`` whatever the dtype.
         uncertainty : bool
             For a Gaussian-process model: also the exact posterior covariance of each point's
             values, ``covariance`` (N, d, d), with ``base_variance`` and ``prediction_variance``
@@ -486,8 +486,8 @@ game='interventional (summarised background)')
         -------
         Explanation
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
-            ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
-            ``info["route"]`` and ``info["efficiency_error"]`` (the largest
+            ``interactions`` when asked, ``v_full`` (the model output at each point),
+            ``info["route"]`` and ``efficiency_error`` (the largest
             ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``);
             ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
             scale-mixture kernel.
