@@ -102,6 +102,18 @@ def test_docs_table_is_what_the_code_answers():
     )
 
 
+def test_the_games_module_sits_at_the_lowest_floor():
+    # it may import the standard library and kexplain.exceptions only, so every floor can read it
+    tree = ast.parse((SRC / "games.py").read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add("." * node.level + (node.module or ""))
+    assert imported <= {"__future__", "difflib", "dataclasses", ".exceptions"}, imported
+
+
 def test_public_names_of_the_games_module_have_examples():
     for name in games.__all__:
         obj = getattr(games, name)
