@@ -186,15 +186,18 @@ def game_strings(tree: ast.AST):
     return out
 
 
+def _preference_games():
+    """Every name PrefShapExplainer builds: f"preferential {level} ({game of the values})"."""
+    mod = importlib.import_module("kexplain.preference.explainer")
+    levels = mod.LEVELS
+    values = getattr(mod, "VALUES", None) or getattr(mod, "GAMES", None)  # the option's choices, by either name
+    assert values, "kexplain.preference.explainer lost the tuple of its game choices (VALUES or GAMES)"
+    # joint + observational is refused by the explainer
+    return [f"preferential {lv} ({v})" for lv in levels for v in values if (lv, v) != ("joint", "observational")]
+
+
 #: modules that build a game name from parts, and every name those parts can give
-_BUILT = {
-    "preference/explainer.py": lambda: [
-        f"preferential {level} ({value})"
-        for level in importlib.import_module("kexplain.preference.explainer").LEVELS
-        for value in importlib.import_module("kexplain.preference.explainer").VALUES
-        if (level, value) != ("joint", "observational")  # refused by the explainer
-    ],
-}
+_BUILT = {"preference/explainer.py": _preference_games}
 
 
 def _producer_modules():
@@ -420,7 +423,10 @@ def test_attributes_follow_slicing_stacking_and_pickling(explained):
         assert sorted(copied.info) == sorted(ex.info) and copied.info["route"] == ex.info["route"]
         with pytest.warns(DeprecationWarning):
             assert copied.info["v_full"] is copied.v_full
-    assert "efficiency check" in ex._repr_html_() and "stii" in ex._repr_html_()
+    html = ex._repr_html_()
+    assert "efficiency check" in html and "stii" in html
+    assert "(E[f(X)] = mean prediction over the background)" in html  # the base value, as the table says
+    assert ">MMD^2</td>" in kx.GlobalAttribution([1.0], 1.0, game="MMD^2")._repr_html_()
 
 
 def test_several_outputs_slice_v_full_by_output():
