@@ -79,6 +79,7 @@ myst_heading_anchors = 3
 # once, under the first module below that exports it.
 API_MODULES = [
     ("kexplain", "Top level", "The explainer contract, the result family, the generic solvers and models."),
+    ("kexplain.games", "Games", "The table of every game kexplain solves: names, base values, papers, explainers."),
     ("kexplain.kernels", "Kernels", "Per-feature kernels, their products and sums, and conversion from scikit-learn."),
     ("kexplain.models", "Models", "Kernel expansions and adapters from fitted scikit-learn estimators."),
     ("kexplain.shapley", "Solvers", "Shapley solvers: product games, additive games, enumeration, sampling."),
