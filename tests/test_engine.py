@@ -16,12 +16,12 @@ from kexplain.explainers.product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
-    choose_route,
     subset_game,
 )
 from kexplain.shapley import product as engine
 from kexplain.shapley import subsets
 from kexplain.shapley.interactions import interaction_layout, interaction_values
+from kexplain.shapley.routes import choose_route
 from kexplain.shapley.product import (
     block_shape,
     product_game_block,

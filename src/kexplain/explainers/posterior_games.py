@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .product_games import BACKGROUND_TABLE_BYTES
+from ..shapley.routes import BACKGROUND_TABLE_BYTES
 
 
 def _equality_factors(X: np.ndarray, Y: np.ndarray) -> np.ndarray:

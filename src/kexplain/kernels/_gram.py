@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import _column_label, feature_names_of, to_array
+from .._validation import column_label, feature_names_of, to_array
 
 
 class _GramKernel(Protocol):
@@ -51,7 +51,7 @@ def _first_bad(mask: np.ndarray, names: list[str] | None = None) -> str:
     ``names`` are known), plus how many more there are."""
     rows, cols = np.nonzero(mask)
     more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
-    return f"(row {int(rows[0])}, {_column_label(int(cols[0]), names)}){more}"
+    return f"(row {int(rows[0])}, {column_label(int(cols[0]), names)}){more}"
 
 
 def _columns_text(cols: list[int], names: list[str] | None) -> str:
@@ -105,7 +105,7 @@ def _gram_array(data: Any, name: str, kernel: _GramKernel, feature_names: Any = 
         if not finite.all():
             raise ValueError(f"{name} contains NaN or infinite values at {_first_bad(~finite, names)}.")
         return out
-    from .._validation import _is_missing
+    from .._validation import is_missing
 
     out = arr.astype(object)
     for j in range(d):
@@ -123,7 +123,7 @@ def _gram_array(data: Any, name: str, kernel: _GramKernel, feature_names: Any = 
         elif col.dtype.kind == "f":
             bad = np.isnan(col)
         elif col.dtype.kind == "O":
-            bad = np.array([_is_missing(v) for v in col], dtype=bool)
+            bad = np.array([is_missing(v) for v in col], dtype=bool)
         else:
             continue
         if bad.any():
