@@ -21,12 +21,12 @@ from kexplain.explainers.product_games import (
 from kexplain.shapley import product as engine
 from kexplain.shapley import subsets
 from kexplain.shapley.interactions import interaction_layout, interaction_values
-from kexplain.shapley.routes import choose_route
 from kexplain.shapley.product import (
     block_shape,
     product_game_block,
     solve_product_game,
 )
+from kexplain.shapley.routes import choose_route
 
 try:
     import numba  # noqa: F401

@@ -192,6 +192,7 @@ class Options(Constraint):
 
     def __init__(self, values: Sequence[Any]) -> None:
         self.values = tuple(values)
+        self._shown = values  # as the caller wrote them (a list or a tuple), for the message
 
     def is_satisfied_by(self, value: Any) -> bool:
         try:
@@ -200,7 +201,7 @@ class Options(Constraint):
             return False
 
     def __str__(self) -> str:
-        return f"one of {self.values}"
+        return f"one of {self._shown!r}"
 
 
 def _inside(v: Any, low: Any, high: Any, closed: str) -> bool:

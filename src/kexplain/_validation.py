@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ._params import Boolean, check_param
+
 
 def feature_names_of(X: Any) -> list[str] | None:
     """The column names of a DataFrame as strings, or None for anything without columns.
@@ -230,6 +232,8 @@ def check_data(
     tiny: bool = False,
     rescale: str = "e.g. standardize its columns",
     estimator: bool = False,
+    column_names: Sequence[str] | None = None,
+    copy: bool = True,
 ) -> np.ndarray:
     """Validate a data set: the one entry for arrays at kexplain's public boundary.
 
@@ -276,6 +280,10 @@ def check_data(
     estimator : bool
         Phrase the messages as scikit-learn's estimator checks look for them ("Reshape your data",
         "0 sample(s)", "0 feature(s)", "NaN or infinity"), with the argument named.
+    column_names : sequence of str, optional
+        Names for the columns in messages only (never compared with a DataFrame's header).
+    copy : bool
+        Return a new array (default); False lets a float64 input pass through without a copy.
 
     Returns
     -------
@@ -306,9 +314,9 @@ def check_data(
     >>> check_data([1.0, 2.0], name="y", ndims=(1, 2))
     array([1., 2.])
     """
-    if X is None and estimator:
-        raise ValueError(f"This estimator requires {name} to be passed, but the target {name} is None.")
-    if X is None and (min_features or sparse == "refuse"):
+    if X is None:
+        if estimator:
+            raise ValueError(f"This estimator requires {name} to be passed, but the target {name} is None.")
         raise ValueError(f"{name} is required, got None.")
     if sparse not in SPARSE_POLICIES:
         raise ValueError(f"sparse must be one of {SPARSE_POLICIES}, got {sparse!r}.")
@@ -345,7 +353,8 @@ def check_data(
                 f"required: {name} needs at least {min_features} column(s)."
             )
         raise ValueError(
-            f"{name} has {arr.shape[1]} features (columns); at least {min_features} is needed, got shape {arr.shape}."
+            f"{name} must have at least {'one feature' if min_features == 1 else f'{min_features} features'} "
+            f"(column), got shape {arr.shape}."
         )
     if not convert:
         return arr
@@ -354,7 +363,9 @@ def check_data(
     if arr.ndim == 1 or estimator:
         out = _numeric_estimator(arr, name) if estimator else _numeric_1d(arr, name)
     else:
-        out = _check_table(arr, name, names, n_features, numeric_mask, feature_names, text_advice)
+        if column_names is not None and names is None and feature_names is None and len(column_names) == arr.shape[1]:
+            names = [str(c) for c in column_names]
+        out = _check_table(arr, name, names, n_features, numeric_mask, feature_names, text_advice, copy)
     if n_rows is not None and out.shape[0] != n_rows:
         raise ValueError(
             f"{name} has {out.shape[0]} rows, but {rows_of} has {n_rows}: found input variables with inconsistent "
@@ -384,6 +395,8 @@ def _numeric_estimator(arr: np.ndarray, name: str) -> np.ndarray:
             arr = arr.astype(np.float64)
         except ValueError:
             example = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), arr.ravel()[0])
+            if isinstance(example, str):
+                example = str(example)  # 'a', not np.str_('a')
             raise ValueError(f"{name} must hold numbers; got text such as {example!r}.") from None
         except TypeError:
             bad = next(v for v in arr.ravel() if not isinstance(v, (Real, str, bytes)))
@@ -407,6 +420,7 @@ def _check_table(
     numeric_mask: np.ndarray | None,
     feature_names: Sequence[str] | None,
     text_advice: str | None,
+    copy: bool = True,
 ) -> np.ndarray:
     """The columns of a 2-D table: numbers where ``numeric_mask`` says so, labels elsewhere."""
     advice = _TEXT_ADVICE if text_advice is None else text_advice
@@ -424,7 +438,7 @@ def _check_table(
     numeric_mask = np.asarray(numeric_mask, dtype=bool)
     if numeric_mask.all():
         try:
-            out = arr.astype(np.float64)
+            out = arr.astype(np.float64, copy=copy)
         except (TypeError, ValueError):
             bad_cols: list[Any] = []
             for j in range(d):
@@ -448,8 +462,9 @@ def _check_table(
                 colf = col.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{name} {column_label(j, names)} holds text or labels, but the model's kernel takes "
-                    f"numbers there. {advice}"
+                    f"{name} has non-numeric values in column(s) {[names[j] if names else j]}: "
+                    f"{column_label(j, names)} holds text or labels, but the model's kernel takes numbers "
+                    f"there. {advice}"
                 ) from None
             if not np.all(np.isfinite(colf)):
                 bad = np.zeros(arr.shape, dtype=bool)
@@ -568,9 +583,7 @@ def check_bool(value: Any, name: str) -> bool:
     ...     print(exc)
     progress must be True or False, got 1.
     """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
-    return bool(value)
+    return bool(check_param(value, name, Boolean()))
 
 
 #: the pairwise interaction indices the solvers and explainers compute

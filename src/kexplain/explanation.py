@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._optional import require
+from ._params import Integer, check_param
 from ._real import _real
 
 #: name of the base-value column of ``Explanation.to_frame``
@@ -303,8 +304,7 @@ class Explanation:
         >>> print(f"{np.std([e.values[0, 1] for e in draws]):.1f}")
         0.1
         """
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        check_param(k, "k", Integer(1))
         self._need_covariance("sample")
         N, d = self.values.shape
         # k Explanation objects: a list this long is the memory, not the draws; refuse beyond a budget
@@ -360,8 +360,7 @@ class Explanation:
         from ._validation import check_random_state
 
         cov = self._need_covariance("sample")
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        check_param(k, "k", Integer(1))
         rng = check_random_state(random_state)
         N, d = self.values.shape
         k = int(k)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from ..explanation import Explanation
 
 #: shap's base-value label, and what it becomes for games whose base value is not E[f(X)]
@@ -46,8 +47,7 @@ def _row(ex: Explanation, row: int) -> int:
 
 
 def _max_display(max_display: Any) -> int:
-    if isinstance(max_display, (bool, np.bool_)) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
-        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
+    check_param(max_display, "max_display", Integer(1))
     return int(max_display)
 
 

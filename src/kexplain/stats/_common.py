@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_bool
 
 ESTIMATORS = ("unbiased", "biased")
@@ -19,8 +20,7 @@ def check_estimator_name(estimator: Any) -> str:
 
 
 def check_n_permutations(n_permutations: Any) -> int:
-    if isinstance(n_permutations, (bool, np.bool_)) or not isinstance(n_permutations, Integral) or n_permutations < 1:
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    check_param(n_permutations, "n_permutations", Integer(1))
     return int(n_permutations)
 
 
