@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ._optional import require
-from ._params import Integer, check_param
+from ._params import Boolean, Integer, check_param
 from ._real import _real
 
 #: name of the base-value column of ``Explanation.to_frame``
@@ -702,8 +702,7 @@ class Explanation:
         ((1, 2), (1, 2, 2))
         """
         shap = require("shap", "Explanation.to_shap")
-        if isinstance(interactions, (bool, np.bool_)) is False:
-            raise TypeError(f"interactions must be True or False, got {interactions!r}.")
+        check_param(interactions, "interactions", Boolean())
         if interactions and self.interactions is None:
             raise ValueError("this explanation has no interactions: explain(X, interactions=True) computes them.")
         ex = self if output is None else self[:, :, output]

@@ -36,13 +36,7 @@ def check_n_pairs(n_pairs: Any, minimum: int = 8) -> int | None:
 
 
 def check_max_block_bytes(max_block_bytes: Any) -> int:
-    if (
-        isinstance(max_block_bytes, (bool, np.bool_))
-        or not isinstance(max_block_bytes, Integral)
-        or max_block_bytes < 1
-    ):
-        raise ValueError(f"max_block_bytes must be a positive integer, got {max_block_bytes!r}.")
-    return int(max_block_bytes)
+    return int(check_param(max_block_bytes, "max_block_bytes", Integer(1)))
 
 
 def seed_entropy(rng: np.random.Generator) -> tuple[int, ...]:
