@@ -131,3 +131,29 @@ def test_the_check_finds_a_private_import(tmp_path):
         "private name kexplain._validation._helper",
         "private module kexplain.a._hidden",
     ]
+
+
+# -- one validation entry --------------------------------------------------------------------------
+#: validators folded into kexplain._validation.check_data (issue 22); none may come back elsewhere
+FOLDED_VALIDATORS = ("check_array_arg", "check_dense_2d", "refuse_sparse", "check_magnitude", "check_array")
+
+
+def test_array_validators_are_folded_into_check_data():
+    again = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name == "_validation.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in FOLDED_VALIDATORS:
+                again.append(f"{path.relative_to(SRC)}:{node.lineno} defines {node.name}")
+    assert not again, "array validators beside check_data:\n" + "\n".join(again)
+
+
+def test_the_magnitude_bound_is_defined_once():
+    # 1e150: past it squared distances overflow float64 (kexplain._validation.MAGNITUDE_LIMIT)
+    literal = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value == 1e150:
+                literal.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert len(literal) == 1 and literal[0].startswith("_validation.py:"), literal
