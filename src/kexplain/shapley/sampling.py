@@ -40,8 +40,7 @@ from numbers import Integral
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .._params import Integer, check_param
-from .._params import Real as RealNumber
+from .._params import Integer, Real, check_param
 from .._validation import check_random_state
 from .enumeration import _evaluate, _to_points_first
 from .result import ShapleyValues
@@ -295,7 +294,7 @@ def sampled_shapley(
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
     budget = _check_budget(budget, d)
-    check_param(tol, "tol", RealNumber(0, closed="neither", finite=False), None)
+    check_param(tol, "tol", Real(0, closed="neither", finite=False), None)
     check_param(batch_size, "batch_size", Integer(1))
     rng = check_random_state(random_state)
 

@@ -49,7 +49,7 @@ class SubsetDistribution:
 
     def __init__(self, n_features: int, order: int) -> None:
         for nm, v in (("n_features", n_features), ("interaction_order", order)):
-            check_param(v, f"{nm}", Integer(1))
+            check_param(v, nm, Integer(1))
         if order > n_features:
             raise ValueError(
                 f"interaction_order={order} exceeds the number of features ({n_features}); "
