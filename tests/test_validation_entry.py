@@ -134,6 +134,11 @@ def test_constraints_describe_what_is_accepted():
     assert str(Real(0, 1, closed="neither")) == "a number in (0, 1)"
     assert str(Boolean()) == "True or False"
     assert str(Options(["a", "b"])) == "one of ['a', 'b']"
+    assert str(Integer(-5, 5, closed="left")) == "an integer in [-5, 5)"
+    with pytest.raises(ValueError, match=r"^n_jobs must be None, a positive integer or a negative one \(-1: every"):
+        kx.stats.hsic_shapley(np.zeros((10, 2)), np.arange(10.0), n_jobs=0)
+    with pytest.raises(ValueError, match=r"^x must be a finite real number, got inf\.$"):
+        check_param(float("inf"), "x", Real(), what="a finite real number")
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, np.True_, "3", None])

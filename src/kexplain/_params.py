@@ -108,7 +108,8 @@ def _bounds_text(kind: str, low: float | None, high: float | None, closed: str) 
         return f"{'an' if kind == 'integer' else 'a'} {kind} {'>=' if left else '>'} {low}"
     if low is None:
         return f"{'an' if kind == 'integer' else 'a'} {kind} {'<=' if right else '<'} {high}"
-    return f"a {kind} in {'[' if left else '('}{low}, {high}{']' if right else ')'}"
+    article = "an" if kind == "integer" else "a"
+    return f"{article} {kind} in {'[' if left else '('}{low}, {high}{']' if right else ')'}"
 
 
 class Integer(Constraint):
@@ -212,7 +213,7 @@ def _inside(v: Any, low: Any, high: Any, closed: str) -> bool:
     return not (high is not None and (v > high or (v == high and not right)))
 
 
-def check_param(value: Any, name: str, *constraints: Constraint | None, note: str = "") -> Any:
+def check_param(value: Any, name: str, *constraints: Constraint | None, note: str = "", what: str = "") -> Any:
     """``value`` if it satisfies one of ``constraints`` (None accepts None), as its Python type.
 
     Parameters
@@ -224,6 +225,8 @@ def check_param(value: Any, name: str, *constraints: Constraint | None, note: st
         What is accepted; None stands for the value None.
     note : str
         What the option means, put in parentheses after the description.
+    what : str
+        The whole description, when the constraints' own would say less (what -1 means, say).
 
     Returns
     -------
@@ -254,7 +257,7 @@ def check_param(value: Any, name: str, *constraints: Constraint | None, note: st
                 return None
         elif c.is_satisfied_by(value):
             return c.convert(value)
-    what = " or ".join("None" if c is None else str(c) for c in constraints)
+    what = what or " or ".join("None" if c is None else str(c) for c in constraints)
     extra = f" ({note})" if note else ""
     raise InvalidParameterError(f"{name} must be {what}{extra}, got {value!r}.")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._params import Boolean, check_param
+from ._params import Boolean, Integer, check_param
 
 
 def feature_names_of(X: Any) -> list[str] | None:
@@ -659,10 +659,14 @@ def check_n_jobs(n_jobs: int | None) -> int:
     >>> check_n_jobs(-1) == joblib.cpu_count()
     True
     """
-    if n_jobs is not None and (
-        isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0
-    ):
-        raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}.")
+    check_param(
+        n_jobs,
+        "n_jobs",
+        None,
+        Integer(1),
+        Integer(high=-1),
+        what="None, a positive integer or a negative one (-1: every core)",
+    )
     from joblib import effective_n_jobs
 
     return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))

@@ -41,9 +41,7 @@ def _one_output(explanation: Explanation, output: int | str | None) -> Explanati
 
 
 def _row(ex: Explanation, row: int) -> int:
-    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -len(ex) <= row < len(ex):
-        raise ValueError(f"row must be an integer in [{-len(ex)}, {len(ex)}), got {row!r}.")
-    return int(row) % len(ex)
+    return check_param(row, "row", Integer(-len(ex), len(ex), closed="left")) % len(ex)
 
 
 def _max_display(max_display: Any) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -25,14 +24,14 @@ def check_n_permutations(n_permutations: Any) -> int:
 
 
 def check_n_pairs(n_pairs: Any, minimum: int = 8) -> int | None:
-    if n_pairs is None:
-        return None
-    if isinstance(n_pairs, (bool, np.bool_)) or not isinstance(n_pairs, Integral) or n_pairs < minimum:
-        raise ValueError(
-            f"n_pairs must be None (all pairs: the complete statistic) or an integer >= {minimum} "
-            f"(the number of randomly drawn pairs of an incomplete U-statistic), got {n_pairs!r}."
-        )
-    return int(n_pairs)
+    return check_param(
+        n_pairs,
+        "n_pairs",
+        None,
+        Integer(minimum),
+        what=f"None (all pairs: the complete statistic) or an integer >= {minimum} (the number of randomly "
+        "drawn pairs of an incomplete U-statistic)",
+    )
 
 
 def check_max_block_bytes(max_block_bytes: Any) -> int:
