@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from .._params import Integer, check_param
 from ..explanation import Explanation
 
 #: shap's base-value label, and what it becomes for games whose base value is not E[f(X)]
@@ -41,11 +40,14 @@ def _one_output(explanation: Explanation, output: int | str | None) -> Explanati
 
 
 def _row(ex: Explanation, row: int) -> int:
-    return check_param(row, "row", Integer(-len(ex), len(ex), closed="left")) % len(ex)
+    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -len(ex) <= row < len(ex):
+        raise ValueError(f"row must be an integer in [{-len(ex)}, {len(ex)}), got {row!r}.")
+    return int(row) % len(ex)
 
 
 def _max_display(max_display: Any) -> int:
-    check_param(max_display, "max_display", Integer(1))
+    if isinstance(max_display, (bool, np.bool_)) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
+        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
     return int(max_display)
 
 
