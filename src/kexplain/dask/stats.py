@@ -39,7 +39,7 @@ from typing import Any
 from .. import stats as _stats
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
-from ..stats._pairs import DEFAULT_BLOCK_BYTES, use_runner
+from ..stats.runner import DEFAULT_BLOCK_BYTES, use_runner
 
 __all__ = ["mmd", "mmd_shapley", "mmd_test", "hsic", "hsic_shapley", "hsic_test"]
 
