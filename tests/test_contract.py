@@ -56,6 +56,8 @@ def _explainers():
     return [
         ("ProductKernelExplainer", lambda: kx.ProductKernelExplainer, _svr),
         ("RKHSExplainer", lambda: kx.RKHSExplainer, _krr),
+        ("ModelAgnosticExplainer", lambda: kx.explainers.ModelAgnosticExplainer, _krr),
+        ("ObservationalExplainer", lambda: kx.rkhs.ObservationalExplainer, _krr),
         ("StarExplainer", lambda: kx.star.StarExplainer, _star),
         ("OAKExplainer", lambda: kx.gp.OAKExplainer, _oak),
     ]
@@ -197,6 +199,29 @@ def test_lower_layers_import_nothing_from_higher_ones():
             if len(tparts) > 1 and tparts[1] in HIGHER:
                 bad.append(f"{name} -> {target}")
     assert not bad, "arrows running back up: " + ", ".join(sorted(bad))
+
+
+def test_explainers_folder_imports_no_capability_folder():
+    """``explainers/`` holds the explainers that are no capability of their own (the product-kernel
+    engine's explainer, the model-agnostic one); capabilities route to them, never the reverse."""
+    capabilities = set(HIGHER) - {"explainers"}
+    bad = []
+    for name, path in _all_modules().items():
+        if name.split(".")[1:2] != ["explainers"]:
+            continue
+        for target in _imports(path):
+            tparts = target.split(".")
+            if len(tparts) > 1 and tparts[1] in capabilities:
+                bad.append(f"{name} -> {target}")
+    assert not bad, "explainers/ reaches into a capability: " + ", ".join(sorted(bad))
+
+
+def test_rkhs_explainer_routes_instead_of_solving():
+    """RKHSExplainer chooses an explainer; it builds no game and calls no solver itself (issue #22)."""
+    imports = _imports(SRC / "rkhs" / "explainer.py")
+    assert not {t for t in imports if t.startswith("kexplain.shapley")}, sorted(imports)
+    assert "kexplain.explainers.product_kernel" in imports and "kexplain.explainers.model_agnostic" in imports
+    assert len((SRC / "rkhs" / "explainer.py").read_text().splitlines()) < 450
 
 
 def test_no_import_circles_between_modules():

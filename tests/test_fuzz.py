@@ -657,7 +657,7 @@ def _interactions(explainer: str, v: Any) -> Any:
     if explainer == "ProductKernelExplainer":
         return kx.ProductKernelExplainer(g["svr"], g["X"][:6]).explain(g["X"][:3], interactions=v)
     if explainer == "RKHSExplainer":
-        return kx.RKHSExplainer(g["krr"], g["X"][:8], value="interventional").explain(g["X"][:3], interactions=v)
+        return kx.RKHSExplainer(g["krr"], g["X"][:8], game="interventional").explain(g["X"][:3], interactions=v)
     if explainer == "StarExplainer":
         return kx.star.StarExplainer(g["terms"], g["X2"][:5]).explain(g["X2"][:3], interactions=v)
     return kx.gp.OAKExplainer(g["oak"], g["X2"][:5]).explain(g["X2"][:3], interactions=v)

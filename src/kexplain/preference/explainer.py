@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed_keyword
 from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -117,12 +118,12 @@ class PrefShapExplainer(Explainer):
       context background, E_U g(x^l, x^r, U); the values sum to g minus it.
     - ``"joint"``: item and context features together (d + p players).  The base value is 0.
 
-    ``value="interventional"`` removes features by the background's marginal distribution: the
+    ``game="interventional"`` removes features by the background's marginal distribution: the
     left item's absent features from a background row z, the right item's from an independent row
     z' (the reference factorises over the two items), a context's from a context background row.
     These games are product games (rows: support duel x term of the kernel x background rows),
     solved exactly by kexplain's product-game engine, or, for up to 12 players when cheaper, by
-    tabulating the absent sets once (the subset route).  ``value="observational"`` conditions on
+    tabulating the absent sets once (the subset route).  ``game="observational"`` conditions on
     the kept features through conditional mean embeddings (thesis Proposition 7.3.3, corrected:
     the embedding is regressed on the item pool with the ridge K_S + n eta I) for the item and
     context levels: exact enumeration of the 2^d coalitions up to 12 players, sampled coalitions
@@ -145,7 +146,8 @@ class PrefShapExplainer(Explainer):
         Names of the players: d item names, p context names, or d + p (joint).  Default: the
         model's names.
     level : {"item", "context", "joint"}
-    value : {"interventional", "observational"}
+    game : {"interventional", "observational"}, optional
+        How absent features are removed; None (the default) means "interventional".
     context_background : array-like (n_contexts, p), optional
         Context rows (context and joint levels).  Default: the distinct contexts of the support
         duels (32 of them, evenly spaced, with more than 12 players).
@@ -162,6 +164,8 @@ class PrefShapExplainer(Explainer):
         their product-game blocks by it, the observational games explain the duels in blocks
         whose kernel tables fit in it.  Peak memory is about the output, the model's and the
         background's tables and a few times this bound (one block per thread with ``n_jobs``).
+    value : {"interventional", "observational"}, optional
+        Deprecated spelling of ``game`` (a FutureWarning); passing both is a TypeError.
 
     Attributes
     ----------
@@ -196,16 +200,18 @@ class PrefShapExplainer(Explainer):
         background_weights: Any = None,
         feature_names: Sequence[str] | None = None,
         level: str = "item",
-        value: str = "interventional",
+        game: str | None = None,
         context_background: Any = None,
         context_background_weights: Any = None,
         regularization: float = 1e-3,
         n_landmarks: int | None = None,
         route: str = "auto",
         max_block_bytes: int = BLOCK_BYTES,
+        value: str | None = None,
     ) -> None:
         self.level = _check_choice(level, "level", LEVELS)
-        self.value = _check_choice(value, "value", VALUES)
+        game = renamed_keyword("PrefShapExplainer", "game", game, "value", value, "interventional")
+        game = _check_choice(game, "game", VALUES)
         route = _check_choice(route, "route", ROUTES)
         pe = preference_expansion(model)
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
@@ -214,9 +220,9 @@ class PrefShapExplainer(Explainer):
             raise ValueError(
                 f"level={self.level!r} explains context features, but the model was fitted without a context."
             )
-        if self.value == "observational" and self.level == "joint":
+        if game == "observational" and self.level == "joint":
             raise ValueError(
-                "value='observational' supports level='item' and level='context'; use value='interventional' "
+                "game='observational' supports level='item' and level='context'; use game='interventional' "
                 "for the joint game."
             )
         if background_weights is not None and background is None:
@@ -244,9 +250,7 @@ class PrefShapExplainer(Explainer):
         # capped where it is the only route (more players than the subset route takes).  The cap
         # depends on the number of players only, never on ``route``: a different background is a
         # different game, and route= must choose how the same game is solved, not which game.
-        cap = (
-            DEFAULT_QUADRATURE_BACKGROUND if self.value == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
-        )
+        cap = DEFAULT_QUADRATURE_BACKGROUND if game == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
         Z = wz = U = wu = None
         if uses_items:
             if background is None:
@@ -291,19 +295,19 @@ class PrefShapExplainer(Explainer):
                 f"level={self.level!r}."
             )
         self._default_names = names
-        self.game = f"preferential {self.level} ({self.value})"
+        self.game = f"preferential {self.level} ({game})"
         self.output = OUTPUT
         self.max_block_bytes = int(max_block_bytes)
         self._interventional: PreferenceGame | None = None
         self._observational: ObservationalPreferenceGame | None = None
-        if self.value == "interventional":
+        if game == "interventional":
             self._interventional = PreferenceGame(
                 pe, self.level, Z, wz, U, wu, route=route, max_block_bytes=self.max_block_bytes
             )
             self.route = self._interventional.route
         else:
             if route != "auto":
-                raise ValueError("route applies to value='interventional' only.")
+                raise ValueError("route applies to game='interventional' only.")
             pool, w = (Z, wz) if self.level == "item" else (U, wu)
             assert pool is not None and w is not None
             uniform = background_weights is None if self.level == "item" else context_background_weights is None
