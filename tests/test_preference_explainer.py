@@ -377,3 +377,29 @@ def test_many_features_take_the_quadrature_route_with_a_capped_default_backgroun
     ex = explainer.explain(Xl, Xr)
     assert np.abs(ex.values.sum(axis=1) - pe.decision_function(Xl, Xr)).max() < 1e-10
     assert np.abs(ex.base_values).max() < 1e-12
+
+
+@pytest.mark.parametrize("level", ["item", "context", "joint"])
+def test_duels_are_one_input_and_give_the_values_of_the_shorthand(level):
+    """explain(X) keeps the explainer contract's shape: X is a Duels (or a DuelData); the
+    shorthand explain(X_left, X_right, context) gives the same values, bit for bit."""
+    import inspect
+
+    from kexplain.base import Explainer
+    from kexplain.preference import DuelData, Duels
+
+    pe, Z, U, Xl, Xr, C = _setup("general", True, seed=5)
+    explainer = PrefShapExplainer(pe, None if level == "context" else Z, level=level, context_background=None)
+    old = explainer.explain(Xl, Xr, C, interactions=True)
+    new = explainer.explain(Duels(Xl, Xr, C), interactions=True)
+    np.testing.assert_array_equal(new.values, old.values)
+    np.testing.assert_array_equal(new.interactions, old.interactions)
+    y = np.where(np.arange(len(Xl)) % 2 == 0, 1, 0)
+    data = DuelData(Xl, Xr, y, context=C)
+    np.testing.assert_array_equal(explainer(data, y=y).values, explainer.explain(Xl, Xr, C, y=y).values)
+    params = list(inspect.signature(PrefShapExplainer.explain).parameters)
+    assert params[:2] == list(inspect.signature(Explainer.explain).parameters)[:2] == ["self", "X"]
+    with pytest.raises(TypeError, match="inside Duels"):
+        explainer.explain(Duels(Xl, Xr), Xr)
+    with pytest.raises(TypeError, match="X must be Duels"):
+        explainer.explain(Xl)

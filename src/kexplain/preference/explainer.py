@@ -37,6 +37,7 @@ from ._games import (
     PreferenceGame,
     _QuadratureGame,
 )
+from .data import DuelData, Duels
 from .expansion import PreferenceExpansion, preference_expansion
 
 VALUES = ("interventional", "observational")
@@ -73,6 +74,26 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}.")
     return value
+
+
+def _duels(X: Any, X_right: Any, context: Any) -> tuple[Any, Any, Any]:
+    """(left, right, context) of ``explain``'s input: a Duels, a DuelData, or the left items with
+    ``X_right`` (and ``context``) beside them."""
+    if isinstance(X, DuelData):
+        X = Duels.of(X)
+    if isinstance(X, Duels):
+        if X_right is not None or context is not None:
+            raise TypeError(
+                "explain got Duels and X_right/context; pass the right items and the contexts inside "
+                "Duels(X_left, X_right, context)."
+            )
+        return X.left, X.right, X.context
+    if X_right is None:
+        raise TypeError(
+            "explain needs the duels: X must be Duels(X_left, X_right, context) or a DuelData "
+            f"(or the left items with X_right), got {type(X).__name__} without X_right."
+        )
+    return X, X_right, context
 
 
 def _orientation(y: Any, n: int) -> np.ndarray:
@@ -180,12 +201,12 @@ class PrefShapExplainer(Explainer):
     --------
     >>> import numpy as np
     >>> from kexplain.kernels import RBF
-    >>> from kexplain.preference import PreferenceExpansion
+    >>> from kexplain.preference import Duels, PreferenceExpansion
     >>> from kexplain.preference.explainer import PrefShapExplainer
     >>> rng = np.random.default_rng(0)
     >>> L, R = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
     >>> pe = PreferenceExpansion(L, R, rng.normal(size=5), RBF(1.0))
-    >>> ex = PrefShapExplainer(pe, rng.normal(size=(8, 3))).explain(L[:2], R[:2])
+    >>> ex = PrefShapExplainer(pe, rng.normal(size=(8, 3))).explain(Duels(L[:2], R[:2]))
     >>> ex.game, bool(np.abs(ex.values.sum(axis=1) - pe.decision_function(L[:2], R[:2])).max() < 1e-12)
     ('preferential item (interventional)', True)
     >>> np.round(ex.values[0], 3)
@@ -329,10 +350,10 @@ class PrefShapExplainer(Explainer):
             )
             self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
 
-    def explain(  # type: ignore[override]
+    def explain(
         self,
-        X_left: Any,
-        X_right: Any,
+        X: Duels | DuelData | Any,
+        X_right: Any = None,
         context: Any = None,
         *,
         y: Any = None,
@@ -343,7 +364,7 @@ class PrefShapExplainer(Explainer):
         budget: int | None = None,
         tol: float | None = None,
     ) -> Explanation:
-        """PREF-SHAP values of the duels (X_left[i] vs X_right[i], in context[i]).
+        """PREF-SHAP values of the duels ``X`` (left[i] vs right[i], in context[i]).
 
         Solves ``self.game`` (see the class): the interventional games exactly (the product-game
         engine or the subset route, ``info["route"]``), the observational ones by enumerating
@@ -358,10 +379,15 @@ class PrefShapExplainer(Explainer):
 
         Parameters
         ----------
-        X_left, X_right : array-like (N, d)
-            The two items of each duel.
+        X : Duels or DuelData, or array-like (N, d)
+            The duels: ``Duels(X_left, X_right, context)`` (or a ``DuelData``, whose items and
+            contexts are read), the one input every explainer's ``explain`` takes.  The
+            shorthand ``explain(X_left, X_right, context)`` gives the same values.
+        X_right : array-like (N, d), optional
+            With the shorthand: the right items.
         context : array-like (N, p), optional
-            The context of each duel; required exactly when the model has one.
+            With the shorthand: the context of each duel; required exactly when the model has
+            one.
         y : array-like (N,), optional
             Outcomes (1/True: the left item won; 0, -1 or False: the right one).  When given,
             each duel is explained as winner vs loser, as the thesis plots it: by
@@ -405,14 +431,16 @@ class PrefShapExplainer(Explainer):
         >>> import numpy as np
         >>> from kexplain.kernels import RBF
         >>> from kexplain.preference import PreferenceExpansion
+        >>> from kexplain.preference import Duels
         >>> from kexplain.preference.explainer import PrefShapExplainer
         >>> rng = np.random.default_rng(1)
         >>> L, R = rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
         >>> explainer = PrefShapExplainer(PreferenceExpansion(L, R, rng.normal(size=4), RBF(1.0)))
-        >>> a, b = explainer.explain(L[:1], R[:1]), explainer.explain(R[:1], L[:1])
+        >>> a, b = explainer.explain(Duels(L[:1], R[:1])), explainer.explain(Duels(R[:1], L[:1]))
         >>> bool(np.allclose(a.values, -b.values))
         True
         """
+        X_left, X_right, context = _duels(X, X_right, context)
         if isinstance(interactions, Mapping):
             return self._explain_any_order(X_left, X_right, context, y, interactions, progress, n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
@@ -504,9 +532,9 @@ class PrefShapExplainer(Explainer):
         # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
         return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
 
-    def __call__(self, X_left: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:  # type: ignore[override]
-        """Same as ``explain(X_left, X_right, context, **options)``."""
-        return self.explain(X_left, X_right, context, **options)
+    def __call__(self, X: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:
+        """Same as ``explain(X, X_right, context, **options)``."""
+        return self.explain(X, X_right, context, **options)
 
     def _solve(
         self,
