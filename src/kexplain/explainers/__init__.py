@@ -5,7 +5,7 @@
   ``polynomial_games``, ``variance_games`` and ``mixture_range``.
 - ``ModelAgnosticExplainer`` (``model_agnostic``): interventional values of any prediction
   function, coalitions enumerated or sampled (``coalitions``, the loop shared with
-  ``kexplain.rkhs.ObservationalExplainer``).
+  ``kexplain.rkhs.ObservationalExplainer``), on the output ``outputs`` picks from the model.
 """
 
 from .model_agnostic import ModelAgnosticExplainer

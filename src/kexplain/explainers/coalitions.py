@@ -9,7 +9,7 @@ errors; rows in blocks over threads, every block drawing the same coalitions.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from numbers import Integral
 from typing import Any
 
@@ -204,3 +204,71 @@ def explain_coalitions(
             bar.close()
     ex.data = Xv
     return ex
+
+
+def to_explanation(
+    res: ShapleyValues,
+    Xv: np.ndarray,
+    names: list[str],
+    *,
+    game: str,
+    output: str,
+    output_names: Sequence[str] | None = None,
+    info: dict[str, Any] | None = None,
+) -> Explanation:
+    """The ``Explanation`` of a solver's ``ShapleyValues`` (one output squeezed).
+
+    Parameters
+    ----------
+    res : ShapleyValues
+        From ``kx.exact_shapley`` or ``kx.sampled_shapley``, values of shape (N, d, o).
+    Xv : ndarray of shape (N, d)
+        The explained rows.
+    names : list of str
+        Feature names.
+    game, output : str
+        Which game was solved, which output of the model explained.
+    output_names : sequence of str, optional
+        Labels of the outputs (kept for one output only when given).
+    info : dict, optional
+        Extras added to ``info`` (after ``v_full``, ``solver`` and ``interaction_index``).
+
+    Returns
+    -------
+    Explanation
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.coalitions import to_explanation
+    >>> res = kx.exact_shapley(lambda S: S.sum(axis=1)[:, None, None] * 1.0, 2)
+    >>> to_explanation(res, np.zeros((1, 2)), ["a", "b"], game="toy", output="f").values
+    array([[1., 1.]])
+    """
+    values = np.asarray(res.values)  # (N, d, o)
+    base = np.asarray(res.v_empty)  # (N, o)
+    se = res.standard_errors
+    inter = None if res.interactions is None else np.asarray(res.interactions)  # shap's layout
+    single = values.shape[2] == 1
+    if single:
+        values, base = values[:, :, 0], base[:, 0]
+        se = None if se is None else se[:, :, 0]
+        inter = None if inter is None else inter[..., 0]
+    return Explanation(
+        values=values,
+        base_values=base,
+        data=Xv,
+        feature_names=names,
+        output_names=output_names if not single or output_names else None,
+        interactions=inter,
+        standard_errors=se,
+        game=game,
+        output=output,
+        info={
+            "v_full": np.asarray(res.v_full),
+            "solver": "exact" if se is None else "sampled",
+            "interaction_index": getattr(res, "interaction_index", None),
+            **(info or {}),
+        },
+    )

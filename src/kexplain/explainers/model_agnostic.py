@@ -15,14 +15,13 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-from sklearn.base import is_classifier
 
 from .._validation import check_data, check_random_state, check_weights
 from ..base import Explainer, background_rows, check_explain_options, row_index
-from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..explanation import Explanation
 from ..shapley.result import ShapleyValues
-from .coalitions import Game, explain_coalitions
+from .coalitions import Game, explain_coalitions, to_explanation
+from .outputs import check_outputs, final_estimator, model_output
 
 #: default bound, in bytes, on the hybrid rows (x_S, z_Sc) built in one block, with the model's
 #: outputs on them
@@ -30,112 +29,6 @@ DEFAULT_MAX_BLOCK_BYTES = 64 * 2**20
 
 #: attributes in which estimators keep the rows each prediction is compared with (kernel rows)
 _SUPPORT_ATTRIBUTES = ("X_fit_", "X_train_", "support_vectors_", "X_ref")
-
-
-def final_estimator(model: Any) -> Any:
-    """The last step of a scikit-learn Pipeline, else the model itself.
-
-    Parameters
-    ----------
-    model : object
-
-    Returns
-    -------
-    object
-
-    Examples
-    --------
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> from sklearn.svm import SVR
-    >>> from kexplain.explainers.model_agnostic import final_estimator
-    >>> type(final_estimator(make_pipeline(StandardScaler(), SVR()))).__name__
-    'SVR'
-    """
-    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
-        return model.steps[-1][1]
-    return model
-
-
-def model_output(model: Any, accepted: str | None = None) -> tuple[Callable[[np.ndarray], Any], str]:
-    """The output of a model that is explained, and its description.
-
-    ``decision_function`` for classifiers that have one, ``predict_proba`` for other classifiers
-    (never the class labels), else ``predict``, else the callable itself.
-
-    Parameters
-    ----------
-    model : object
-        A fitted estimator, an object with ``predict``, or a callable.
-    accepted : str, optional
-        What the caller accepts, for the message of the error raised when ``model`` has neither
-        ``predict`` nor ``__call__``.
-
-    Returns
-    -------
-    (callable, str)
-        The function on rows, and e.g. ``"predict of KernelRidge"``.
-
-    Examples
-    --------
-    >>> from kexplain.explainers.model_agnostic import model_output
-    >>> def f(X):
-    ...     return X.sum(axis=1)
-    >>> model_output(f)[1]
-    'f (callable)'
-    """
-    est = final_estimator(model)
-    foreign = foreign_model_error(est)
-    if foreign is not None:  # a torch or TensorFlow module is callable, but not on NumPy rows
-        raise foreign
-    name = type(est).__name__
-    if est is not model:
-        name = "Pipeline(" + ", ".join(type(s[1]).__name__ for s in model.steps) + ")"
-    # scikit-learn >= 1.6 reads the estimator's tags, not _estimator_type; callables have no tags
-    if hasattr(est, "__sklearn_tags__") and is_classifier(est):
-        if hasattr(model, "decision_function"):
-            return model.decision_function, f"decision_function of {name}"
-        if hasattr(model, "predict_proba"):
-            return model.predict_proba, f"predict_proba of {name}"
-    if hasattr(model, "predict"):
-        return model.predict, f"predict of {name}"
-    if callable(model):
-        return model, f"{getattr(model, '__name__', type(model).__name__)} (callable)"
-    raise UnsupportedModelError(
-        f"model of type {type(model).__name__} has neither predict nor __call__. "
-        + (accepted or "ModelAgnosticExplainer accepts any prediction callable or object with predict.")
-    )
-
-
-def check_outputs(predict: Callable[[np.ndarray], Any], X: np.ndarray) -> np.ndarray:
-    """The model's outputs on the rows ``X`` as a finite (N, n_outputs) float array.
-
-    Parameters
-    ----------
-    predict : callable
-        The function on rows (see ``model_output``).
-    X : ndarray of shape (N, d)
-
-    Returns
-    -------
-    ndarray of shape (N, n_outputs)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.explainers.model_agnostic import check_outputs
-    >>> check_outputs(lambda X: X.sum(axis=1), np.ones((2, 3)))
-    array([[3.],
-           [3.]])
-    """
-    out = np.asarray(predict(X), dtype=np.float64)
-    if out.ndim == 1:
-        out = out[:, None]
-    if out.ndim != 2 or out.shape[0] != X.shape[0]:
-        raise ValueError(f"the model returned outputs of shape {out.shape} for {X.shape[0]} rows.")
-    if not np.all(np.isfinite(out)):
-        raise ValueError("the model returned NaN or infinite predictions.")
-    return out
 
 
 class _HybridMean:
@@ -426,71 +319,3 @@ class ModelAgnosticExplainer(Explainer):
 
     def _to_explanation(self, res: ShapleyValues, Xv: np.ndarray, names: list[str]) -> Explanation:
         return to_explanation(res, Xv, names, game=self.game, output=self.output)
-
-
-def to_explanation(
-    res: ShapleyValues,
-    Xv: np.ndarray,
-    names: list[str],
-    *,
-    game: str,
-    output: str,
-    output_names: Sequence[str] | None = None,
-    info: dict[str, Any] | None = None,
-) -> Explanation:
-    """The ``Explanation`` of a solver's ``ShapleyValues`` (one output squeezed).
-
-    Parameters
-    ----------
-    res : ShapleyValues
-        From ``kx.exact_shapley`` or ``kx.sampled_shapley``, values of shape (N, d, o).
-    Xv : ndarray of shape (N, d)
-        The explained rows.
-    names : list of str
-        Feature names.
-    game, output : str
-        Which game was solved, which output of the model explained.
-    output_names : sequence of str, optional
-        Labels of the outputs (kept for one output only when given).
-    info : dict, optional
-        Extras added to ``info`` (after ``v_full``, ``solver`` and ``interaction_index``).
-
-    Returns
-    -------
-    Explanation
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import kexplain as kx
-    >>> from kexplain.explainers.model_agnostic import to_explanation
-    >>> res = kx.exact_shapley(lambda S: S.sum(axis=1)[:, None, None] * 1.0, 2)
-    >>> to_explanation(res, np.zeros((1, 2)), ["a", "b"], game="toy", output="f").values
-    array([[1., 1.]])
-    """
-    values = np.asarray(res.values)  # (N, d, o)
-    base = np.asarray(res.v_empty)  # (N, o)
-    se = res.standard_errors
-    inter = None if res.interactions is None else np.asarray(res.interactions)  # shap's layout
-    single = values.shape[2] == 1
-    if single:
-        values, base = values[:, :, 0], base[:, 0]
-        se = None if se is None else se[:, :, 0]
-        inter = None if inter is None else inter[..., 0]
-    return Explanation(
-        values=values,
-        base_values=base,
-        data=Xv,
-        feature_names=names,
-        output_names=output_names if not single or output_names else None,
-        interactions=inter,
-        standard_errors=se,
-        game=game,
-        output=output,
-        info={
-            "v_full": np.asarray(res.v_full),
-            "solver": "exact" if se is None else "sampled",
-            "interaction_index": getattr(res, "interaction_index", None),
-            **(info or {}),
-        },
-    )

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import check_data, check_random_state, check_weights
 from ..exceptions import UnsupportedModelError
-from ..explainers.model_agnostic import final_estimator, model_output
+from ..explainers.outputs import final_estimator, model_output
 from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior

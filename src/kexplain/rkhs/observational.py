@@ -30,8 +30,8 @@ import numpy as np
 
 from .._validation import check_bool, check_data, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
-from ..explainers.coalitions import Game, blas_threads, explain_coalitions
-from ..explainers.model_agnostic import check_outputs, to_explanation
+from ..explainers.coalitions import Game, blas_threads, explain_coalitions, to_explanation
+from ..explainers.outputs import check_outputs
 from ..explanation import Explanation
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
