@@ -270,6 +270,7 @@ PUBLIC_MODULES = [
     "kexplain.gp",
     "kexplain.star",
     "kexplain.rkhs",
+    "kexplain.explainers",
     "kexplain.dask",
     "kexplain.cli",
     "kexplain.plots",

@@ -318,7 +318,8 @@ class RKHSExplainer(Explainer):
             Coalition evaluations for the sampled solver.  None: exact enumeration when
             d <= max_exact_features, else 64 * d evaluations (at least 1024).  Giving a budget
             always uses the sampled solver (for a product-kernel model in the interventional
-            game, on the expansion's ``predict`` at hybrid rows).
+            game, on the expansion's ``predict`` at hybrid rows: N * n_background model rows
+            per coalition, far slower than the exact engine, which needs no budget).
         tol : float, optional
             Early stop of the sampled solver once every standard error is below it.
         uncertainty : bool
