@@ -169,3 +169,11 @@ def test_observational_explainer_is_efficient_and_caches_per_coalition(data):
     np.testing.assert_array_equal(ex.explain(X[30:33], n_jobs=2).values, e.values)
     with pytest.raises(ValueError, match="cme_regularization must be a positive finite number"):
         ObservationalExplainer(krr, cme_regularization=0.0)
+
+
+def test_value_attribute_is_a_deprecated_name_of_game(data):
+    X, y = data
+    krr = KernelRidge(kernel="rbf", gamma=0.3, alpha=0.1).fit(X, y)
+    ex = kx.RKHSExplainer(krr, X[:10], game="interventional")
+    with pytest.warns(FutureWarning, match="read RKHSExplainer.game"):
+        assert ex.value == "interventional"

@@ -9,6 +9,7 @@ context values go through the conditional mean embeddings of RKHS-SHAP.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -232,7 +233,7 @@ class PrefShapExplainer(Explainer):
     ) -> None:
         self.level = _check_choice(level, "level", LEVELS)
         game = renamed_keyword("PrefShapExplainer", "game", game, "value", value, "interventional")
-        game = _check_choice(game, "game", VALUES)
+        game = self._removal = _check_choice(game, "game", VALUES)
         route = _check_choice(route, "route", ROUTES)
         pe = preference_expansion(model)
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
@@ -349,6 +350,17 @@ class PrefShapExplainer(Explainer):
                 pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
             )
             self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
+
+    @property
+    def value(self) -> str:
+        """Deprecated: the ``game=`` option given ("interventional" or "observational"); ``game``
+        is the whole label (a FutureWarning)."""
+        warnings.warn(
+            "PrefShapExplainer.value is deprecated; the option is game= and the attribute game holds its label.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self._removal
 
     def explain(
         self,

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -197,6 +198,12 @@ class RKHSExplainer(Explainer):
                 )
             else:
                 self.explainer = self._agnostic(model)
+
+    @property
+    def value(self) -> str:
+        """Deprecated name of ``game`` (a FutureWarning)."""
+        warnings.warn("RKHSExplainer.value is deprecated; read RKHSExplainer.game.", FutureWarning, stacklevel=2)
+        return self.game
 
     @property
     def cme_regularization(self) -> float:
