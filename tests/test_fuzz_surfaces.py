@@ -167,8 +167,8 @@ def _calls() -> list[tuple[str, Outcome]]:
     vecs("PrefShapExplainer.explain", "y", 3, lambda v: PrefShapExplainer(clf).explain(L[:3], R[:3], y=v))
     opts(
         "PrefShapExplainer",
-        "regularization",
-        lambda v: PrefShapExplainer(clf, game="observational", regularization=v).explain(L[:2], R[:2]),
+        "cme_regularization",
+        lambda v: PrefShapExplainer(clf, game="observational", cme_regularization=v).explain(L[:2], R[:2]),
     )
     opts(
         "PrefShapExplainer",

@@ -198,7 +198,7 @@ def _dense_observational(pe, pool, eta, Xl, Xr):
 def test_observational_item_game_equals_dense_proposition_7_3_3():
     pe, _, _, Xl, Xr, _ = _setup("general", False, seed=4)
     pool = np.random.default_rng(5).normal(size=(12, D_ITEM))
-    ex = PrefShapExplainer(pe, pool, game="observational", regularization=0.05).explain(Xl, Xr)
+    ex = PrefShapExplainer(pe, pool, game="observational", cme_regularization=0.05).explain(Xl, Xr)
     dense = _dense_observational(pe, pool, 0.05, Xl, Xr)
     assert ex.info["route"] == "enumeration"
     assert np.abs(ex.values - dense).max() < 1e-10
@@ -213,7 +213,7 @@ def test_observational_close_to_interventional_for_independent_features():
     )
     pool = rng.normal(size=(200, 3))  # independent features: conditioning changes nothing
     Xl, Xr = rng.normal(size=(4, 3)) * 0.7, rng.normal(size=(4, 3)) * 0.7
-    obs = PrefShapExplainer(pe, pool, game="observational", regularization=1e-3).explain(Xl, Xr)
+    obs = PrefShapExplainer(pe, pool, game="observational", cme_regularization=1e-3).explain(Xl, Xr)
     itv = PrefShapExplainer(pe, pool).explain(Xl, Xr)
     scale = np.abs(itv.values).max()
     assert np.abs(obs.values - itv.values).max() < 0.1 * scale
@@ -325,6 +325,12 @@ def test_bad_input():
     assert old.game == PrefShapExplainer(pe, Z, game="observational").game == "preferential item (observational)"
     with pytest.raises(TypeError, match="both game='observational' and value='observational'"):
         PrefShapExplainer(pe, Z, game="observational", value="observational")
+    with pytest.warns(FutureWarning, match="pass cme_regularization=0.05 instead"):
+        old_eta = PrefShapExplainer(pe, Z, game="observational", regularization=0.05).explain(Xl, Xr, C)
+    new_eta = PrefShapExplainer(pe, Z, game="observational", cme_regularization=0.05).explain(Xl, Xr, C)
+    np.testing.assert_array_equal(old_eta.values, new_eta.values)
+    with pytest.raises(TypeError, match="both cme_regularization=0.05 and regularization=0.05"):
+        PrefShapExplainer(pe, Z, game="observational", cme_regularization=0.05, regularization=0.05)
     with pytest.raises(ValueError, match="fitted without a context"):
         PrefShapExplainer(plain, level="context")
     with pytest.raises(ValueError, match="observational"):

@@ -283,7 +283,7 @@ def _bo_prior_unfitted() -> Any:
 def _prefshap_regularization(value: Any) -> Any:
     from kexplain.preference import PrefShapExplainer
 
-    return PrefShapExplainer(classifier(), game="observational", regularization=value)
+    return PrefShapExplainer(classifier(), game="observational", cme_regularization=value)
 
 
 def _preference_kernel(n: Any) -> Any:
@@ -551,10 +551,10 @@ CASES = [
         "comparable_clusters.items-columns", lambda: _clusters(np.zeros((4, 2))), ValueError, "items has 2", "unclear"
     ),
     Case(
-        "PrefShapExplainer.regularization-inf",
+        "PrefShapExplainer.cme_regularization-inf",
         lambda: _prefshap_regularization(float("inf")),
         ValueError,
-        "regularization must be a positive finite",
+        "cme_regularization must be a positive finite",
         "accepted",
     ),
     Case(

@@ -174,8 +174,9 @@ class PrefShapExplainer(Explainer):
         Context rows (context and joint levels).  Default: the distinct contexts of the support
         duels (32 of them, evenly spaced, with more than 12 players).
     context_background_weights : array-like (n_contexts,), optional
-    regularization : float
-        CME regularisation eta of the observational games (ridge n * eta).
+    cme_regularization : float, optional
+        eta in the CME ridge (K_S + n eta I) of the observational games; None (the default) means
+        1e-3 (the keyword of ``kx.RKHSExplainer``).
     n_landmarks : int, optional
         Nystroem landmarks for the observational embeddings (chosen with a fixed seed); None
         solves exactly.
@@ -188,6 +189,9 @@ class PrefShapExplainer(Explainer):
         background's tables and a few times this bound (one block per thread with ``n_jobs``).
     value : {"interventional", "observational"}, optional
         Deprecated spelling of ``game`` (a FutureWarning); passing both is a TypeError.
+    regularization : float, optional
+        Deprecated spelling of ``cme_regularization`` (a FutureWarning); passing both is a
+        TypeError.
 
     Attributes
     ----------
@@ -225,15 +229,19 @@ class PrefShapExplainer(Explainer):
         game: str | None = None,
         context_background: Any = None,
         context_background_weights: Any = None,
-        regularization: float = 1e-3,
+        cme_regularization: float | None = None,
         n_landmarks: int | None = None,
         route: str = "auto",
         max_block_bytes: int = BLOCK_BYTES,
         value: str | None = None,
+        regularization: float | None = None,
     ) -> None:
         self.level = _check_choice(level, "level", LEVELS)
         game = renamed_keyword("PrefShapExplainer", "game", game, "value", value, "interventional")
         game = self._removal = _check_choice(game, "game", VALUES)
+        eta = renamed_keyword(
+            "PrefShapExplainer", "cme_regularization", cme_regularization, "regularization", regularization, 1e-3
+        )
         route = _check_choice(route, "route", ROUTES)
         pe = preference_expansion(model)
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
@@ -341,13 +349,11 @@ class PrefShapExplainer(Explainer):
                 if bad or n_landmarks < 1:
                     raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
                 landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            ok = isinstance(regularization, (int, float, np.integer, np.floating)) and not isinstance(
-                regularization, (bool, np.bool_)
-            )
-            if not (ok and np.isfinite(regularization) and regularization > 0):
-                raise ValueError(f"regularization must be a positive finite number, got {regularization!r}.")
+            ok = isinstance(eta, (int, float, np.integer, np.floating)) and not isinstance(eta, (bool, np.bool_))
+            if not (ok and np.isfinite(eta) and eta > 0):
+                raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
             self._observational = ObservationalPreferenceGame(
-                pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
+                pe, self.level, pool, None if uniform else w, float(eta), landmarks=landmarks
             )
             self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
 
