@@ -167,6 +167,7 @@ class RKHSExplainer(Explainer):
         self.max_block_bytes = max_block_bytes
         self.random_state = random_state
         self._lock = threading.Lock()
+        self._given_weights = background_weights
         self.explainer: ObservationalExplainer | ProductKernelExplainer | ModelAgnosticExplainer
         if game == "observational":
             self.explainer = obs = ObservationalExplainer(
@@ -197,7 +198,7 @@ class RKHSExplainer(Explainer):
                     feature_names=m.feature_names,
                 )
             else:
-                self.explainer = self._agnostic(model)
+                self.explainer = self._agnostic(model, background_weights)
 
     @property
     def value(self) -> str:
@@ -226,11 +227,12 @@ class RKHSExplainer(Explainer):
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def _agnostic(self, model: Any) -> ModelAgnosticExplainer:
+    def _agnostic(self, model: Any, background_weights: Any) -> ModelAgnosticExplainer:
+        # the weights as given: normalising normalised weights again could move their last bits
         return ModelAgnosticExplainer(
             model,
             self.background,
-            background_weights=self.background_weights,
+            background_weights=background_weights,
             feature_names=self.feature_names,
             max_exact_features=self.max_exact_features,
             max_block_bytes=self.max_block_bytes,
@@ -242,7 +244,7 @@ class RKHSExplainer(Explainer):
         with self._lock:
             agnostic = getattr(self, "_sampled", None)
             if agnostic is None:
-                agnostic = self._sampled = self._agnostic(self.expansion)
+                agnostic = self._sampled = self._agnostic(self.expansion, self._given_weights)
             return agnostic
 
     def value_function(self, X: Any) -> Game:
