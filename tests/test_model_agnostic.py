@@ -177,3 +177,24 @@ def test_value_attribute_is_a_deprecated_name_of_game(data):
     ex = kx.RKHSExplainer(krr, X[:10], game="interventional")
     with pytest.warns(FutureWarning, match="read RKHSExplainer.game"):
         assert ex.value == "interventional"
+
+
+@pytest.mark.parametrize("game", ["observational", "interventional"])
+def test_weighted_routes_are_the_routed_explainers_and_survive_pickling(data, game):
+    X, y = data
+    mat = GaussianProcessRegressor(Matern(length_scale=1.5, nu=1.5), alpha=1e-2, optimizer=None).fit(X, y)
+    B, P = X[:20], X[30:33]
+    w = np.random.default_rng(1).uniform(0.1, 3.0, 20)
+    rk = kx.RKHSExplainer(mat, B, background_weights=w, game=game)
+    direct = (ObservationalExplainer if game == "observational" else ModelAgnosticExplainer)(
+        mat, B, background_weights=w
+    ).explain(P)
+    got = rk.explain(P)
+    np.testing.assert_array_equal(got.values, direct.values)
+    # the restricted kernels are objects, not closures: a kernel model's explainer ships to a worker
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(rk)).explain(P).values, got.values)
+    if game == "observational":
+        callable_obs = kx.RKHSExplainer(f, B)  # the default RBF of a callable pickles too
+        np.testing.assert_array_equal(
+            pickle.loads(pickle.dumps(callable_obs)).explain(P).values, callable_obs.explain(P).values
+        )

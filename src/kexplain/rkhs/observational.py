@@ -528,5 +528,15 @@ def _restricted(m: _Model) -> Callable[[np.ndarray], Any]:
     default lengthscales on the background."""
     if m.kernel_on is not None:
         return m.kernel_on
-    ls = np.atleast_1d(default_lengthscale(m.background))
-    return lambda S_idx: RBF(lengthscale=ls[S_idx])
+    return _DefaultRBF(np.atleast_1d(default_lengthscale(m.background)))
+
+
+class _DefaultRBF:
+    """S -> an RBF on the features S with kexplain's default lengthscales (an object, so that the
+    explainer holding it pickles)."""
+
+    def __init__(self, lengthscale: np.ndarray) -> None:
+        self.lengthscale = lengthscale
+
+    def __call__(self, S_idx: np.ndarray) -> RBF:
+        return RBF(lengthscale=self.lengthscale[S_idx])
