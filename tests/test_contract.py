@@ -221,7 +221,22 @@ def test_rkhs_explainer_routes_instead_of_solving():
     imports = _imports(SRC / "rkhs" / "explainer.py")
     assert not {t for t in imports if t.startswith("kexplain.shapley")}, sorted(imports)
     assert "kexplain.explainers.product_kernel" in imports and "kexplain.explainers.model_agnostic" in imports
-    assert len((SRC / "rkhs" / "explainer.py").read_text().splitlines()) < 450
+    # and stays thin: its code, docstrings and comments aside, is a fraction of the 767 lines it had
+    text = (SRC / "rkhs" / "explainer.py").read_text()
+    docs = set()
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            docs.update(range(body[0].lineno, body[0].end_lineno + 1))
+    code = [
+        s for i, s in enumerate(text.splitlines(), 1) if i not in docs and s.strip() and not s.strip().startswith("#")
+    ]
+    assert len(code) < 250, f"rkhs/explainer.py has {len(code)} lines of code"
 
 
 def test_no_import_circles_between_modules():

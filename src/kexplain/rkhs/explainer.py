@@ -79,12 +79,9 @@ class RKHSExplainer(Explainer):
         Enumerate all coalitions up to this many features; sample beyond.
     max_block_bytes : int
         Bound, in bytes, on the hybrid rows (x_S, z_Sc) that the interventional game of a model
-        that is not a product-kernel expansion builds at once, with the model's outputs on them
-        (default 64 MiB): the model is called on blocks of at most
-        ``max_block_bytes // (8 * (d + n_outputs + n_support))`` rows, where ``n_support`` is the
-        number of training rows a scikit-learn kernel model compares each row with (0 for a
-        callable), so its kernel rows stay within the bound too.  Each ``n_jobs`` thread holds one
-        block.  The values do not depend on it (to rounding).
+        that is not a product-kernel expansion builds at once, with the model's outputs and
+        kernel rows on them (default 64 MiB; see ``ModelAgnosticExplainer``).  The values do not
+        depend on it (to rounding).
     random_state : None, int or numpy Generator/RandomState
         Picks the Nystroem landmarks (as in scikit-learn's ``Nystroem``); the sampled solver is
         seeded by ``explain(random_state=...)``.
@@ -198,7 +195,7 @@ class RKHSExplainer(Explainer):
                     feature_names=m.feature_names,
                 )
             else:
-                self.explainer = self._agnostic(model, background_weights)
+                self.explainer = self._agnostic(model)
 
     @property
     def value(self) -> str:
@@ -227,12 +224,12 @@ class RKHSExplainer(Explainer):
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def _agnostic(self, model: Any, background_weights: Any) -> ModelAgnosticExplainer:
+    def _agnostic(self, model: Any) -> ModelAgnosticExplainer:
         # the weights as given: normalising normalised weights again could move their last bits
         return ModelAgnosticExplainer(
             model,
             self.background,
-            background_weights=background_weights,
+            background_weights=self._given_weights,
             feature_names=self.feature_names,
             max_exact_features=self.max_exact_features,
             max_block_bytes=self.max_block_bytes,
@@ -242,10 +239,9 @@ class RKHSExplainer(Explainer):
         """The interventional game of a product-kernel model on the expansion's own ``predict``,
         for the sampled solver (the engine is exact and needs no sampling)."""
         with self._lock:
-            agnostic = getattr(self, "_sampled", None)
-            if agnostic is None:
-                agnostic = self._sampled = self._agnostic(self.expansion, self._given_weights)
-            return agnostic
+            if getattr(self, "_sampled", None) is None:
+                self._sampled = self._agnostic(self.expansion)
+            return self._sampled
 
     def value_function(self, X: Any) -> Game:
         """The game ``self.game`` at the rows of ``X``.
@@ -421,8 +417,7 @@ class RKHSExplainer(Explainer):
     ) -> float:
         """Pick eta by K-fold cross-validation of the conditional mean embeddings.
 
-        See ``ObservationalExplainer.select_cme_regularization``.  Sets
-        ``self.cme_regularization`` to the best value and returns it; the losses are in
+        See ``ObservationalExplainer.select_cme_regularization``; the losses are in
         ``self.cme_cv_scores_`` (a dict eta -> loss).
 
         Parameters
