@@ -32,7 +32,7 @@ from kexplain.preference import PreferenceExpansion, PrefShapExplainer
 N, m, d = {duels}, {support}, 5
 rng = np.random.default_rng(0)
 pe = PreferenceExpansion(rng.normal(size=(m, d)), rng.normal(size=(m, d)), rng.normal(size=m), RBF(1.5))
-ex = PrefShapExplainer(pe, value="observational")
+ex = PrefShapExplainer(pe, game="observational")
 L, R = rng.normal(size=(N, d)), rng.normal(size=(N, d))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()

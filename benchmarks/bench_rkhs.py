@@ -122,7 +122,7 @@ def bench_banana(sizes=(100, 500, 1000), N=50):
         f"{'ISV speed-up':>14}{'max |ISV - KSHAP|':>20}"
     )
     warm = KernelRidge(kernel="rbf").fit(np.eye(3)[:, :2], np.ones(3))
-    kx.RKHSExplainer(warm, value="interventional").explain(np.eye(2))  # first-call imports out of the timing
+    kx.RKHSExplainer(warm, game="interventional").explain(np.eye(2))  # first-call imports out of the timing
     for n in sizes:
         rng = np.random.default_rng(n)
         X, y = banana(n, 10.0, rng=rng)
@@ -130,13 +130,13 @@ def bench_banana(sizes=(100, 500, 1000), N=50):
         model = KernelRidge(kernel="rbf", gamma=0.5 / float(np.mean(ls)) ** 2, alpha=0.1).fit(X, y)
         Xe = X[:N]
         t0 = time.perf_counter()
-        ex_i = kx.RKHSExplainer(model, value="interventional")
+        ex_i = kx.RKHSExplainer(model, game="interventional")
         b_i = time.perf_counter() - t0
         t0 = time.perf_counter()
         isv = ex_i.explain(Xe).values
         t_i = time.perf_counter() - t0
         t0 = time.perf_counter()
-        ex_o = kx.RKHSExplainer(model, value="observational")
+        ex_o = kx.RKHSExplainer(model, game="observational")
         b_o = time.perf_counter() - t0
         t0 = time.perf_counter()
         ex_o.explain(Xe)

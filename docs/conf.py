@@ -86,6 +86,7 @@ API_MODULES = [
     ("kexplain.stats", "Kernel tests", "MMD and HSIC, their exact Shapley attributions and permutation tests."),
     ("kexplain.gp", "Orthogonal additive GPs", "OAK regression and its exact local and global Shapley values."),
     ("kexplain.star", "STAR-SHAP and RKHS Weightings", "Structured additive models and their exact values."),
+    ("kexplain.explainers", "Explainers", "The product-kernel explainer and the model-agnostic one for any callable."),
     ("kexplain.rkhs", "RKHS-SHAP", "Observational values through conditional mean embeddings; the regulariser."),
     ("kexplain.preference", "Preferences and PREF-SHAP", "Preferential GPs, duel data and exact PREF-SHAP values."),
     ("kexplain.embeddings", "Kernel mean embeddings", "Conditional and Bayesian embeddings; the deconditional GP."),

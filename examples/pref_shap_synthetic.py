@@ -92,7 +92,7 @@ explanations = {}
 for name, model in models.items():
     explainer = PrefShapExplainer(model, feature_names=data.feature_names)  # background: support items
     t0 = time.perf_counter()
-    ex = explainer.explain(test.X_left, test.X_right, y=test.y)
+    ex = explainer.explain(test, y=test.y)  # a DuelData is the duels to explain
     g = model.decision_function(test.X_left, test.X_right) * np.where(test.y > 0, 1, -1)
     print(
         f"{name}: PREF-SHAP of {len(test)} duels in {time.perf_counter() - t0:.2f} s "

@@ -17,7 +17,7 @@ explained with kx.RKHSExplainer, and the values are scored by R^2 against
   (The paper's closed form rests on E[f | X2] = 2 x2, which is only approximate; see
   notes on the papers.)
 
-The interventional values come from ``RKHSExplainer(model, value="interventional")`` (the same
+The interventional values come from ``RKHSExplainer(model, game="interventional")`` (the same
 values shap's ExactExplainer gives with an independent masker on the same background rows),
 the observational ones from ``RKHSExplainer(model)``; the background defaults to the model's
 support points, here the training rows::
@@ -107,11 +107,11 @@ for b in bs:
     t0 = time.perf_counter()
     # the paper's RKHS-ISV: coalitions enumerated with the mean embedding of the absent feature
     # shared by all points (same values as the exact engine, far cheaper for d = 2, large n)
-    itv = kx.RKHSExplainer(model, value="interventional")
+    itv = kx.RKHSExplainer(model, game="interventional")
     isv = kx.exact_shapley(itv.value_function(Xe), 2).values[..., 0]
     t_i = time.perf_counter() - t0
     t0 = time.perf_counter()
-    osv = kx.RKHSExplainer(model, value="observational").explain(Xe).values
+    osv = kx.RKHSExplainer(model, game="observational").explain(Xe).values
     t_o = time.perf_counter() - t0
     isv_true = np.column_stack([(Xe[:, 0] ** 2 - v) / b, Xe[:, 1]])
     osv_true = observational_truth(Xe, b, v)

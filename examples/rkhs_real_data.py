@@ -59,7 +59,7 @@ def diabetes(n_explain, n_rows=None):
     print(f"diabetes: kernel ridge (alpha = {search.best_params_['alpha']}), CME eta = {ex.cme_regularization}")
     Xe = X[:n_explain]
     osv = ex.explain(Xe)
-    isv = kx.RKHSExplainer(model, value="interventional").explain(Xe)
+    isv = kx.RKHSExplainer(model, game="interventional").explain(Xe)
     ranking(osv, "observational")
     ranking(isv, "interventional")
     return osv, isv
@@ -74,7 +74,7 @@ def breast_cancer(n_explain, budget, n_rows=None):
     print(f"breast cancer: RBF SVC (training accuracy {model.score(X, y):.3f}), sampled budget {budget}")
     Xe = X[:n_explain]
     osv = ex.explain(Xe, budget=budget, random_state=0)
-    isv = kx.RKHSExplainer(model, X, feature_names=names, value="interventional").explain(Xe)
+    isv = kx.RKHSExplainer(model, X, feature_names=names, game="interventional").explain(Xe)
     print(
         f"  largest standard error of the sampled observational values: {osv.standard_errors.max():.3g} "
         f"(largest |value| {np.abs(osv.values).max():.3g})"

@@ -83,7 +83,7 @@ for lam in strengths:
         alpha=0.1,
         feature=4,
         strength=lam,
-        value="interventional",
+        game="interventional",
         n_background=n_background,
         random_state=seed,
     ).fit(Xtr, ytr)
@@ -107,10 +107,10 @@ for value in ("interventional", "observational"):
         m = models[value].get(lam)
         if m is None:
             m = kx.ShapleyRegularizedKernelRidge(
-                kernel=kernel, alpha=0.1, feature=4, strength=lam, value=value, n_coalitions=20, random_state=seed
+                kernel=kernel, alpha=0.1, feature=4, strength=lam, game=value, n_coalitions=20, random_state=seed
             ).fit(Xtr, ytr)
-        isv = kx.RKHSExplainer(m, Xtr, value="interventional").explain(Xe).values
-        osv = kx.RKHSExplainer(m, Xtr, value="observational").explain(Xe).values
+        isv = kx.RKHSExplainer(m, Xtr, game="interventional").explain(Xe).values
+        osv = kx.RKHSExplainer(m, Xtr, game="observational").explain(Xe).values
         dists[(value, lam)] = (isv, osv)
         reg = "ISV-REG" if value == "interventional" else "OSV-REG"
         print(

@@ -9,7 +9,7 @@ For each training-set size n, a kernel ridge regression is explained at N points
 training set as background/reference data:
 
 - RKHS-ISV (engine): exact interventional values from the product-game engine
-  (``RKHSExplainer(model, value="interventional").explain``, shap's interventional values);
+  (``RKHSExplainer(model, game="interventional").explain``, shap's interventional values);
 - RKHS-ISV (mean embedding): the paper's estimator, enumerating the coalitions with the mean
   embedding of the absent features shared across points (RKHSExplainer.value_function);
 - RKHS-OSV: observational values through conditional mean embeddings (exact CME);
@@ -54,11 +54,11 @@ def timed(fn, *args):
 
 
 def engine_values(em, Xe):
-    return kx.RKHSExplainer(em, value="interventional").explain(Xe).values
+    return kx.RKHSExplainer(em, game="interventional").explain(Xe).values
 
 
 def mean_embedding_values(em, Xe):
-    return kx.exact_shapley(kx.RKHSExplainer(em, value="interventional").value_function(Xe), 2).values[..., 0]
+    return kx.exact_shapley(kx.RKHSExplainer(em, game="interventional").value_function(Xe), 2).values[..., 0]
 
 
 def observational_values(em, Xe):
@@ -97,7 +97,7 @@ rows = []
 # first calls compile/import (the engine may JIT); keep that out of the timings
 Xw, yw = banana(20, rng=np.random.default_rng(0))
 warm = kx.KernelExpansion(Xw, yw, kx.kernels.RBF(1.0))
-kx.RKHSExplainer(warm, value="interventional").explain(Xw[:2])
+kx.RKHSExplainer(warm, game="interventional").explain(Xw[:2])
 kx.RKHSExplainer(warm).explain(Xw[:2])
 print(
     f"{'n':>6}{'ISV engine':>12}{'ISV mean-emb':>14}{'OSV':>10}{'KernelSHAP':>12}"

@@ -95,7 +95,7 @@ def test_multiclass_svc_with_ovr_shape_is_refused_with_both_routes(est, data):
         # the pipeline's parameter name, ready to paste
         step = m.steps[-1][0]
         assert f"model.set_params({step}__decision_function_shape='ovo')" in msg
-        assert "kx.RKHSExplainer(model.decision_function, background=B, value='interventional')" in msg
+        assert "kx.RKHSExplainer(model.decision_function, background=B, game='interventional')" in msg
     # the first advised call works and needs no refit
     m.set_params(**{f"{m.steps[-1][0]}__decision_function_shape": "ovo"})
     _check(m, data["Xt"], m.decision_function(data["Xt"]))
@@ -475,9 +475,9 @@ def test_cosine_gp_regressor_advice_runs(data):
     with pytest.raises(kx.UnsupportedModelError) as info:
         kx.ProductKernelExplainer(m)
     msg = str(info.value)
-    assert "PairwiseKernel" in msg and "kx.RKHSExplainer(model, value='interventional')" in msg
+    assert "PairwiseKernel" in msg and "kx.RKHSExplainer(model, game='interventional')" in msg
     assert "exact_shapley" not in msg  # it takes value functions, not models
-    ex = kx.RKHSExplainer(m, value="interventional").explain(z[:2])
+    ex = kx.RKHSExplainer(m, game="interventional").explain(z[:2])
     assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.predict(z[:2]))
 
 
@@ -487,10 +487,10 @@ def test_cosine_gp_classifier_advice_runs(data):
     with pytest.raises(kx.UnsupportedModelError) as info:
         kx.ProductKernelExplainer(m)
     msg = str(info.value)
-    assert "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional')" in msg
+    assert "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, game='interventional')" in msg
     model = m  # the advice, as printed
 
-    ex = kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=z[:6], value="interventional").explain(
+    ex = kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=z[:6], game="interventional").explain(
         z[:2]
     )
     assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.predict_proba(z[:2])[:, 1])
@@ -502,7 +502,7 @@ def test_svc_with_another_kernel_advice_runs(data):
     with pytest.raises(kx.UnsupportedModelError, match=r"kx.RKHSExplainer\(model.decision_function, background=B"):
         kx.ProductKernelExplainer(m)
     model, B = m, data["z"][:6]
-    ex = kx.RKHSExplainer(model.decision_function, background=B, value="interventional").explain(data["z"][:2])
+    ex = kx.RKHSExplainer(model.decision_function, background=B, game="interventional").explain(data["z"][:2])
     assert_rel_close(ex.base_values + ex.values.sum(axis=1), m.decision_function(data["z"][:2]))
 
 

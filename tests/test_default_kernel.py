@@ -79,7 +79,7 @@ def test_every_kernel_none_in_the_package_resolves_to_the_default(data):
         reg = kx.rkhs.ShapleyRegularizedKernelRidge(feature=0, n_coalitions=4, random_state=0).fit(data[:40], y[:40])
         seen["rkhs.ShapleyRegularizedKernelRidge"] = (reg.kernel_.lengthscale, default_lengthscale(data[:40]))
         ex = kx.RKHSExplainer(lambda H: H[:, 0] * H[:, 1], background=data[:30])
-        restricted = ex._restricted()(np.array([0, 2]))
+        restricted = ex.explainer._cme.kernel_on(np.array([0, 2]))  # the kernel the CME conditions with
         seen["rkhs.RKHSExplainer (callable model)"] = (restricted.lengthscale, default_lengthscale(data[:30])[[0, 2]])
         # BayesIMP: the treatment and mediator lengthscales
         T = y[:50]

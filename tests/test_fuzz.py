@@ -217,16 +217,16 @@ def _pke(v: Any, arg: str) -> Any:
 def _rkhs(v: Any, arg: str) -> Any:
     g = good()
     bg, X = g["X"][:8], g["X"][:3]
-    kwargs: dict[str, Any] = {"value": "interventional"}
+    kwargs: dict[str, Any] = {"game": "interventional"}
     explain_kwargs: dict[str, Any] = {}
     if arg == "background":
         bg = v
     elif arg == "X":
         X = v
-    elif arg in ("cme_regularization", "n_landmarks", "random_state", "background_weights", "value"):
+    elif arg in ("cme_regularization", "n_landmarks", "random_state", "background_weights", "game"):
         kwargs[arg] = v
         if arg == "cme_regularization":
-            kwargs["value"] = "observational"
+            kwargs["game"] = "observational"
     else:
         explain_kwargs[arg] = v
     return kx.RKHSExplainer(g["krr"], bg, **kwargs).explain(X, **explain_kwargs)
@@ -390,7 +390,7 @@ def _cases() -> list[Case]:
         ("cme_regularization", "float"),
         ("n_landmarks", "int"),
         ("random_state", "random_state"),
-        ("value", "string_option"),
+        ("game", "string_option"),
         ("budget", "int"),
         ("tol", "float"),
         ("interactions", "flag"),
@@ -657,7 +657,7 @@ def _interactions(explainer: str, v: Any) -> Any:
     if explainer == "ProductKernelExplainer":
         return kx.ProductKernelExplainer(g["svr"], g["X"][:6]).explain(g["X"][:3], interactions=v)
     if explainer == "RKHSExplainer":
-        return kx.RKHSExplainer(g["krr"], g["X"][:8], value="interventional").explain(g["X"][:3], interactions=v)
+        return kx.RKHSExplainer(g["krr"], g["X"][:8], game="interventional").explain(g["X"][:3], interactions=v)
     if explainer == "StarExplainer":
         return kx.star.StarExplainer(g["terms"], g["X2"][:5]).explain(g["X2"][:3], interactions=v)
     return kx.gp.OAKExplainer(g["oak"], g["X2"][:5]).explain(g["X2"][:3], interactions=v)

@@ -167,20 +167,20 @@ def _calls() -> list[tuple[str, Outcome]]:
     vecs("PrefShapExplainer.explain", "y", 3, lambda v: PrefShapExplainer(clf).explain(L[:3], R[:3], y=v))
     opts(
         "PrefShapExplainer",
-        "regularization",
-        lambda v: PrefShapExplainer(clf, value="observational", regularization=v).explain(L[:2], R[:2]),
+        "cme_regularization",
+        lambda v: PrefShapExplainer(clf, game="observational", cme_regularization=v).explain(L[:2], R[:2]),
     )
     opts(
         "PrefShapExplainer",
         "n_landmarks",
-        lambda v: PrefShapExplainer(clf, value="observational", n_landmarks=v).explain(L[:2], R[:2]),
+        lambda v: PrefShapExplainer(clf, game="observational", n_landmarks=v).explain(L[:2], R[:2]),
         BAD_INT_OPTIONS[:-3] + BAD_INT_OPTIONS[-2:],
     )
     opts("PrefShapExplainer", "max_block_bytes", lambda v: PrefShapExplainer(clf, max_block_bytes=v), BAD_INT_OPTIONS)
     opts(
         "PrefShapExplainer.explain",
         "budget",
-        lambda v: PrefShapExplainer(clf, value="observational").explain(L[:2], R[:2], budget=v),
+        lambda v: PrefShapExplainer(clf, game="observational").explain(L[:2], R[:2], budget=v),
         BAD_INT_OPTIONS,
     )
     mats("comparable_clusters", "items", 6, d, lambda v: comparable_clusters(clf, v, 2, random_state=0))

@@ -1,5 +1,5 @@
 """GP-SHAP (Chau, Muandet & Sejdinovic, 2023): mean and covariance of the observational Shapley
-values of a Gaussian process through RKHSExplainer(..., value="observational").explain(X, uncertainty=True)."""
+values of a Gaussian process through RKHSExplainer(..., game="observational").explain(X, uncertainty=True)."""
 
 import numpy as np
 import pytest
@@ -138,7 +138,7 @@ def test_explain_with_uncertainty_on_a_gaussian_process_regressor(gpr):
 
 def test_interventional_uncertainty_is_the_product_kernel_explainers(gpr):
     X, model = gpr
-    e = kx.RKHSExplainer(model, X[:20], value="interventional").explain(X[:3], uncertainty=True)
+    e = kx.RKHSExplainer(model, X[:20], game="interventional").explain(X[:3], uncertainty=True)
     ref = kx.ProductKernelExplainer(model, X[:20]).explain(X[:3], uncertainty=True)
     np.testing.assert_allclose(e.values, ref.values, atol=1e-12)
     np.testing.assert_allclose(e.covariance, ref.covariance, atol=1e-14)
@@ -175,7 +175,7 @@ def test_bad_input_is_refused(gpr):
     with pytest.raises(ValueError, match="exact CME"):
         kx.RKHSExplainer(model, approximation="nystroem", n_landmarks=10).explain(X[:2], uncertainty=True)
     with pytest.raises(ValueError, match="ProductKernelExplainer"):
-        kx.RKHSExplainer(kx.KernelExpansion(X, X[:, 0], kx.kernels.RBF(1.0)), value="interventional").explain(
+        kx.RKHSExplainer(kx.KernelExpansion(X, X[:, 0], kx.kernels.RBF(1.0)), game="interventional").explain(
             X[:2], uncertainty=True, budget=50
         )
     with pytest.raises(ValueError, match="joint=True needs uncertainty=True"):

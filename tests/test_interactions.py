@@ -139,7 +139,7 @@ def test_star_and_rkhs_explainers_pass_the_index_through(index):
 
     svr, Xs = _svr_setup()
     for value in ("observational", "interventional"):
-        rk = kx.RKHSExplainer(svr, background=Xs[:12], value=value).explain(Xs[30:32], interactions=index)
+        rk = kx.RKHSExplainer(svr, background=Xs[:12], game=value).explain(Xs[30:32], interactions=index)
         assert rk.interaction_index == index
         np.testing.assert_allclose(rk.interactions.sum(axis=2), rk.values, rtol=1e-9, atol=1e-11)
     observational = kx.RKHSExplainer(svr, background=Xs[:12])

@@ -320,7 +320,7 @@ def test_observational_preference_game_by_enumeration():
     from kexplain.preference.explainer import PrefShapExplainer
 
     pe, Z, _, Xl, Xr, _ = _setup("general", False, seed=2)
-    explainer = PrefShapExplainer(pe, Z, value="observational", regularization=0.05)
+    explainer = PrefShapExplainer(pe, Z, game="observational", cme_regularization=0.05)
     ex = explainer.explain(Xl[:2], Xr[:2], interactions={"index": "STII", "max_order": 2})
     v = explainer._observational.value_function(Xl[:2], Xr[:2], None)
     res = kx.exact_shapley(v, 3, interactions={"index": "STII", "max_order": 2})

@@ -32,7 +32,7 @@ def test_shap_independent_masker_gives_the_values_of_its_data(fitted):
     # and they are shap's own exact values with that masker
     exact = shap.explainers.ExactExplainer(model.predict, masker)(X[:5])
     np.testing.assert_allclose(by_masker.values, exact.values, atol=1e-7)
-    rk = kx.RKHSExplainer(model, background=masker, value="interventional").explain(X[:2])
+    rk = kx.RKHSExplainer(model, background=masker, game="interventional").explain(X[:2])
     np.testing.assert_allclose(rk.values, by_rows.values[:2], atol=1e-10)
 
 
@@ -77,7 +77,7 @@ def test_to_kernel_expansion_models_go_through_the_product_explainer():
     model = ShapleyRegularizedKernelRidge(kernel=RBF(2.0), alpha=0.1, feature=1, strength=10.0).fit(X, y)
     ex = kx.ProductKernelExplainer(model, background=X[:10]).explain(X[:4])
     np.testing.assert_allclose(ex.predictions, model.predict(X[:4]), atol=1e-10)
-    rk = kx.RKHSExplainer(model, background=X[:10], value="interventional").explain(X[:4])
+    rk = kx.RKHSExplainer(model, background=X[:10], game="interventional").explain(X[:4])
     np.testing.assert_allclose(ex.values, rk.values, atol=1e-10)
 
     class Broken:
@@ -94,11 +94,11 @@ def test_models_of_other_libraries_get_a_kexplain_error_with_a_route():
     background = np.zeros((5, 3))
     for make in (
         lambda: kx.ProductKernelExplainer(module, background=background),
-        lambda: kx.RKHSExplainer(module, background=background, value="interventional"),
+        lambda: kx.RKHSExplainer(module, background=background, game="interventional"),
     ):
         with pytest.raises(kx.UnsupportedModelError, match=r"Linear is a torch model.*RKHSExplainer\(f, background"):
             make()
     # the route the message gives works
     f = lambda X: module(torch.as_tensor(X)).detach().numpy().ravel()  # noqa: E731
-    ex = kx.RKHSExplainer(f, background=background, value="interventional").explain(np.ones((2, 3)))
+    ex = kx.RKHSExplainer(f, background=background, game="interventional").explain(np.ones((2, 3)))
     np.testing.assert_allclose(ex.predictions, f(np.ones((2, 3))), atol=1e-12)

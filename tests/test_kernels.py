@@ -265,7 +265,7 @@ def test_from_sklearn_rejects_kernels_without_product_form(kernel):
     with pytest.raises(kx.UnsupportedModelError, match="Supported scikit-learn kernels: sums and products of RBF"):
         from_sklearn(kernel, 2)
     msg = str(pytest.raises(kx.UnsupportedModelError, from_sklearn, kernel, 2).value)
-    assert "kx.RKHSExplainer(model, value='interventional')" in msg and "exact up to 12 features" in msg
+    assert "kx.RKHSExplainer(model, game='interventional')" in msg and "exact up to 12 features" in msg
     assert "exact_shapley" not in msg
 
 
@@ -280,7 +280,7 @@ def test_from_sklearn_advice_for_other_kernels_works():
     )
     with pytest.raises(kx.UnsupportedModelError):
         from_sklearn(model.kernel_, 3)
-    ex = kx.RKHSExplainer(model, X[:8], value="interventional").explain(X[:3])
+    ex = kx.RKHSExplainer(model, X[:8], game="interventional").explain(X[:3])
     assert ex.game == "interventional"
     np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, model.predict(X[:3]), atol=1e-10)
 

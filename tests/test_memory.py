@@ -59,7 +59,7 @@ def test_interventional_callable_memory_is_bounded_by_the_block_size():
         rng = np.random.default_rng(0)
         X = rng.normal(size=(3000, 3))
         f = lambda A: A[:, 0] + A[:, 1] * A[:, 2]
-        explainer = kx.RKHSExplainer(f, X, value="interventional", max_block_bytes=16 * 2**20)
+        explainer = kx.RKHSExplainer(f, X, game="interventional", max_block_bytes=16 * 2**20)
         before = peak_mb()
         e = explainer.explain(X)
         assert np.abs(e.values.sum(axis=1) - (f(X) - f(X).mean())).max() < 1e-10

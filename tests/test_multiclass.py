@@ -41,7 +41,7 @@ def test_wine_svc_ovr_is_refused_naming_the_option(wine):
         kx.ProductKernelExplainer(model, background=X.iloc[:20])
     msg = str(info.value)
     assert "decision_function_shape='ovo'" in msg and "svc__decision_function_shape='ovo'" in msg
-    assert "kx.RKHSExplainer(model.decision_function, background=B, value='interventional')" in msg
+    assert "kx.RKHSExplainer(model.decision_function, background=B, game='interventional')" in msg
 
 
 def test_wine_svc_advised_ovo_route_sums_to_decision_function(wine):
@@ -62,7 +62,7 @@ def test_wine_svc_ovr_decision_function_through_the_agnostic_route(wine):
     cols = list(X.columns[:5])
     model = make_pipeline(StandardScaler(), SVC()).fit(X[cols], y)
     # the advised call, as the refusal prints it
-    explainer = kx.RKHSExplainer(model.decision_function, background=X[cols].iloc[:8], value="interventional")
+    explainer = kx.RKHSExplainer(model.decision_function, background=X[cols].iloc[:8], game="interventional")
     ex = explainer.explain(X[cols].iloc[:3])
     decision = model.decision_function(X[cols].iloc[:3])  # one-vs-rest, (3, 3)
     np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), decision, rtol=1e-10, atol=1e-10)
@@ -112,7 +112,7 @@ def test_gpc_observational_game_refuses_with_advice_that_works(gpc):
     ex = kx.ProductKernelExplainer(model, background=X[:10]).explain(X[:2])
     assert ex.values.shape == (2, 3, 3)
     # the interventional route of RKHSExplainer runs the same exact engine
-    itv = kx.RKHSExplainer(model, background=X[:10], value="interventional").explain(X[:2])
+    itv = kx.RKHSExplainer(model, background=X[:10], game="interventional").explain(X[:2])
     np.testing.assert_allclose(itv.values, ex.values, rtol=1e-12, atol=1e-14)
 
 

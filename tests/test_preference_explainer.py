@@ -198,7 +198,7 @@ def _dense_observational(pe, pool, eta, Xl, Xr):
 def test_observational_item_game_equals_dense_proposition_7_3_3():
     pe, _, _, Xl, Xr, _ = _setup("general", False, seed=4)
     pool = np.random.default_rng(5).normal(size=(12, D_ITEM))
-    ex = PrefShapExplainer(pe, pool, value="observational", regularization=0.05).explain(Xl, Xr)
+    ex = PrefShapExplainer(pe, pool, game="observational", cme_regularization=0.05).explain(Xl, Xr)
     dense = _dense_observational(pe, pool, 0.05, Xl, Xr)
     assert ex.info["route"] == "enumeration"
     assert np.abs(ex.values - dense).max() < 1e-10
@@ -213,7 +213,7 @@ def test_observational_close_to_interventional_for_independent_features():
     )
     pool = rng.normal(size=(200, 3))  # independent features: conditioning changes nothing
     Xl, Xr = rng.normal(size=(4, 3)) * 0.7, rng.normal(size=(4, 3)) * 0.7
-    obs = PrefShapExplainer(pe, pool, value="observational", regularization=1e-3).explain(Xl, Xr)
+    obs = PrefShapExplainer(pe, pool, game="observational", cme_regularization=1e-3).explain(Xl, Xr)
     itv = PrefShapExplainer(pe, pool).explain(Xl, Xr)
     scale = np.abs(itv.values).max()
     assert np.abs(obs.values - itv.values).max() < 0.1 * scale
@@ -221,7 +221,7 @@ def test_observational_close_to_interventional_for_independent_features():
 
 def test_observational_context_game_sums_to_logit_and_is_skew_symmetric():
     pe, _, U, Xl, Xr, C = _setup("general", True, seed=7)
-    explainer = PrefShapExplainer(pe, level="context", value="observational", context_background=U)
+    explainer = PrefShapExplainer(pe, level="context", game="observational", context_background=U)
     a, b = explainer.explain(Xl, Xr, C), explainer.explain(Xr, Xl, C)
     g = pe.decision_function(Xl, Xr, C)
     assert np.abs(a.base_values + a.values.sum(axis=1) - g).max() < 1e-12
@@ -235,7 +235,7 @@ def test_sampled_observational_game_beyond_twelve_features():
     rng = np.random.default_rng(8)
     d = 13
     pe = PreferenceExpansion(rng.normal(size=(3, d)), rng.normal(size=(3, d)), rng.normal(size=3), RBF(3.0))
-    explainer = PrefShapExplainer(pe, rng.normal(size=(10, d)), value="observational")
+    explainer = PrefShapExplainer(pe, rng.normal(size=(10, d)), game="observational")
     Xl, Xr = rng.normal(size=(2, d)), rng.normal(size=(2, d))
     ex = explainer.explain(Xl, Xr, budget=200, random_state=0)
     assert ex.info["route"] == "sampling" and ex.standard_errors is not None
@@ -250,7 +250,7 @@ def test_sampled_observational_game_beyond_twelve_features():
 @pytest.mark.parametrize("value", ["interventional", "observational"])
 def test_n_jobs_gives_the_same_values(value):
     pe, Z, _, Xl, Xr, C = _setup("general", True, seed=9)
-    explainer = PrefShapExplainer(pe, Z, value=value)
+    explainer = PrefShapExplainer(pe, Z, game=value)
     one, two = explainer.explain(Xl, Xr, C, n_jobs=1), explainer.explain(Xl, Xr, C, n_jobs=2)
     # blocks of different sizes: the same numbers up to rounding
     assert np.abs(one.values - two.values).max() < 1e-13
@@ -318,12 +318,23 @@ def test_bad_input():
         PrefShapExplainer(pe, Zbad)
     with pytest.raises(ValueError, match="level must be one of"):
         PrefShapExplainer(pe, Z, level="items")
-    with pytest.raises(ValueError, match="value must be one of"):
-        PrefShapExplainer(pe, Z, value="conditional")
+    with pytest.raises(ValueError, match="game must be one of"):
+        PrefShapExplainer(pe, Z, game="conditional")
+    with pytest.warns(FutureWarning, match=r"PrefShapExplainer\(value=\.\.\.\) is deprecated.*game='observational'"):
+        old = PrefShapExplainer(pe, Z, value="observational")
+    assert old.game == PrefShapExplainer(pe, Z, game="observational").game == "preferential item (observational)"
+    with pytest.raises(TypeError, match="both game='observational' and value='observational'"):
+        PrefShapExplainer(pe, Z, game="observational", value="observational")
+    with pytest.warns(FutureWarning, match="pass cme_regularization=0.05 instead"):
+        old_eta = PrefShapExplainer(pe, Z, game="observational", regularization=0.05).explain(Xl, Xr, C)
+    new_eta = PrefShapExplainer(pe, Z, game="observational", cme_regularization=0.05).explain(Xl, Xr, C)
+    np.testing.assert_array_equal(old_eta.values, new_eta.values)
+    with pytest.raises(TypeError, match="both cme_regularization=0.05 and regularization=0.05"):
+        PrefShapExplainer(pe, Z, game="observational", cme_regularization=0.05, regularization=0.05)
     with pytest.raises(ValueError, match="fitted without a context"):
         PrefShapExplainer(plain, level="context")
     with pytest.raises(ValueError, match="observational"):
-        PrefShapExplainer(pe, Z, level="joint", value="observational")
+        PrefShapExplainer(pe, Z, level="joint", game="observational")
     with pytest.raises(ValueError, match="context_background"):
         PrefShapExplainer(pe, Z, level="context")
     with pytest.raises(ValueError, match="features"):
@@ -372,3 +383,29 @@ def test_many_features_take_the_quadrature_route_with_a_capped_default_backgroun
     ex = explainer.explain(Xl, Xr)
     assert np.abs(ex.values.sum(axis=1) - pe.decision_function(Xl, Xr)).max() < 1e-10
     assert np.abs(ex.base_values).max() < 1e-12
+
+
+@pytest.mark.parametrize("level", ["item", "context", "joint"])
+def test_duels_are_one_input_and_give_the_values_of_the_shorthand(level):
+    """explain(X) keeps the explainer contract's shape: X is a Duels (or a DuelData); the
+    shorthand explain(X_left, X_right, context) gives the same values, bit for bit."""
+    import inspect
+
+    from kexplain.base import Explainer
+    from kexplain.preference import DuelData, Duels
+
+    pe, Z, U, Xl, Xr, C = _setup("general", True, seed=5)
+    explainer = PrefShapExplainer(pe, None if level == "context" else Z, level=level, context_background=None)
+    old = explainer.explain(Xl, Xr, C, interactions=True)
+    new = explainer.explain(Duels(Xl, Xr, C), interactions=True)
+    np.testing.assert_array_equal(new.values, old.values)
+    np.testing.assert_array_equal(new.interactions, old.interactions)
+    y = np.where(np.arange(len(Xl)) % 2 == 0, 1, 0)
+    data = DuelData(Xl, Xr, y, context=C)
+    np.testing.assert_array_equal(explainer(data, y=y).values, explainer.explain(Xl, Xr, C, y=y).values)
+    params = list(inspect.signature(PrefShapExplainer.explain).parameters)
+    assert params[:2] == list(inspect.signature(Explainer.explain).parameters)[:2] == ["self", "X"]
+    with pytest.raises(TypeError, match="inside Duels"):
+        explainer.explain(Duels(Xl, Xr), Xr)
+    with pytest.raises(TypeError, match="X must be Duels"):
+        explainer.explain(Xl)

@@ -75,7 +75,7 @@ def test_strength_lowers_mean_squared_shapley_value(data, value):
     msv = []
     for s in (0.0, 2.0, 20.0, 200.0):
         m = ShapleyRegularizedKernelRidge(
-            kernel=RBF(2.0), alpha=0.1, feature=3, strength=s, value=value, n_coalitions=10, random_state=0
+            kernel=RBF(2.0), alpha=0.1, feature=3, strength=s, game=value, n_coalitions=10, random_state=0
         ).fit(X, y)
         msv.append(np.mean(m.feature_shapley_values() ** 2))
     assert all(a > b for a, b in zip(msv, msv[1:])), msv
@@ -85,13 +85,13 @@ def test_strength_lowers_mean_squared_shapley_value(data, value):
 def test_regularised_values_agree_with_explainer(data):
     X, y = data
     m = ShapleyRegularizedKernelRidge(kernel=RBF(2.0), alpha=0.1, feature=1, strength=3.0).fit(X, y)
-    e = kx.RKHSExplainer(m, value="interventional").explain(X)
+    e = kx.RKHSExplainer(m, game="interventional").explain(X)
     np.testing.assert_allclose(e.values[:, 1], m.feature_shapley_values(), rtol=1e-8, atol=1e-10)
 
 
 def test_observational_is_reproducible(data):
     X, y = data
-    kw = dict(kernel=RBF(2.0), feature=3, strength=5.0, value="observational", n_coalitions=5)
+    kw = dict(kernel=RBF(2.0), feature=3, strength=5.0, game="observational", n_coalitions=5)
     a = ShapleyRegularizedKernelRidge(random_state=1, **kw).fit(X, y).dual_coef_
     b = ShapleyRegularizedKernelRidge(random_state=1, **kw).fit(X, y).dual_coef_
     np.testing.assert_array_equal(a, b)
@@ -116,7 +116,7 @@ def test_sklearn_conventions_and_feature_by_name(data):
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        (dict(value="causal"), "value must be one of"),
+        (dict(game="causal"), "game must be one of"),
         (dict(alpha=-1.0), "alpha == -1.0, must be >= 0.0"),
         (dict(strength=np.nan), "strength must be a non-negative"),
         (dict(feature=7), "feature must be a column index"),
@@ -155,7 +155,7 @@ def test_lazy_top_level_name():
     [
         ShapleyRegularizedKernelRidge(),
         ShapleyRegularizedKernelRidge(strength=1.0, n_background=8, random_state=0),
-        ShapleyRegularizedKernelRidge(strength=1.0, value="observational", n_coalitions=2, random_state=0),
+        ShapleyRegularizedKernelRidge(strength=1.0, game="observational", n_coalitions=2, random_state=0),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -175,4 +175,16 @@ def test_nan_in_predict_names_row_and_column(data):
 def test_bad_random_state_is_named(data, bad):
     X, y = data
     with pytest.raises(ValueError, match="random_state"):
-        ShapleyRegularizedKernelRidge(value="observational", random_state=bad).fit(X, y)
+        ShapleyRegularizedKernelRidge(game="observational", random_state=bad).fit(X, y)
+
+
+def test_value_keyword_is_a_deprecated_spelling_of_game(data):
+    X, y = data
+    kw = dict(kernel=RBF(2.0), feature=3, strength=5.0, n_coalitions=5, random_state=0)
+    new = ShapleyRegularizedKernelRidge(game="observational", **kw).fit(X, y)
+    with pytest.warns(FutureWarning, match=r"pass game='observational' instead"):
+        old = ShapleyRegularizedKernelRidge(value="observational", **kw).fit(X, y)
+    np.testing.assert_array_equal(old.dual_coef_, new.dual_coef_)
+    assert old.game_ == new.game_ == "observational"
+    with pytest.raises(TypeError, match="both game='observational' and value='interventional'"):
+        ShapleyRegularizedKernelRidge(game="observational", value="interventional", **kw).fit(X, y)

@@ -516,7 +516,7 @@ def _explainers():
     return [
         ("product", kx.ProductKernelExplainer(svr, X[:10]), X[:4]),
         ("rkhs-observational", kx.RKHSExplainer(gp, X[:15]), X[:3]),
-        ("rkhs-interventional", kx.RKHSExplainer(svr, X[:15], value="interventional"), X[:3]),
+        ("rkhs-interventional", kx.RKHSExplainer(svr, X[:15], game="interventional"), X[:3]),
         ("star", StarExplainer(star, unanimity_data(5, 4, random_state=2)), unanimity_data(3, 4, random_state=3)),
         ("oak", OAKExplainer(OAKRegressor(max_iter=3, random_state=0).fit(X, y)), X[:3]),
     ]

@@ -175,7 +175,7 @@ def _uncertain_gp(n=30, d=3, seed=0, **kw):
 @pytest.mark.parametrize("value", ["observational", "interventional"])
 def test_n_jobs_and_blocks_do_not_change_the_covariance(value):
     X, gpr, _ = _smooth_fit(3, n=16)
-    expl = kx.RKHSExplainer(gpr, X[:6], value=value)
+    expl = kx.RKHSExplainer(gpr, X[:6], game=value)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AccuracyWarning)
         one = expl.explain(X[6:12], uncertainty=True, n_jobs=1)
@@ -301,7 +301,7 @@ def test_gpshap_background_gram_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(gpshap, "_KU_CACHE_BYTES", budget)
     expl = kx.RKHSExplainer(gpr, X[:12])
     small = expl.explain(X[:2], uncertainty=True)
-    assert sum(K.nbytes for K in expl._gpshap._KU.values()) <= budget
+    assert sum(K.nbytes for K in expl.explainer._gpshap._KU.values()) <= budget
     np.testing.assert_array_equal(small.covariance, ref.covariance)
 
 
@@ -422,7 +422,7 @@ def test_random_gp_shap_covariance_against_enumeration_of_coalition_pairs(seed, 
         warnings.simplefilter("always")
         ex = expl.explain(x, uncertainty=True)
     warned = any(issubclass(w.category, AccuracyWarning) for w in caught)
-    cme = expl._gpshap.cme
+    cme = expl.explainer._gpshap.cme
     H, B = [], []
     for m, S in enumerate(all_coalitions(d)):
         Hs = cme.R.copy()

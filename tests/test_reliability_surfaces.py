@@ -283,7 +283,7 @@ def _bo_prior_unfitted() -> Any:
 def _prefshap_regularization(value: Any) -> Any:
     from kexplain.preference import PrefShapExplainer
 
-    return PrefShapExplainer(classifier(), value="observational", regularization=value)
+    return PrefShapExplainer(classifier(), game="observational", cme_regularization=value)
 
 
 def _preference_kernel(n: Any) -> Any:
@@ -551,10 +551,10 @@ CASES = [
         "comparable_clusters.items-columns", lambda: _clusters(np.zeros((4, 2))), ValueError, "items has 2", "unclear"
     ),
     Case(
-        "PrefShapExplainer.regularization-inf",
+        "PrefShapExplainer.cme_regularization-inf",
         lambda: _prefshap_regularization(float("inf")),
         ValueError,
-        "regularization must be a positive finite",
+        "cme_regularization must be a positive finite",
         "accepted",
     ),
     Case(
@@ -654,8 +654,8 @@ def test_prefshap_observational_blocks_do_not_change_values():
     from kexplain.preference import PrefShapExplainer
 
     L, R, _, _ = duels()
-    whole = PrefShapExplainer(classifier(), value="observational").explain(L, R)
-    blocks = PrefShapExplainer(classifier(), value="observational", max_block_bytes=2**16)
+    whole = PrefShapExplainer(classifier(), game="observational").explain(L, R)
+    blocks = PrefShapExplainer(classifier(), game="observational", max_block_bytes=2**16)
     assert blocks._observational is not None and 2**16 // blocks._observational.bytes_per_duel() < len(L)
     parts = blocks.explain(L, R)
     assert np.allclose(parts.values, whole.values, rtol=1e-12, atol=1e-13)

@@ -115,7 +115,7 @@ def test_interventional_engine_matches_mean_embedding_formula(data, krr):
     """The paper's interventional estimator, v(S) = alpha^T (K_S(X, x) * (1/n) K_Sc(X, R) 1),
     enumerated densely, equals the exact product-game engine the explainer delegates to."""
     X, _ = data
-    e = RKHSExplainer(krr, value="interventional").explain(X[:4])
+    e = RKHSExplainer(krr, game="interventional").explain(X[:4])
     ls2 = 1.0 / (2 * 0.4)
 
     def K(A, B, cols):
@@ -137,13 +137,13 @@ def test_interventional_engine_matches_mean_embedding_formula(data, krr):
     ref = kx.exact_shapley(value_function, 3).values
     np.testing.assert_allclose(e.values, ref, rtol=1e-9, atol=1e-11)
     # the explainer's own mean-embedding game (used by the sampled solver) agrees too
-    own = kx.exact_shapley(RKHSExplainer(krr, value="interventional").value_function(X[:4]), 3).values
+    own = kx.exact_shapley(RKHSExplainer(krr, game="interventional").value_function(X[:4]), 3).values
     np.testing.assert_allclose(own[..., 0], ref, rtol=1e-9, atol=1e-11)
 
 
 def test_interventional_sampled_path_agrees_with_engine(data, krr):
     X, _ = data
-    ex = RKHSExplainer(krr, value="interventional")
+    ex = RKHSExplainer(krr, game="interventional")
     exact = ex.explain(X[:3]).values
     est = ex.explain(X[:3], budget=400, random_state=0)
     assert est.standard_errors is not None
@@ -177,7 +177,7 @@ def test_independent_features_observational_approaches_interventional():
         m = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.05).fit(X, y)
         Xe = np.array([[0.5, -0.5], [-1.0, 0.3], [0.2, 1.2]])
         obs = RKHSExplainer(m, cme_regularization=1e-3).explain(Xe).values
-        itv = RKHSExplainer(m, value="interventional").explain(Xe).values
+        itv = RKHSExplainer(m, game="interventional").explain(Xe).values
         gaps.append(np.abs(obs - itv).max() / np.abs(itv).max())
     assert gaps[1] < gaps[0]
     assert gaps[1] < 0.1, gaps
@@ -230,7 +230,7 @@ def test_other_kernels_efficiency(data, model):
     X, y = data
     m = model.fit(X, y)
     for value in ("observational", "interventional"):
-        ex = RKHSExplainer(m, value=value)
+        ex = RKHSExplainer(m, game=value)
         assert ex.kind == "kernel"
         e = ex.explain(X[:3])
         np.testing.assert_allclose(e.predictions, m.predict(X[:3]), atol=1e-9)
@@ -244,7 +244,7 @@ def test_model_agnostic_interventional_matches_brute_force(data):
         return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
 
     R = X[:15]
-    e = RKHSExplainer(f, R, value="interventional").explain(X[:2])
+    e = RKHSExplainer(f, R, game="interventional").explain(X[:2])
     for p in range(2):
 
         def v(S, p=p):
@@ -269,8 +269,8 @@ def test_svr_needs_reference_rows(data):
 # -- bad input ---------------------------------------------------------------------------------------
 def test_unknown_value(data, krr):
     X, _ = data
-    with pytest.raises(ValueError, match="value must be one of"):
-        RKHSExplainer(krr, value="causal")
+    with pytest.raises(ValueError, match="game must be one of"):
+        RKHSExplainer(krr, game="causal")
 
 
 def test_nan_in_X(data, krr):
@@ -317,7 +317,7 @@ def test_unusable_model():
 def test_nan_predictions_are_reported(data):
     X, _ = data
     with pytest.raises(ValueError, match="NaN or infinite predictions"):
-        RKHSExplainer(lambda Z: np.full(len(Z), np.nan), X[:5], value="interventional").explain(X[:2])
+        RKHSExplainer(lambda Z: np.full(len(Z), np.nan), X[:5], game="interventional").explain(X[:2])
 
 
 def test_lazy_top_level_name():
@@ -351,7 +351,7 @@ def test_sum_kernel_gp_and_scaled_pipeline():
 @pytest.mark.parametrize("value", ["observational", "interventional"])
 def test_values_do_not_depend_on_n_jobs(data, krr, value):
     X, _ = data
-    ex = RKHSExplainer(krr, value=value)
+    ex = RKHSExplainer(krr, game=value)
     one = ex.explain(X[:7], n_jobs=1)
     two = ex.explain(X[:7], n_jobs=3)
     np.testing.assert_allclose(two.values, one.values, rtol=1e-12, atol=1e-14)
@@ -373,7 +373,7 @@ def test_model_agnostic_n_jobs_and_tol(data):
     def f(Z):
         return np.tanh(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2
 
-    ex = RKHSExplainer(f, X[:15], value="interventional")
+    ex = RKHSExplainer(f, X[:15], game="interventional")
     a = ex.explain(X[:5], budget=200, random_state=0, tol=1e-9, n_jobs=1)
     b = ex.explain(X[:5], budget=200, random_state=0, tol=1e-9, n_jobs=2)
     np.testing.assert_array_equal(a.values, b.values)
@@ -384,12 +384,12 @@ def test_output_index_and_game(data, krr):
     X, _ = data
     df = pd.DataFrame(X[:3], columns=["a", "b", "c"], index=["p", "q", "r"])
     for value in ("observational", "interventional"):
-        e = RKHSExplainer(krr, value=value).explain(df)
+        e = RKHSExplainer(krr, game=value).explain(df)
         assert e.game == value and e.output == "predict of KernelRidge"
         assert e.index == ["p", "q", "r"] and e.feature_names == ["a", "b", "c"]
         assert list(e.to_frame().index) == ["p", "q", "r"]
         np.testing.assert_allclose(e.predictions, krr.predict(X[:3]), atol=1e-10)
-    assert RKHSExplainer(krr, value="interventional").explain(X[:2]).index is None
+    assert RKHSExplainer(krr, game="interventional").explain(X[:2]).index is None
 
 
 def test_background_defaults_and_repr(data, krr):
@@ -410,7 +410,7 @@ def test_interactions_enumerated_and_engine(data, krr):
     game = RKHSExplainer(krr).value_function(X[:3])
     ref = kx.exact_shapley(game, 3, interactions=True)
     np.testing.assert_allclose(obs.interactions[:, 0, 1], ref.interactions[:, 0, 1, 0], rtol=1e-10, atol=1e-12)
-    ex = RKHSExplainer(krr, value="interventional")
+    ex = RKHSExplainer(krr, game="interventional")
     itv = ex.explain(X[:3], interactions=True)
     ref = kx.exact_shapley(ex.value_function(X[:3]), 3, interactions=True)
     np.testing.assert_allclose(itv.interactions[:, 0, 2], ref.interactions[:, 0, 2, 0], rtol=1e-8, atol=1e-10)
@@ -430,26 +430,26 @@ def test_background_weights_equal_repeated_rows(data, value):
     R = X[:12]
     counts = np.arange(1, 13) % 3 + 1
     Rrep = np.repeat(R, counts, axis=0)
-    w = RKHSExplainer(m, R, background_weights=counts, value=value, cme_regularization=1e-2).explain(X[:3])
-    rep = RKHSExplainer(m, Rrep, value=value, cme_regularization=1e-2).explain(X[:3])
+    w = RKHSExplainer(m, R, background_weights=counts, game=value, cme_regularization=1e-2).explain(X[:3])
+    rep = RKHSExplainer(m, Rrep, game=value, cme_regularization=1e-2).explain(X[:3])
     np.testing.assert_allclose(w.values, rep.values, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(w.base_values, rep.base_values, rtol=1e-10)
     # the non-product and model-agnostic routes weigh the rows the same way (the agnostic
     # observational game's lengthscales are medians of the rows, which repetition changes)
     mat = KernelRidge(kernel=Matern(length_scale=1.5, nu=1.5), alpha=0.1).fit(X, y)
     for model in (mat, mat.predict) if value == "interventional" else (mat,):
-        a = RKHSExplainer(model, R, background_weights=counts, value=value, cme_regularization=1e-2).explain(X[:2])
-        b = RKHSExplainer(model, Rrep, value=value, cme_regularization=1e-2).explain(X[:2])
+        a = RKHSExplainer(model, R, background_weights=counts, game=value, cme_regularization=1e-2).explain(X[:2])
+        b = RKHSExplainer(model, Rrep, game=value, cme_regularization=1e-2).explain(X[:2])
         np.testing.assert_allclose(a.values, b.values, rtol=1e-7, atol=1e-9)
     with pytest.raises(ValueError, match="background_weights must be a 1-D array with one weight per row"):
-        RKHSExplainer(m, R, background_weights=np.ones(5), value=value)
+        RKHSExplainer(m, R, background_weights=np.ones(5), game=value)
 
 
 def test_weighted_nystroem_keeps_efficiency(data, krr):
     X, _ = data
     w = np.linspace(0.0, 1.0, X.shape[0])
     ex = RKHSExplainer(krr, background_weights=w, approximation="nystroem", n_landmarks=20)
-    assert np.all(w[ex._landmarks] > 0)
+    assert np.all(w[ex.explainer._landmarks] > 0)
     e = ex.explain(X[:3])
     np.testing.assert_allclose(e.predictions, krr.predict(X[:3]), atol=1e-10)
     np.testing.assert_allclose(e.base_values, krr.predict(X) @ (w / w.sum()), rtol=1e-10)
@@ -459,20 +459,21 @@ def test_background_work_is_cached_across_calls(data, krr):
     X, _ = data
     ex = RKHSExplainer(krr, cme_regularization=1e-2)
     first = ex.explain(X[:3]).values
-    cme = ex._cme
+    cme = ex.explainer._cme
     n_factors = len(cme.cache)
     assert n_factors == 2**3 - 2  # one factor per proper non-empty coalition
     again = ex.explain(X[:3]).values
-    assert ex._cme is cme and len(cme.cache) == n_factors
+    assert ex.explainer._cme is cme and len(cme.cache) == n_factors
     np.testing.assert_array_equal(again, first)
     # a new eta recomputes the factors: the values are those of a fresh explainer
     ex.cme_regularization = 1e-3
     fresh = RKHSExplainer(krr, cme_regularization=1e-3).explain(X[:3]).values
     np.testing.assert_allclose(ex.explain(X[:3]).values, fresh, rtol=1e-12)
-    assert ex._cme is cme and cme.eta == 1e-3 and len(cme.cache) == n_factors
+    assert ex.explainer._cme is cme and cme.eta == 1e-3 and len(cme.cache) == n_factors
     assert not np.allclose(fresh, first)
-    itv = RKHSExplainer(krr, value="interventional")
-    assert itv._engine is not None and itv._cme is None
+    # the interventional game of a product-kernel model is the exact engine's: no CME is built
+    itv = RKHSExplainer(krr, game="interventional")
+    assert isinstance(itv.explainer, kx.ProductKernelExplainer) and not hasattr(itv.explainer, "_cme")
 
 
 def test_explain_options_are_validated(data, krr):
@@ -528,15 +529,15 @@ def test_interventional_callable_is_evaluated_in_bounded_blocks():
         return A[:, 0] + A[:, 1] * A[:, 2] - np.sin(A[:, 2])
 
     # 8 bytes x (d + 1 output) per row: 2 KiB holds 64 rows, fewer than one point's 11 background rows x 7
-    small = RKHSExplainer(f, Z, background_weights=w, value="interventional", max_block_bytes=2048)
+    small = RKHSExplainer(f, Z, background_weights=w, game="interventional", max_block_bytes=2048)
     largest.clear()
     a = small.explain(X)
     assert 0 < max(largest) <= 2048 // (8 * 4)
-    big = RKHSExplainer(f, Z, background_weights=w, value="interventional").explain(X)
+    big = RKHSExplainer(f, Z, background_weights=w, game="interventional").explain(X)
     np.testing.assert_allclose(a.values, big.values, rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(a.base_values, big.base_values, rtol=1e-13, atol=1e-14)
     # one background row per call when even one point's rows exceed the block
-    tiny = RKHSExplainer(f, Z, value="interventional", max_block_bytes=1)
+    tiny = RKHSExplainer(f, Z, game="interventional", max_block_bytes=1)
     largest.clear()
     c = tiny.explain(X[:2])
     assert max(largest) == 1
@@ -546,7 +547,7 @@ def test_interventional_callable_is_evaluated_in_bounded_blocks():
 @pytest.mark.parametrize("bad", [0, -5, 1.5, True, None])
 def test_max_block_bytes_is_validated(bad):
     with pytest.raises(ValueError, match="max_block_bytes must be a positive integer"):
-        RKHSExplainer(lambda A: A[:, 0], np.zeros((3, 2)), value="interventional", max_block_bytes=bad)
+        RKHSExplainer(lambda A: A[:, 0], np.zeros((3, 2)), game="interventional", max_block_bytes=bad)
 
 
 @pytest.mark.parametrize("kind", ["exact", "weighted", "nystroem", "sum"])
@@ -593,10 +594,21 @@ def test_classifiers_are_explained_through_scores_never_labels():
 
     X, y = load_iris(return_X_y=True)
     svc = make_pipeline(StandardScaler(), SVC(kernel="poly")).fit(X, y)
-    ex = kx.RKHSExplainer(svc, background=X[:20], value="interventional").explain(X[:3])
+    ex = kx.RKHSExplainer(svc, background=X[:20], game="interventional").explain(X[:3])
     assert ex.output.startswith("decision_function")
     np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, svc.decision_function(X[:3]), atol=1e-10)
     knn = KNeighborsClassifier().fit(X, y)
-    ex = kx.RKHSExplainer(knn, background=X[:20], value="interventional").explain(X[:3])
+    ex = kx.RKHSExplainer(knn, background=X[:20], game="interventional").explain(X[:3])
     assert ex.output.startswith("predict_proba")
     np.testing.assert_allclose(ex.values.sum(axis=1) + ex.base_values, knn.predict_proba(X[:3]), atol=1e-10)
+
+
+def test_value_keyword_is_a_deprecated_spelling_of_game(data, krr):
+    X, _ = data
+    new = RKHSExplainer(krr, X[:20], game="interventional")
+    with pytest.warns(FutureWarning, match=r"RKHSExplainer\(value=\.\.\.\) is deprecated.*game='interventional'"):
+        old = RKHSExplainer(krr, X[:20], value="interventional")
+    assert old.game == new.game == "interventional"
+    np.testing.assert_array_equal(old.explain(X[:3]).values, new.explain(X[:3]).values)
+    with pytest.raises(TypeError, match="both game='observational' and value='interventional'"):
+        RKHSExplainer(krr, game="observational", value="interventional")

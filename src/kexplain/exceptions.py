@@ -81,5 +81,5 @@ def foreign_model_error(model: object) -> UnsupportedModelError | None:
         f"{type(model).__name__} is a {library} model, which kexplain does not read directly: its exact explainers "
         "take scikit-learn's SVMs, KernelRidge and Gaussian processes (kx.models.SUPPORTED_MODELS) and kexplain's own "
         f"models. Explain its output through a NumPy prediction function instead, e.g. f = {_FOREIGN_ROUTES[library]}, "
-        "then kx.RKHSExplainer(f, background=B, value='interventional') (exact up to 12 features, sampled beyond)."
+        "then kx.RKHSExplainer(f, background=B, game='interventional') (exact up to 12 features, sampled beyond)."
     )

@@ -445,7 +445,7 @@ def _expand(k: Any) -> list[tuple[float, list[float]]]:
         if not (p.is_integer() and p >= 1):
             raise UnsupportedModelError(
                 f"kernel {k!r}: a DotProduct raised to the non-integer power {p:g} is not a polynomial, so it has "
-                "no exact form. kx.RKHSExplainer(model, value='interventional') explains it by evaluating the "
+                "no exact form. kx.RKHSExplainer(model, game='interventional') explains it by evaluating the "
                 "model on coalitions (exact up to 12 features)."
             )
         base = _expand(k.kernel)
@@ -462,5 +462,5 @@ def _expand(k: Any) -> list[tuple[float, list[float]]]:
     raise UnsupportedModelError(
         f"kernel {k!r} combined with DotProduct has no exact form: kexplain explains DotProduct kernels with "
         "ConstantKernel and WhiteKernel (sums, products, integer powers). kx.RKHSExplainer(model, "
-        "value='interventional') explains any fitted model by evaluating it on coalitions (exact up to 12 features)."
+        "game='interventional') explains any fitted model by evaluating it on coalitions (exact up to 12 features)."
     )

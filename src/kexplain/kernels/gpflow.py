@@ -33,7 +33,7 @@ SUPPORTED_GPFLOW_KERNELS = (
 GPFLOW_ROUTE = (
     "Explain such a model through its posterior mean as a NumPy function: "
     "f = lambda X: model.predict_f(X)[0].numpy()[:, 0], then "
-    "kx.RKHSExplainer(f, background=B, value='interventional') (exact up to 12 features, sampled with "
+    "kx.RKHSExplainer(f, background=B, game='interventional') (exact up to 12 features, sampled with "
     "standard errors beyond)"
 )
 

@@ -35,7 +35,7 @@ GPYTORCH_ROUTE = (
     "Explain such a model through its posterior mean as a NumPy function: "
     "f = lambda X: model.posterior(torch.as_tensor(X)).mean.detach().numpy()[:, 0] (BoTorch) or "
     "lambda X: model(torch.as_tensor(X)).mean.detach().numpy() (GPyTorch), then "
-    "kx.RKHSExplainer(f, background=B, value='interventional') (exact up to 12 features, sampled with "
+    "kx.RKHSExplainer(f, background=B, game='interventional') (exact up to 12 features, sampled with "
     "standard errors beyond)"
 )
 

@@ -28,7 +28,7 @@ SUPPORTED_SKLEARN_KERNELS = (
 
 #: what a user can do with a fitted model whose kernel has no product form
 OTHER_KERNELS_ADVICE = (
-    "Explain such a fitted model with kx.RKHSExplainer(model, value='interventional') (it evaluates the model "
+    "Explain such a fitted model with kx.RKHSExplainer(model, game='interventional') (it evaluates the model "
     "on coalitions of its training rows, or of background=B: exact up to 12 features, sampled beyond), "
     "or kx.RKHSExplainer(model) for the observational game."
 )
@@ -110,7 +110,7 @@ def from_sklearn(kernel: Any, n_features: int, *, tol: float | None = None) -> t
     ------
     UnsupportedModelError
         For kernels without an exact product form (DotProduct, ExpSineSquared, ...); the
-        message points to ``kx.RKHSExplainer(model, value="interventional")``, which explains
+        message points to ``kx.RKHSExplainer(model, game="interventional")``, which explains
         such fitted models exactly up to 12 features.
 
     Examples

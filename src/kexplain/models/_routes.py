@@ -41,6 +41,6 @@ def route_for(owner: str, precomputed: bool = False) -> str:
         return (
             "The model takes Gram matrices, not features, so there are no features to attribute to: wrap "
             f"your kernel k and training rows X_train around it, kx.RKHSExplainer(lambda X: {call}, "
-            f"background=B, value='interventional'), which explains it {_LIMITS}."
+            f"background=B, game='interventional'), which explains it {_LIMITS}."
         )
-    return f"kx.RKHSExplainer({fn}, background=B, value='interventional') explains it {_LIMITS}."
+    return f"kx.RKHSExplainer({fn}, background=B, game='interventional') explains it {_LIMITS}."

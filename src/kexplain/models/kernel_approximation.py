@@ -30,7 +30,7 @@ LINEAR_MODELS = {
 }
 
 APPROXIMATION_ROUTE = (
-    "kx.RKHSExplainer(model.predict, background=B, value='interventional') (or model.decision_function for a "
+    "kx.RKHSExplainer(model.predict, background=B, game='interventional') (or model.decision_function for a "
     "classifier) explains the pipeline exactly by evaluating it on coalitions: exact up to 12 features, sampled "
     "with standard errors beyond"
 )

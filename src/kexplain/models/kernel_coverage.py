@@ -247,7 +247,7 @@ def coverage() -> list[CoverageRow]:
     >>> rows['"rbf"', "SVC"].status
     'exact'
     >>> rows['"sigmoid"', "KernelRidge"].route
-    "kx.RKHSExplainer(model, background=B, value='interventional')"
+    "kx.RKHSExplainer(model, background=B, game='interventional')"
     """
     return [_answer(label, est, model) for label, est, model in _cases()]
 

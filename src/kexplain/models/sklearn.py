@@ -60,7 +60,7 @@ def _unsupported(msg: str) -> UnsupportedModelError:
 #: the route that works for a kernel model whose kernel has no product form, by estimator
 _OTHER_KERNEL_ROUTE = {
     "GaussianProcessClassifier": (
-        "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, value='interventional') "
+        "kx.RKHSExplainer(lambda X: model.predict_proba(X)[:, 1], background=B, game='interventional') "
         "explains its class-1 probability by evaluating the model on coalitions: exact up to 12 features, "
         "sampled with standard errors beyond"
     ),
@@ -74,7 +74,7 @@ def _from_sklearn(kernel: Any, d: int, owner: str) -> tuple[Kernel | SumKernel |
     except UnsupportedModelError:
         route = _OTHER_KERNEL_ROUTE.get(
             owner,
-            "kx.RKHSExplainer(model, value='interventional') explains it exactly by evaluating the model on "
+            "kx.RKHSExplainer(model, game='interventional') explains it exactly by evaluating the model on "
             "coalitions of its training rows (or pass background=B; exact up to 12 features, sampled with "
             "standard errors beyond), "
             "and kx.RKHSExplainer(model) gives the observational game",
@@ -110,7 +110,7 @@ def _ovr_refusal(est: Any, step: str | None) -> UnsupportedModelError:
         f"Either explain the one-vs-one decision functions exactly (one output per pair of classes): "
         f"model.set_params({param}='ovo') (no refit needed; it only changes how decision_function combines "
         "the pairs), or explain the one-vs-rest decision_function itself by evaluating the model on "
-        "coalitions: kx.RKHSExplainer(model.decision_function, background=B, value='interventional') (exact "
+        "coalitions: kx.RKHSExplainer(model.decision_function, background=B, game='interventional') (exact "
         "up to 12 features, sampled beyond)."
     )
 
@@ -184,7 +184,7 @@ def _kernel_ridge(est: Any) -> _Parts:
                 raise _unsupported(
                     f"KernelRidge with kernel={k!r} and degree={est.degree!r}: a non-integer power of the dot "
                     "product is not a polynomial, so it has no exact form. kx.RKHSExplainer(model, "
-                    "value='interventional') explains it by evaluating the model on coalitions (up to 12 features)."
+                    "game='interventional') explains it by evaluating the model on coalitions (up to 12 features)."
                 )
             kernel = PolynomialOfSum([(1.0, [float(est.coef0)] * int(degree))], gamma=gamma)
             const = 0.0

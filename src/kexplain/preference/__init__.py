@@ -10,7 +10,7 @@ Outcomes ``y`` are 1 where the LEFT item wins (0 or -1 where the right one does)
 """
 
 from .clusters import comparable_clusters
-from .data import DuelData, duels_from_matches, load_modechoice
+from .data import DuelData, Duels, duels_from_matches, load_modechoice
 from .estimators import PreferenceClassifier
 from .expansion import PreferenceExpansion, preference_expansion
 from .explainer import PrefShapExplainer
@@ -27,6 +27,7 @@ __all__ = [
     "PreferenceExpansion",
     "preference_expansion",
     "DuelData",
+    "Duels",
     "make_cluster_duels",
     "make_latent_state_duels",
     "make_gpm_duels",

@@ -113,6 +113,51 @@ class DuelData:
         return self.subset(np.flatnonzero(~is_test)), self.subset(np.flatnonzero(is_test))
 
 
+@dataclass(frozen=True)
+class Duels:
+    """The duels to explain: left items, right items and, for a context model, their contexts.
+
+    The input type of :meth:`PrefShapExplainer.explain`, so that it takes one ``X`` as every
+    explainer does.  Rows may be arrays or DataFrames (validated by the explainer against the
+    model).  A :class:`DuelData` is accepted in its place (its ``y`` is not read: pass
+    ``y=data.y`` to explain winner vs loser).
+
+    Attributes
+    ----------
+    left, right : array-like (N, d)
+        The two items of each duel.
+    context : array-like (N, p) or None
+        The context of each duel (required exactly when the model has one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.preference import Duels
+    >>> duels = Duels(np.zeros((3, 2)), np.ones((3, 2)))
+    >>> len(duels), duels.context is None
+    (3, True)
+    """
+
+    left: Any
+    right: Any
+    context: Any = None
+
+    def __len__(self) -> int:
+        return int(np.shape(self.left)[0])
+
+    @classmethod
+    def of(cls, data: DuelData) -> Duels:
+        """The duels of a :class:`DuelData` (items and contexts; the outcomes stay there).
+
+        Examples
+        --------
+        >>> from kexplain.preference import Duels, make_cluster_duels
+        >>> len(Duels.of(make_cluster_duels(n_duels=20, n_items=10, random_state=0)))
+        20
+        """
+        return cls(data.X_left, data.X_right, data.context)
+
+
 def _check_rows(rows: Any, n: int) -> np.ndarray:
     """Row indices into n duels: integers in [-n, n) or a boolean mask of length n."""
     r = np.asarray(rows)

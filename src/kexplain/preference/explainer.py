@@ -9,11 +9,13 @@ context values go through the conditional mean embeddings of RKHS-SHAP.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed_keyword
 from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -36,6 +38,7 @@ from ._games import (
     PreferenceGame,
     _QuadratureGame,
 )
+from .data import DuelData, Duels
 from .expansion import PreferenceExpansion, preference_expansion
 
 VALUES = ("interventional", "observational")
@@ -72,6 +75,26 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}.")
     return value
+
+
+def _duels(X: Any, X_right: Any, context: Any) -> tuple[Any, Any, Any]:
+    """(left, right, context) of ``explain``'s input: a Duels, a DuelData, or the left items with
+    ``X_right`` (and ``context``) beside them."""
+    if isinstance(X, DuelData):
+        X = Duels.of(X)
+    if isinstance(X, Duels):
+        if X_right is not None or context is not None:
+            raise TypeError(
+                "explain got Duels and X_right/context; pass the right items and the contexts inside "
+                "Duels(X_left, X_right, context)."
+            )
+        return X.left, X.right, X.context
+    if X_right is None:
+        raise TypeError(
+            "explain needs the duels: X must be Duels(X_left, X_right, context) or a DuelData "
+            f"(or the left items with X_right), got {type(X).__name__} without X_right."
+        )
+    return X, X_right, context
 
 
 def _orientation(y: Any, n: int) -> np.ndarray:
@@ -117,12 +140,12 @@ class PrefShapExplainer(Explainer):
       context background, E_U g(x^l, x^r, U); the values sum to g minus it.
     - ``"joint"``: item and context features together (d + p players).  The base value is 0.
 
-    ``value="interventional"`` removes features by the background's marginal distribution: the
+    ``game="interventional"`` removes features by the background's marginal distribution: the
     left item's absent features from a background row z, the right item's from an independent row
     z' (the reference factorises over the two items), a context's from a context background row.
     These games are product games (rows: support duel x term of the kernel x background rows),
     solved exactly by kexplain's product-game engine, or, for up to 12 players when cheaper, by
-    tabulating the absent sets once (the subset route).  ``value="observational"`` conditions on
+    tabulating the absent sets once (the subset route).  ``game="observational"`` conditions on
     the kept features through conditional mean embeddings (thesis Proposition 7.3.3, corrected:
     the embedding is regressed on the item pool with the ridge K_S + n eta I) for the item and
     context levels: exact enumeration of the 2^d coalitions up to 12 players, sampled coalitions
@@ -145,13 +168,15 @@ class PrefShapExplainer(Explainer):
         Names of the players: d item names, p context names, or d + p (joint).  Default: the
         model's names.
     level : {"item", "context", "joint"}
-    value : {"interventional", "observational"}
+    game : {"interventional", "observational"}, optional
+        How absent features are removed; None (the default) means "interventional".
     context_background : array-like (n_contexts, p), optional
         Context rows (context and joint levels).  Default: the distinct contexts of the support
         duels (32 of them, evenly spaced, with more than 12 players).
     context_background_weights : array-like (n_contexts,), optional
-    regularization : float
-        CME regularisation eta of the observational games (ridge n * eta).
+    cme_regularization : float, optional
+        eta in the CME ridge (K_S + n eta I) of the observational games; None (the default) means
+        1e-3 (the keyword of ``kx.RKHSExplainer``).
     n_landmarks : int, optional
         Nystroem landmarks for the observational embeddings (chosen with a fixed seed); None
         solves exactly.
@@ -162,6 +187,11 @@ class PrefShapExplainer(Explainer):
         their product-game blocks by it, the observational games explain the duels in blocks
         whose kernel tables fit in it.  Peak memory is about the output, the model's and the
         background's tables and a few times this bound (one block per thread with ``n_jobs``).
+    value : {"interventional", "observational"}, optional
+        Deprecated spelling of ``game`` (a FutureWarning); passing both is a TypeError.
+    regularization : float, optional
+        Deprecated spelling of ``cme_regularization`` (a FutureWarning); passing both is a
+        TypeError.
 
     Attributes
     ----------
@@ -176,12 +206,12 @@ class PrefShapExplainer(Explainer):
     --------
     >>> import numpy as np
     >>> from kexplain.kernels import RBF
-    >>> from kexplain.preference import PreferenceExpansion
+    >>> from kexplain.preference import Duels, PreferenceExpansion
     >>> from kexplain.preference.explainer import PrefShapExplainer
     >>> rng = np.random.default_rng(0)
     >>> L, R = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
     >>> pe = PreferenceExpansion(L, R, rng.normal(size=5), RBF(1.0))
-    >>> ex = PrefShapExplainer(pe, rng.normal(size=(8, 3))).explain(L[:2], R[:2])
+    >>> ex = PrefShapExplainer(pe, rng.normal(size=(8, 3))).explain(Duels(L[:2], R[:2]))
     >>> ex.game, bool(np.abs(ex.values.sum(axis=1) - pe.decision_function(L[:2], R[:2])).max() < 1e-12)
     ('preferential item (interventional)', True)
     >>> np.round(ex.values[0], 3)
@@ -196,16 +226,22 @@ class PrefShapExplainer(Explainer):
         background_weights: Any = None,
         feature_names: Sequence[str] | None = None,
         level: str = "item",
-        value: str = "interventional",
+        game: str | None = None,
         context_background: Any = None,
         context_background_weights: Any = None,
-        regularization: float = 1e-3,
+        cme_regularization: float | None = None,
         n_landmarks: int | None = None,
         route: str = "auto",
         max_block_bytes: int = BLOCK_BYTES,
+        value: str | None = None,
+        regularization: float | None = None,
     ) -> None:
         self.level = _check_choice(level, "level", LEVELS)
-        self.value = _check_choice(value, "value", VALUES)
+        game = renamed_keyword("PrefShapExplainer", "game", game, "value", value, "interventional")
+        game = self._removal = _check_choice(game, "game", VALUES)
+        eta = renamed_keyword(
+            "PrefShapExplainer", "cme_regularization", cme_regularization, "regularization", regularization, 1e-3
+        )
         route = _check_choice(route, "route", ROUTES)
         pe = preference_expansion(model)
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
@@ -214,9 +250,9 @@ class PrefShapExplainer(Explainer):
             raise ValueError(
                 f"level={self.level!r} explains context features, but the model was fitted without a context."
             )
-        if self.value == "observational" and self.level == "joint":
+        if game == "observational" and self.level == "joint":
             raise ValueError(
-                "value='observational' supports level='item' and level='context'; use value='interventional' "
+                "game='observational' supports level='item' and level='context'; use game='interventional' "
                 "for the joint game."
             )
         if background_weights is not None and background is None:
@@ -244,9 +280,7 @@ class PrefShapExplainer(Explainer):
         # capped where it is the only route (more players than the subset route takes).  The cap
         # depends on the number of players only, never on ``route``: a different background is a
         # different game, and route= must choose how the same game is solved, not which game.
-        cap = (
-            DEFAULT_QUADRATURE_BACKGROUND if self.value == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
-        )
+        cap = DEFAULT_QUADRATURE_BACKGROUND if game == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
         Z = wz = U = wu = None
         if uses_items:
             if background is None:
@@ -291,19 +325,19 @@ class PrefShapExplainer(Explainer):
                 f"level={self.level!r}."
             )
         self._default_names = names
-        self.game = f"preferential {self.level} ({self.value})"
+        self.game = f"preferential {self.level} ({game})"
         self.output = OUTPUT
         self.max_block_bytes = int(max_block_bytes)
         self._interventional: PreferenceGame | None = None
         self._observational: ObservationalPreferenceGame | None = None
-        if self.value == "interventional":
+        if game == "interventional":
             self._interventional = PreferenceGame(
                 pe, self.level, Z, wz, U, wu, route=route, max_block_bytes=self.max_block_bytes
             )
             self.route = self._interventional.route
         else:
             if route != "auto":
-                raise ValueError("route applies to value='interventional' only.")
+                raise ValueError("route applies to game='interventional' only.")
             pool, w = (Z, wz) if self.level == "item" else (U, wu)
             assert pool is not None and w is not None
             uniform = background_weights is None if self.level == "item" else context_background_weights is None
@@ -315,20 +349,29 @@ class PrefShapExplainer(Explainer):
                 if bad or n_landmarks < 1:
                     raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
                 landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            ok = isinstance(regularization, (int, float, np.integer, np.floating)) and not isinstance(
-                regularization, (bool, np.bool_)
-            )
-            if not (ok and np.isfinite(regularization) and regularization > 0):
-                raise ValueError(f"regularization must be a positive finite number, got {regularization!r}.")
+            ok = isinstance(eta, (int, float, np.integer, np.floating)) and not isinstance(eta, (bool, np.bool_))
+            if not (ok and np.isfinite(eta) and eta > 0):
+                raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
             self._observational = ObservationalPreferenceGame(
-                pe, self.level, pool, None if uniform else w, float(regularization), landmarks=landmarks
+                pe, self.level, pool, None if uniform else w, float(eta), landmarks=landmarks
             )
             self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
 
-    def explain(  # type: ignore[override]
+    @property
+    def value(self) -> str:
+        """Deprecated: the ``game=`` option given ("interventional" or "observational"); ``game``
+        is the whole label (a FutureWarning)."""
+        warnings.warn(
+            "PrefShapExplainer.value is deprecated; the option is game= and the attribute game holds its label.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self._removal
+
+    def explain(
         self,
-        X_left: Any,
-        X_right: Any,
+        X: Duels | DuelData | Any,
+        X_right: Any = None,
         context: Any = None,
         *,
         y: Any = None,
@@ -339,7 +382,7 @@ class PrefShapExplainer(Explainer):
         budget: int | None = None,
         tol: float | None = None,
     ) -> Explanation:
-        """PREF-SHAP values of the duels (X_left[i] vs X_right[i], in context[i]).
+        """PREF-SHAP values of the duels ``X`` (left[i] vs right[i], in context[i]).
 
         Solves ``self.game`` (see the class): the interventional games exactly (the product-game
         engine or the subset route, ``info["route"]``), the observational ones by enumerating
@@ -354,10 +397,15 @@ class PrefShapExplainer(Explainer):
 
         Parameters
         ----------
-        X_left, X_right : array-like (N, d)
-            The two items of each duel.
+        X : Duels or DuelData, or array-like (N, d)
+            The duels: ``Duels(X_left, X_right, context)`` (or a ``DuelData``, whose items and
+            contexts are read), the one input every explainer's ``explain`` takes.  The
+            shorthand ``explain(X_left, X_right, context)`` gives the same values.
+        X_right : array-like (N, d), optional
+            With the shorthand: the right items.
         context : array-like (N, p), optional
-            The context of each duel; required exactly when the model has one.
+            With the shorthand: the context of each duel; required exactly when the model has
+            one.
         y : array-like (N,), optional
             Outcomes (1/True: the left item won; 0, -1 or False: the right one).  When given,
             each duel is explained as winner vs loser, as the thesis plots it: by
@@ -390,9 +438,9 @@ class PrefShapExplainer(Explainer):
             ``values`` (N, players); ``base_values`` (0 for the item and joint levels, up to
             rounding; E_U g for the context level); ``data``: X_left - X_right (winner - loser
             with ``y``; the context rows for the context level, appended for the joint level;
-            None for categorical items); ``info["v_full"]`` the explained logit,
+            None for categorical items); ``v_full`` the explained logit,
             ``info["left"]``/``info["right"]`` the items, ``info["route"]``,
-            ``info["efficiency_error"]``; ``standard_errors`` for sampled values.
+            ``efficiency_error``; ``standard_errors`` for sampled values.
 
         Examples
         --------
@@ -401,14 +449,16 @@ class PrefShapExplainer(Explainer):
         >>> import numpy as np
         >>> from kexplain.kernels import RBF
         >>> from kexplain.preference import PreferenceExpansion
+        >>> from kexplain.preference import Duels
         >>> from kexplain.preference.explainer import PrefShapExplainer
         >>> rng = np.random.default_rng(1)
         >>> L, R = rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
         >>> explainer = PrefShapExplainer(PreferenceExpansion(L, R, rng.normal(size=4), RBF(1.0)))
-        >>> a, b = explainer.explain(L[:1], R[:1]), explainer.explain(R[:1], L[:1])
+        >>> a, b = explainer.explain(Duels(L[:1], R[:1])), explainer.explain(Duels(R[:1], L[:1]))
         >>> bool(np.allclose(a.values, -b.values))
         True
         """
+        X_left, X_right, context = _duels(X, X_right, context)
         if isinstance(interactions, Mapping):
             return self._explain_any_order(X_left, X_right, context, y, interactions, progress, n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
@@ -446,8 +496,8 @@ class PrefShapExplainer(Explainer):
             return Explanation.concatenate([run_block(slice(s, min(s + step, rows.stop))) for s in starts])
 
         ex = explain_in_blocks(run, N, n_jobs)
-        ex.info["efficiency_error"] = efficiency_error(
-            ex.values[:, :, None], np.asarray(ex.info["v_full"])[:, None], ex.base_values[:, None]
+        ex.efficiency_error = efficiency_error(
+            ex.values[:, :, None], np.asarray(ex.v_full)[:, None], ex.base_values[:, None]
         )
         return ex
 
@@ -500,9 +550,9 @@ class PrefShapExplainer(Explainer):
         # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
         return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
 
-    def __call__(self, X_left: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:  # type: ignore[override]
-        """Same as ``explain(X_left, X_right, context, **options)``."""
-        return self.explain(X_left, X_right, context, **options)
+    def __call__(self, X: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:
+        """Same as ``explain(X, X_right, context, **options)``."""
+        return self.explain(X, X_right, context, **options)
 
     def _solve(
         self,

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._deprecation import renamed_keyword
 from .._validation import check_data, check_random_state
 from ..kernels.base import Kernel, SumKernel, default_kernel
 from ..models.expansion import KernelExpansion
@@ -85,8 +86,8 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         The regularised feature A (an index, or a column name when fitted on a DataFrame).
     strength : float
         lambda_S, the weight of the mean squared Shapley value of ``feature``.
-    value : {"interventional", "observational"}
-        Which Shapley values are penalised.
+    game : {"interventional", "observational"}, optional
+        Which Shapley values are penalised; None (the default) means "interventional".
     n_coalitions : int
         J, coalitions sampled for the observational regulariser.
     cme_regularization : float
@@ -96,6 +97,8 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         rows); None uses all of them (cost O(n^2 n_b d)).
     random_state : None or int
         Seeds the background subsample and the sampled coalitions.
+    value : {"interventional", "observational"}, optional
+        Deprecated spelling of ``game`` (a FutureWarning at ``fit``); passing both is a TypeError.
 
     Attributes
     ----------
@@ -108,6 +111,8 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
     zeta_ : ndarray of shape (n, n) or None
         zeta[m, i]: Shapley value of ``feature`` at x_i for the basis function k(., x_m).
     feature_index_ : int
+    game_ : str
+        The game whose Shapley values were penalised.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on a DataFrame.
@@ -132,21 +137,23 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         alpha: float = 1.0,
         feature: int | str = 0,
         strength: float = 0.0,
-        value: str = "interventional",
+        game: str | None = None,
         n_coalitions: int = 20,
         cme_regularization: float = 1e-3,
         n_background: int | None = None,
         random_state: int | None = None,
+        value: str | None = None,
     ) -> None:
         self.kernel = kernel
         self.alpha = alpha
         self.feature = feature
         self.strength = strength
-        self.value = value
+        self.game = game
         self.n_coalitions = n_coalitions
         self.cme_regularization = cme_regularization
         self.n_background = n_background
         self.random_state = random_state
+        self.value = value
 
     # -- validation -------------------------------------------------------------------------------
     def _check_params(self, d: int, columns: list[str] | None) -> int:
@@ -154,8 +161,10 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
             v = check_scalar(getattr(self, name), name, Real, min_val=0.0)
             if not np.isfinite(v):
                 raise ValueError(f"{name} must be a non-negative finite number, got {v!r}.")
-        if self.value not in _VALUES:
-            raise ValueError(f"value must be one of {_VALUES}, got {self.value!r}.")
+        game = renamed_keyword(type(self).__name__, "game", self.game, "value", self.value, "interventional", 4)
+        if game not in _VALUES:
+            raise ValueError(f"game must be one of {_VALUES}, got {game!r}.")
+        self.game_ = game
         eta = check_scalar(
             self.cme_regularization, "cme_regularization", Real, min_val=0.0, include_boundaries="neither"
         )
@@ -241,7 +250,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         A = self.feature_index_
         n, d = X.shape
-        if self.value == "interventional":
+        if self.game_ == "interventional":
             Z = X
             if self.n_background is not None and self.n_background < n:
                 Z = X[np.sort(rng.choice(n, self.n_background, replace=False))]

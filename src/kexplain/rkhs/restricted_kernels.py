@@ -95,12 +95,40 @@ def string_kernel(metric: str, params: dict[str, Any]) -> KernelFn:
     >>> np.round(k(np.zeros((1, 2)), np.ones((1, 2))), 3)
     array([[0.368]])
     """
-    from sklearn.metrics.pairwise import pairwise_kernels
+    return _StringKernel(metric, params)
 
-    def k(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        return pairwise_kernels(A, B, metric=metric, filter_params=True, **params)
 
-    return k
+class _StringKernel:
+    """k(A, B) of a scikit-learn pairwise kernel name; an object, not a closure, so that an
+    explainer holding it can be pickled (sent to a Dask worker)."""
+
+    def __init__(self, metric: str, params: dict[str, Any]) -> None:
+        self.metric, self.params = metric, params
+
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        from sklearn.metrics.pairwise import pairwise_kernels
+
+        return pairwise_kernels(A, B, metric=self.metric, filter_params=True, **self.params)
+
+
+class _Unrestricted:
+    """S -> the same kernel: a string kernel of scikit-learn is applied to the columns S as given."""
+
+    def __init__(self, kernel: KernelFn) -> None:
+        self.kernel = kernel
+
+    def __call__(self, S_idx: np.ndarray) -> KernelFn:
+        return self.kernel
+
+
+class _Restricted:
+    """S -> the scikit-learn kernel object restricted to the features S (``restrict_gp_kernel``)."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+
+    def __call__(self, S_idx: np.ndarray) -> Any:
+        return restrict_gp_kernel(self.kernel, S_idx)
 
 
 def kernel_of(est: Any, d: int | None) -> tuple[Any, Callable[[np.ndarray], Any]] | None:
@@ -143,7 +171,7 @@ def kernel_of(est: Any, d: int | None) -> tuple[Any, Callable[[np.ndarray], Any]
             params.setdefault("degree", est.degree)
             params.setdefault("coef0", est.coef0)
             f = string_kernel(k, params)
-            return f, lambda S_idx: f
+            return f, _Unrestricted(f)
     elif name in ("SVR", "NuSVR", "SVC", "NuSVC"):
         k = est.kernel
         if isinstance(k, str):
@@ -151,8 +179,8 @@ def kernel_of(est: Any, d: int | None) -> tuple[Any, Callable[[np.ndarray], Any]
                 return None
             params = {"gamma": float(est._gamma), "degree": est.degree, "coef0": est.coef0}
             f = string_kernel("poly" if k == "poly" else k, params)
-            return f, lambda S_idx: f
+            return f, _Unrestricted(f)
         return None
     if k is None or not hasattr(k, "theta"):
         return None
-    return k, lambda S_idx: restrict_gp_kernel(k, S_idx)
+    return k, _Restricted(k)

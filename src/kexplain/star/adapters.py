@@ -66,7 +66,7 @@ def as_star_model(model: Any, n_features: int | None = None) -> StarModel:
             "list of (features, function) pairs, a fitted kx.star.RKHSWeightingRegressor or "
             "RKHSWeightingClassifier, or a fitted interpret ExplainableBoostingRegressor / "
             "ExplainableBoostingClassifier. For other models use kx.ProductKernelExplainer "
-            "(product-kernel models) or kx.RKHSExplainer(model.predict, background=B, value='interventional') "
+            "(product-kernel models) or kx.RKHSExplainer(model.predict, background=B, game='interventional') "
             "(any prediction function; exact up to 12 features, sampled beyond)."
         )
     if n_features is not None and star.n_features != n_features:

@@ -1,0 +1,538 @@
+"""ObservationalExplainer: observational Shapley values through conditional mean embeddings.
+
+The observational game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], estimated with conditional mean
+embeddings of the absent features given the present ones, for three kinds of model:
+
+- product-kernel models (anything ``kx.models.as_kernel_expansion`` accepts, or an estimator with
+  ``to_kernel_expansion()``): Chau, Hu, Gonzalez & Sejdinovic, 2022, section 3, Proposition 3
+  (``cme.ProductCME``), with GP-SHAP's posterior covariance for Gaussian processes
+  (``gpshap``; Chau, Muandet & Sejdinovic, 2023);
+- scikit-learn kernel models whose kernel is not a product (Matern, RationalQuadratic,
+  polynomial, ...): the CME of the whole feature map given X_S with the kernel restricted to S
+  (Chau, 2023, thesis appendix C.3; ``cme.GenericCME``);
+- any prediction callable (or object with ``predict``) with background rows: a CME with an RBF
+  kernel on S (kexplain's default lengthscales on the background,
+  ``kx.kernels.default_lengthscale``).
+
+Coalitions are enumerated (``kx.exact_shapley``) when d <= ``max_exact_features`` (default 12),
+otherwise sampled (``kx.sampled_shapley``) with standard errors
+(``kexplain.explainers.coalitions``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_bool, check_data, check_random_state
+from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
+from ..explainers.coalitions import Game, blas_threads, explain_coalitions, to_explanation
+from ..explainers.outputs import check_outputs
+from ..explanation import Explanation
+from ..kernels.base import RBF
+from ..kernels.heuristics import default_lengthscale
+from ..models.posterior import gp_posterior, record_accuracy, warn_accuracy
+from ..shapley.result import ShapleyValues
+from ._models import _check_eta, _check_options, _Model, _resolve
+from .cme import (
+    DEFAULT_CME_REGULARIZATION,
+    GenericCME,
+    ProductCME,
+    choose_landmarks,
+    cme_cv_loss,
+)
+
+
+class ObservationalExplainer(Explainer):
+    """Observational Shapley values of kernel models and of any prediction function (RKHS-SHAP).
+
+    The game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], is estimated with conditional mean
+    embeddings of the absent features given the present ones (Chau, Hu, Gonzalez & Sejdinovic,
+    2022, "RKHS-SHAP: Shapley Values for Kernel Methods", section 3, Propositions 2-3; Chau, 2023,
+    thesis appendix C for kernels that are not products).  Correlated features share the credit.
+
+    Everything that depends only on the model and the background is computed here, once: the
+    kernel tables of the background rows, the landmarks of the Nystroem approximation, and
+    (within a memory budget) the per-coalition factors of the conditional mean embeddings, which
+    every later ``explain`` call reuses.  ``kx.RKHSExplainer(model)`` (its default game) routes
+    here.
+
+    Parameters
+    ----------
+    model : fitted model
+        A product-kernel model (see ``kx.models.SUPPORTED_MODELS``), ``kx.KernelExpansion`` or an
+        estimator with ``to_kernel_expansion()``; a scikit-learn kernel model with another kernel
+        (Matern, RationalQuadratic, polynomial, ...); or any prediction callable / object with
+        ``predict`` (then ``background`` is required).
+    background : array-like of shape (n, d), optional
+        Rows whose distribution the conditional expectations are taken over (at least 2).  When
+        None, the model's training rows where the model keeps them: ``X_fit_`` of KernelRidge
+        and of ShapleyRegularizedKernelRidge, ``X_train_`` of Gaussian processes, the support
+        points of a ``KernelExpansion`` (for a Pipeline mapped back to the input scale).
+        Support-vector machines keep only their support vectors and callables keep nothing, so
+        they need it.
+    background_weights : array-like of shape (n,), optional
+        Non-negative weights of the background rows (normalised to sum to one): a weighted
+        conditional mean embedding, D (D K_S D + n eta I)^-1 D k_S with D = diag(sqrt(n w)),
+        which reduces to the unweighted one for equal weights.
+    feature_names : sequence of str, optional
+        Labels of the features; default the model's, else the columns of ``X``, else x0, x1, ...
+    cme_regularization : float
+        eta in the CME ridge (K_S + n eta I); the default 1e-3 suits kernels with unit diagonal and
+        a few thousand rows.  ``select_cme_regularization`` picks it by cross-validation.
+    approximation : None or "nystroem"
+        None solves every CME exactly (O(n^3) per coalition, for n up to a few thousand);
+        "nystroem" uses ``n_landmarks`` landmark rows of the background (O(n m^2) per coalition).
+    n_landmarks : int
+        Landmarks for the Nystroem approximation.
+    max_exact_features : int
+        Enumerate all coalitions up to this many features; sample beyond.
+    random_state : None, int or numpy Generator/RandomState
+        Picks the Nystroem landmarks (as in scikit-learn's ``Nystroem``); the sampled solver is
+        seeded by ``explain(random_state=...)``.
+
+    Attributes
+    ----------
+    game : str
+        ``"observational"``.
+    output : str
+        The model output explained, e.g. ``"predict of KernelRidge"``.
+    background : ndarray of shape (n, d)
+        The validated background rows.
+    background_weights : ndarray of shape (n,) or None
+        The normalised weights, None for equal weights.
+    kind : str
+        ``"product"`` (product-kernel model), ``"kernel"`` (other kernel model) or ``"agnostic"``.
+    expansion : KernelExpansion or None
+        The model as a kernel expansion (product-kernel models).
+    n_features : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> from kexplain.rkhs import ObservationalExplainer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ex = ObservationalExplainer(model)     # background: the training rows (model.X_fit_)
+    >>> ex.game, ex.kind
+    ('observational', 'product')
+    >>> bool(np.allclose(ex.explain(X[:2]).predictions, model.predict(X[:2])))
+    True
+    """
+
+    game = "observational"
+
+    def __init__(
+        self,
+        model: Any,
+        background: Any = None,
+        *,
+        background_weights: Any = None,
+        feature_names: Sequence[str] | None = None,
+        cme_regularization: float = DEFAULT_CME_REGULARIZATION,
+        approximation: str | None = None,
+        n_landmarks: int = 300,
+        max_exact_features: int = 12,
+        random_state: Any = 0,
+    ) -> None:
+        background = background_rows(background)  # a shap Independent masker gives its rows
+        super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
+        self.cme_regularization = cme_regularization
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
+        self.max_exact_features = max_exact_features
+        self.random_state = random_state
+        _check_options(
+            self.game,
+            cme_regularization,
+            approximation,
+            random_state,
+            n_landmarks=n_landmarks,
+            max_exact_features=max_exact_features,
+        )
+        self._model = m = _resolve(model, background, background_weights, self.feature_names)
+        self.kind, self.expansion, self.output = m.kind, m.expansion, m.output
+        self.feature_names, self.n_features = m.feature_names, m.n_features
+        self.background, self.background_weights = m.background, m.background_weights
+        self._landmarks = self._choose_landmarks()
+        self._lock = threading.Lock()
+        self._cme: ProductCME | GenericCME = self._build_cme()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the lock guards lazy construction within one process; a copy (pickle, a Dask worker)
+        # gets a fresh one, so the explainer can be shipped to other processes
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _choose_landmarks(self) -> np.ndarray | None:
+        if self.approximation != "nystroem":
+            return None
+        return choose_landmarks(
+            self.background.shape[0], self.n_landmarks, self.random_state, weights=self.background_weights
+        )
+
+    def _build_cme(self) -> ProductCME | GenericCME:
+        eta = _check_eta(self.cme_regularization)
+        R, w = self.background, self.background_weights
+        if self.kind == "product":
+            return ProductCME(self.expansion, R, eta, weights=w, landmarks=self._landmarks)
+        return GenericCME(_restricted(self._model), R, self._outputs(R), eta, weights=w, landmarks=self._landmarks)
+
+    def _observational(self) -> ProductCME | GenericCME:
+        """The CME state; its per-coalition factors are dropped when ``cme_regularization`` changed."""
+        with self._lock:
+            self._cme.set_regularization(_check_eta(self.cme_regularization))
+            return self._cme
+
+    def _system_size(self) -> int:
+        """Size of the per-coalition linear systems: landmarks with Nystroem, else background rows."""
+        return self.background.shape[0] if self._landmarks is None else int(self._landmarks.size)
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        if self.expansion is not None:
+            return np.asarray(self.expansion.check_input(X, name="X"))
+        return np.asarray(check_data(X, name="X", n_features=self.n_features))
+
+    def _outputs(self, X: np.ndarray) -> np.ndarray:
+        assert self._model.predict is not None
+        return check_outputs(self._model.predict, X)
+
+    def value_function(self, X: Any) -> Game:
+        """The observational game (its CME estimate) at the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+
+        Returns
+        -------
+        callable
+            Takes a boolean array of coalitions (n_coalitions, d) and returns the values
+            v_x(S), shape (n_coalitions, N, n_outputs), the intercept included.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> from kexplain.rkhs import ObservationalExplainer
+        >>> X = np.random.default_rng(0).normal(size=(20, 2))
+        >>> em = kx.KernelExpansion(X, np.ones(20), kx.kernels.RBF(1.0))
+        >>> v = ObservationalExplainer(em).value_function(X[:3])
+        >>> v(np.array([[True, True]])).shape
+        (1, 3, 1)
+        """
+        return self._game_at(self._check_X(X))
+
+    def _game_at(self, Xv: np.ndarray, n_jobs: int = 1) -> Game:
+        cme = self._observational()
+        if isinstance(cme, ProductCME):
+            return cme.game(Xv, n_jobs)
+        return cme.game(Xv, self._outputs(Xv))
+
+    def explain(
+        self,
+        X: Any,
+        *,
+        interactions: bool | str | None = False,
+        progress: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+        budget: int | None = None,
+        tol: float | None = None,
+        uncertainty: bool = False,
+        joint: bool = False,
+    ) -> Explanation:
+        """Observational Shapley values of each row of ``X``.
+
+        Estimated through conditional mean embeddings (Chau, Hu, Gonzalez & Sejdinovic, 2022,
+        section 3).  When no background was given the expectations are taken over the model's
+        training rows (see the class docstring).  Correlated features share the credit; for
+        shap's interventional values use ``kx.RKHSExplainer(model, background,
+        game="interventional")`` (see the documentation page "Which game should I use?").
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d) or DataFrame
+        interactions : bool or {"sii", "stii"}
+            Also compute pairwise interaction values in shap's layout (each row of the d x d
+            matrix sums to the feature's Shapley value): True or "sii" the Shapley interaction
+            index (shap's ``TreeExplainer`` convention), "stii" the Shapley-Taylor index of
+            order 2 (shap's ``ExactExplainer``); ``interaction_index`` says which.
+            Needs enumerated coalitions (d <= ``max_exact_features`` and no ``budget``).
+        progress : bool
+            Show a progress bar over coalition evaluations.
+        n_jobs : int, optional
+            Threads over blocks of rows; the values do not depend on it (the sampled solver draws
+            the same coalitions for every block).  With ``tol`` the stopping rule looks at every
+            point, so the rows are solved in one block.  The enumerated game of a product-kernel
+            model uses the threads over coalitions instead (each coalition's CME factor is built
+            once for all rows).
+        random_state : None, int or numpy Generator/RandomState
+            Seeds the sampled solver; no effect on enumerated values.
+        budget : int, optional
+            Coalition evaluations for the sampled solver.  None: exact enumeration when
+            d <= max_exact_features, else 64 * d evaluations (at least 1024).  Giving a budget
+            always uses the sampled solver.
+        tol : float, optional
+            Early stop of the sampled solver once every standard error is below it.
+        uncertainty : bool
+            GP-SHAP (Chau, Muandet & Sejdinovic, NeurIPS 2023): for a Gaussian-process model
+            (GaussianProcessRegressor, binary GaussianProcessClassifier, ``kx.models.GPPosterior``;
+            see ``kx.models.gp_posterior``), the values are the posterior means and the
+            Explanation gets ``covariance`` (N, d, d), ``base_variance`` and
+            ``prediction_variance``.  The covariance is the posterior uncertainty of f
+            propagated exactly through the CME estimate of the game; it does NOT include the
+            estimation error of the conditional mean embedding (the CME weights are taken as
+            fixed), and a constant kernel part adds nothing to it (``kexplain.rkhs.gpshap``).
+            Needs ``approximation=None`` and enumerated coalitions; the cost is
+            O(3^d n^2 + 4^d n) per point (n background rows): about 1.6 s per point at d = 10,
+            n = 100 on one core.
+        joint : bool
+            With ``uncertainty``, also the covariance between the values of every pair of
+            points, ``joint_covariance`` (N, d, N, d) (rows in one block).
+
+        Returns
+        -------
+        Explanation
+            ``game`` is ``"observational"``, ``output`` is ``self.output``; sampled values carry
+            ``standard_errors``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> from kexplain.rkhs import ObservationalExplainer
+        >>> X = np.random.default_rng(0).normal(size=(30, 3))
+        >>> em = kx.KernelExpansion(X, np.ones(30) / 30, kx.kernels.RBF(1.5))
+        >>> e = ObservationalExplainer(em).explain(X[:2], interactions=True)
+        >>> e.interactions.shape
+        (2, 3, 3)
+        >>> np.allclose(e.interactions.sum(axis=2), e.values)
+        True
+        """
+        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
+        check_random_state(random_state)
+        Xv = self._check_X(X)
+        d = self.n_features
+        names = self._names(X, d)
+        index = row_index(X)
+        uncertainty, joint = check_bool(uncertainty, "uncertainty"), check_bool(joint, "joint")
+        if uncertainty or joint:
+            if not uncertainty:
+                raise ValueError("joint=True needs uncertainty=True.")
+            return self._explain_uncertain(Xv, names, index, interactions, budget, n_jobs, joint)
+        ex = explain_coalitions(
+            self._game_at,
+            lambda res, rows: self._to_explanation(res, rows, names),
+            Xv,
+            d,
+            max_exact_features=self.max_exact_features,
+            interactions=interactions,
+            progress=progress,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            budget=budget,
+            tol=tol,
+            threads_over_coalitions=self.kind == "product",
+            system_size=self._system_size(),
+        )
+        ex.index = index
+        return ex
+
+    def _explain_uncertain(
+        self, Xv: np.ndarray, names: list[str], index: Any, interactions: Any, budget: Any, n_jobs: int, joint: bool
+    ) -> Explanation:
+        """GP-SHAP: posterior mean and covariance of the observational values (``kexplain.rkhs.gpshap``)."""
+        from .gpshap import ObservationalGPSHAP
+
+        if self._landmarks is not None:
+            raise ValueError("uncertainty=True needs the exact CME (approximation=None).")
+        if interactions or budget is not None or self.n_features > self.max_exact_features:
+            raise ValueError(
+                "uncertainty=True needs enumerated coalitions (d <= max_exact_features, no budget) and gives "
+                "no interactions."
+            )
+        eta = _check_eta(self.cme_regularization)
+        with self._lock:
+            gs = getattr(self, "_gpshap", None)
+            if gs is None:
+                post = gp_posterior(self.model)  # a clear UnsupportedModelError for models without a posterior
+                cme = ProductCME(post.expansion(), self.background, eta, weights=self.background_weights)
+                gs = self._gpshap = ObservationalGPSHAP(post, cme)
+            gs.cme.set_regularization(eta)
+        post = gs.post
+        em = gs.cme.em
+        base = float(em.intercept[0] + gs.cme.mean_basis @ em.coef[:, 0])
+        base_var = gs.base_variance()
+
+        def block(rows: slice) -> Explanation:
+            X = Xv[rows]
+            mean, cov, bound = gs.moments_and_bound(X, joint=joint)
+            pvar, pbound = post.variance_and_bound(X)
+            ex = Explanation(
+                values=mean,
+                base_values=np.full(X.shape[0], base),
+                data=X,
+                feature_names=names,
+                covariance=None if joint else cov,
+                joint_covariance=cov if joint else None,
+                base_variance=np.full(X.shape[0], base_var),
+                prediction_variance=pvar,
+                game=self.game,
+                output=post.output,
+                v_full=em.predict(X),
+                info={"solver": "exact (GP-SHAP covariance)", "cme_regularization": eta, "approximation": None},
+            )
+            record_accuracy(ex, post, bound, pbound)
+            return ex
+
+        with blas_threads(self._system_size()):
+            ex = block(slice(0, Xv.shape[0])) if joint else explain_in_blocks(block, Xv.shape[0], n_jobs)
+        ex.data, ex.index = Xv, index
+        warn_accuracy(ex)
+        return ex
+
+    def _to_explanation(self, res: ShapleyValues, Xv: np.ndarray, names: list[str]) -> Explanation:
+        return to_explanation(
+            res,
+            Xv,
+            names,
+            game=self.game,
+            output=self.output,
+            output_names=self.expansion.output_names if self.expansion is not None else None,
+            info={"cme_regularization": self.cme_regularization, "approximation": self.approximation},
+        )
+
+    def select_cme_regularization(
+        self,
+        grid: Sequence[float] = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1),
+        n_folds: int = 3,
+        n_coalitions: int = 8,
+        max_rows: int = 500,
+        random_state: Any = 0,
+    ) -> float:
+        """Pick eta by K-fold cross-validation of the conditional mean embeddings.
+
+        The loss is the held-out squared RKHS distance between the embedded target and its CME
+        prediction, summed over ``n_coalitions`` random non-empty proper coalitions, on at most
+        ``max_rows`` background rows (unweighted).  Sets ``self.cme_regularization`` to the best
+        value (the per-coalition CME factors are recomputed on the next ``explain``; the kernel
+        tables of the background are kept) and returns it; the losses
+        are in ``self.cme_cv_scores_`` (a dict eta -> loss).
+
+        Parameters
+        ----------
+        grid : sequence of float
+            Candidate values of eta.
+        n_folds : int
+            Folds of the cross-validation (at least 2).
+        n_coalitions : int
+            Random coalitions the loss is summed over (at least 1).
+        max_rows : int
+            Background rows used at most (a random subsample; at least 1).
+        random_state : None, int or numpy Generator
+            Seeds the subsample, the coalitions and the folds.
+
+        Returns
+        -------
+        float
+            The chosen eta.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> from kexplain.rkhs import ObservationalExplainer
+        >>> X = np.random.default_rng(0).normal(size=(30, 2))
+        >>> ex = ObservationalExplainer(kx.KernelExpansion(X, np.ones(30), kx.kernels.RBF(1.0)))
+        >>> ex.select_cme_regularization(grid=(1e-3, 1.0), n_coalitions=2)
+        0.001
+        """
+        best, self.cme_cv_scores_ = select_eta(self._model, grid, n_folds, n_coalitions, max_rows, random_state)
+        self.cme_regularization = best
+        return best
+
+
+def select_eta(
+    m: _Model, grid: Sequence[float], n_folds: int, n_coalitions: int, max_rows: int, random_state: Any
+) -> tuple[float, dict[float, float]]:
+    """The cross-validated CME ridge of ``select_cme_regularization``, and the loss of each candidate."""
+    grid = [float(g) for g in grid]
+    if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
+        raise ValueError(f"grid must be a non-empty list of positive numbers, got {grid!r}.")
+    if isinstance(n_folds, bool) or not isinstance(n_folds, Integral) or n_folds < 2:
+        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
+    for name, v in (("n_coalitions", n_coalitions), ("max_rows", max_rows)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, Integral) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+    rng = check_random_state(random_state, "random_state")
+    R = m.background
+    if R.shape[0] > max_rows:
+        R = R[rng.choice(R.shape[0], max_rows, replace=False)]
+    d = m.n_features
+    if d < 2:
+        raise ValueError("the CME regularisation matters only with at least 2 features.")
+    coals = []
+    for _ in range(n_coalitions):
+        s = rng.integers(1, d)
+        S = np.zeros(d, dtype=bool)
+        S[rng.choice(d, s, replace=False)] = True
+        coals.append(S)
+    cond, target = _cv_kernels(m)
+    with blas_threads(R.shape[0]):
+        scores = {g: cme_cv_loss(cond, target, R, g, coals, n_folds, check_random_state(random_state)) for g in grid}
+    return min(scores, key=lambda g: scores[g]), scores
+
+
+def _cv_kernels(m: _Model) -> tuple[Callable[[np.ndarray], Any], Callable[[np.ndarray], Any]]:
+    d = m.n_features
+    if m.kind == "product":
+        assert m.expansion is not None
+        terms, amps = m.expansion.terms, np.asarray(m.expansion.amplitudes)
+        w = amps / amps.sum()
+
+        def on(cols: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+            def k(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+                if cols.size == 0:
+                    return np.ones((A.shape[0], B.shape[0]))
+                return sum(wt * np.prod(t.feature_values(A, B)[:, :, cols], axis=-1) for wt, t in zip(w, terms))
+
+            return k
+
+        return on, lambda S_idx: on(np.setdiff1d(np.arange(d), S_idx))
+    restricted = _restricted(m)
+    full = np.arange(d)
+    return (
+        lambda S_idx: lambda A, B: restricted(S_idx)(A[:, S_idx], B[:, S_idx]),
+        lambda S_idx: lambda A, B: restricted(full)(A, B),
+    )
+
+
+def _restricted(m: _Model) -> Callable[[np.ndarray], Any]:
+    """The kernel restricted to the features S: the model's own, else an RBF with kexplain's
+    default lengthscales on the background."""
+    if m.kernel_on is not None:
+        return m.kernel_on
+    return _DefaultRBF(np.atleast_1d(default_lengthscale(m.background)))
+
+
+class _DefaultRBF:
+    """S -> an RBF on the features S with kexplain's default lengthscales (an object, so that the
+    explainer holding it pickles)."""
+
+    def __init__(self, lengthscale: np.ndarray) -> None:
+        self.lengthscale = lengthscale
+
+    def __call__(self, S_idx: np.ndarray) -> RBF:
+        return RBF(lengthscale=self.lengthscale[S_idx])
