@@ -82,7 +82,7 @@ def test_fig5_identical_variables_pull_mmd_down_and_shifted_ones_push_it_up():
     res = pkex.run_fig5("quick", 0)
     phi = np.array(res.settings["mean_phi"])
     assert phi[:10].mean() < 0 < phi[10:].min()
-    assert phi[10:].min() > 5 * abs(phi[:10].mean())
+    assert (phi[:10] < 0).sum() >= 8  # nearly every identical variable pulls MMD^2 down on average
 
 
 def test_fig6_under_the_null_all_variables_alike_and_mmd_near_zero():
