@@ -348,9 +348,13 @@ def _fig34(size: str, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     acc: dict[str, dict[str, float]] = {}
     secs: dict[str, dict[str, list[float]]] = {}
+    r2: dict[str, float] = {}
     for task in _TASKS:
         X, y = _fig3_data(task, cfg["n"], cfg["d"], cfg["n_active"], rng)
         model = _svr(X, y)
+        # how well the SVR learnt the target (held-out rows): explanations of a poor fit say little
+        Xh, yh = _fig3_data(task, 500, cfg["d"], cfg["n_active"], np.random.default_rng(seed + 1))
+        r2[task] = float(model.score(Xh, yh))
         B = X[rng.choice(cfg["n"], cfg["n_background"], replace=False)]
         Xe = rng.normal(size=(cfg["n_explain"], cfg["d"]))  # fresh test rows
         acc[task], secs[task] = {}, {}
@@ -397,7 +401,7 @@ def _fig34(size: str, seed: int) -> dict[str, Any]:
                         )
                     ts.append(time.perf_counter() - start)
                 record(f"{label} ({budget})", np.array(vals), ts)
-    return {"cfg": cfg, "accuracy": acc, "seconds": secs}
+    return {"cfg": cfg, "accuracy": acc, "seconds": secs, "r2": r2}
 
 
 _FIG34_CACHE: dict[tuple[str, int], dict[str, Any]] = {}
@@ -420,7 +424,8 @@ _BLOCKED_BASELINES = (
 
 def run_fig3(size: str, seed: int) -> Result:
     res = _fig34_cached(size, seed)
-    acc, cfg = res["accuracy"], res["cfg"]
+    acc, cfg, r2 = res["accuracy"], res["cfg"], res["r2"]
+    chance = cfg["n_active"] / cfg["d"]
     rows = []
     for task in _TASKS:
         a = acc[task]
@@ -428,15 +433,30 @@ def run_fig3(size: str, seed: int) -> Result:
         others = {k: v for k, v in a.items() if not k.startswith("PKeX")}
         best_other = max(others.values())
         ok = pk >= best_other - 0.05
+        itv = a["kexplain interventional (exact)"]
+        gap = (
+            f"PKeX {pk:.2f} against the best baseline {best_other:.2f} ({max(others, key=others.__getitem__)});"
+            f" the exact interventional values score {itv:.2f}, so a gap is the value function"
+            " (functional baseline against interventional), not sampling noise"
+        )
+        if r2[task] < 0.2:
+            verdict, why = (
+                "partly",
+                f"the SVR hardly learnt this target (held-out R^2 {r2[task]:.2f}; C = 1, 10, 100 alike), so"
+                f" the explanations have little to recover (chance is {chance:.2f}); the paper gives neither"
+                f" the polynomial nor the fit.  {gap}",
+            )
+        elif ok:
+            verdict, why = "reproduced", ""
+        else:
+            verdict, why = "differs", gap
         rows.append(
             Row(
-                f"{task}: PKeX recovery (top-{cfg['n_active']} features active)",
+                f"{task}: PKeX recovery (top-{cfg['n_active']} features active; SVR held-out R^2 {r2[task]:.2f})",
                 "~1.0, competitive or best (read off Fig. 3)",
                 pk,
-                "reproduced" if ok else "differs",
-                ""
-                if ok
-                else f"PKeX {pk:.2f} below the best baseline {best_other:.2f} ({max(others, key=others.__getitem__)})",
+                verdict,
+                why,
             )
         )
         for name, value in others.items():
@@ -444,7 +464,12 @@ def run_fig3(size: str, seed: int) -> Result:
     rows.append(Row("GEMFIX, BiSHAP", "plotted", "not run", "blocked", _BLOCKED_BASELINES))
     return Result(
         rows,
-        {**cfg, "accuracy": acc, "targets": "(sum_S x / sqrt|S|)^5, ^10, exp(sum_S x^2 / |S|), standardised"},
+        {
+            **cfg,
+            "accuracy": acc,
+            "svr_heldout_r2": r2,
+            "targets": "(sum_S x / sqrt|S|)^5, ^10, exp(sum_S x^2 / |S|), standardised",
+        },
         [seed],
         notes=(
             "Recovery = mean over explained rows of the share of the top-|S| features (by |phi|) that"
@@ -761,6 +786,15 @@ def _wisconsin_sets() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return {"WDBC (scikit-learn, 569 x 30)": (wdbc.data, wdbc.target), "MASS biopsy (683 x 9)": (Xb, yb)}
 
 
+def _wisconsin_names() -> dict[str, list[str]]:
+    from sklearn.datasets import load_breast_cancer
+
+    return {
+        "WDBC (scikit-learn, 569 x 30)": [str(n) for n in load_breast_cancer().feature_names],
+        "MASS biopsy (683 x 9)": [f"V{i}" for i in range(1, 10)],
+    }
+
+
 _TABLE1_PAPER = {
     "PKeX-Shapley": "0.909±0.015",
     "HSICLasso": "0.884±0.010",
@@ -788,7 +822,9 @@ def run_table1(size: str, seed: int) -> Result:
     folds, max_rows = (2, 150) if size == "quick" else (5, 300)
     rng = np.random.default_rng(seed)
     results: dict[str, dict[str, list[float]]] = {}
+    selections: dict[str, Any] = {}
     rows: list[Row] = []
+    names = _wisconsin_names()
     for name, (X, y) in _wisconsin_sets().items():
         if max_rows and len(y) > max_rows:
             idx = np.sort(rng.choice(len(y), max_rows, replace=False))
@@ -824,6 +860,18 @@ def run_table1(size: str, seed: int) -> Result:
                 )
             )
         pk = results[name]["PKeX-Shapley"][0]
+        # which features the two HSIC methods keep on all rows, and how redundant each set is
+        Xs = (X - X.mean(axis=0)) / X.std(axis=0)
+        kept_pk = np.flatnonzero(kx.stats.HSICShapleySelector(n_features_to_select=k).fit(Xs, y).get_support())
+        kept_hl = np.flatnonzero(_hsic_lasso_scores(Xs, y, k=k))
+        redundancy = {}
+        for method, kept in (("PKeX-Shapley", kept_pk), ("HSICLasso", kept_hl)):
+            C = np.abs(np.corrcoef(Xs[:, kept].T))
+            redundancy[method] = {
+                "kept": [str(names[name][j]) for j in kept],
+                "mean_abs_corr": float(C[np.triu_indices(len(kept), 1)].mean()) if len(kept) > 1 else 0.0,
+            }
+        selections[name] = redundancy
         ok = pk >= best - 0.02
         rows.append(
             Row(
@@ -831,13 +879,29 @@ def run_table1(size: str, seed: int) -> Result:
                 "best (tied with K-Best)",
                 f"PKeX {pk:.3f}, best {best:.3f}",
                 "reproduced" if ok else "differs",
-                "" if ok else "a baseline selects clearly better features here",
+                ""
+                if ok
+                else (
+                    f"{max(results[name], key=lambda m: results[name][m][0])} selects better features here."
+                    " HSIC's Shapley shares score each feature's dependence with the label, so strongly"
+                    " correlated copies rank together: on all rows PKeX keeps"
+                    f" {', '.join(redundancy['PKeX-Shapley']['kept'])} (mean |corr|"
+                    f" {redundancy['PKeX-Shapley']['mean_abs_corr']:.2f}), HSIC-Lasso, which penalises"
+                    f" redundancy, {', '.join(redundancy['HSICLasso']['kept'])} (mean |corr|"
+                    f" {redundancy['HSICLasso']['mean_abs_corr']:.2f})"
+                ),
             )
         )
     rows.append(Row("the other six columns", "reported", "not run", "blocked", _TABLE1_MISSING))
     return Result(
         rows,
-        {"folds": folds, "rows": max_rows or "all", "accuracy [mean, sd]": results, "selection": "inside each fold"},
+        {
+            "folds": folds,
+            "rows": max_rows or "all",
+            "accuracy [mean, sd]": results,
+            "selection": "inside each fold",
+            "kept on all (subsampled) rows": selections,
+        },
         [seed],
         notes=(
             "GaussianProcessClassifier with C(1, (1e-4, 10)) * RBF(1, (1e-4, 10)) as in appendix H.1 on"
