@@ -23,6 +23,7 @@ def test_every_figure_and_table_of_the_paper_is_declared():
     assert ids == {f"pkex-fig{i}" for i in range(1, 9)} | {"pkex-table1"}
 
 
+@pytest.mark.slow  # the first exact solve compiles the numba kernels
 def test_functional_value_function_matches_the_model_and_the_recursion():
     # the plain value function the baselines use: v(full) is the prediction, v(empty) the base value,
     # and enumerating it gives the recursion's values
