@@ -51,7 +51,7 @@ def test_fig1_brute_force_equals_the_recursion():
 @pytest.mark.slow
 def test_fig2_error_falls_with_budget_and_grows_with_d():
     res = pkex.run_fig2("quick", 0)
-    table = res.settings["errors [mean paper-metric, median paper-metric, mean sum|diff|/sum|phi|]"]
+    table = res.settings["errors [mean paper-metric, median paper-metric, mean sum abs(diff) / sum abs(phi)]"]
     lo, hi = (str(b) for b in (res.settings["budgets"][0], res.settings["budgets"][-1]))
     for d in res.settings["d"]:
         errs = table[f"kexplain d={d}"]

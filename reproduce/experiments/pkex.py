@@ -114,7 +114,7 @@ def run_fig1(size: str, seed: int) -> Result:
     faster = all(t_rec[d] < t_brute[d] for d in brute_ds if d >= 12)
     rows = [
         Row(
-            "brute force and recursion agree (max |diff| / max |phi| over the brute-force sizes)",
+            "brute force and recursion agree (max abs diff / max abs phi over the brute-force sizes)",
             "exact (both)",
             err,
             "reproduced" if err < 1e-8 else "differs",
@@ -255,7 +255,7 @@ def run_fig2(size: str, seed: int) -> Result:
 
     for (d, b), e in sorted(lit.items()):
         if (d, b) in paper or b in (budgets[0], budgets[-1]):
-            rows.append(compared("relative error sum_j |phi - est| / |phi| (kexplain sampled_shapley)", d, b, e))
+            rows.append(compared("relative error sum_j abs(phi - est) / abs(phi) (kexplain sampled_shapley)", d, b, e))
     mono = all(lit[(d, budgets[-1])] < lit[(d, budgets[0])] for d in ds)
     grows = all(lit[(ds[i], budgets[0])] < lit[(ds[i + 1], budgets[0])] for i in range(len(ds) - 1))
     rows.append(
@@ -286,7 +286,7 @@ def run_fig2(size: str, seed: int) -> Result:
             "budgets": budgets,
             "n_explained": cfg["n_explain"],
             "model": "SVR(rbf, gamma='scale'), y = X beta + N(0, 0.1^2), beta ~ N(0, I)",
-            "errors [mean paper-metric, median paper-metric, mean sum|diff|/sum|phi|]": table,
+            "errors [mean paper-metric, median paper-metric, mean sum abs(diff) / sum abs(phi)]": table,
         },
         [seed],
         notes=(
@@ -296,7 +296,7 @@ def run_fig2(size: str, seed: int) -> Result:
             " shap's KernelExplainer runs on the same game through a NaN background row (absent"
             " features masked) and shows shap's own sampling scheme on it.  The paper's metric (a sum"
             " of per-feature relative errors) explodes on features whose exact value is close to zero;"
-            " the settings also record the median and the normalised L1 error sum|diff|/sum|phi|,"
+            " the settings also record the median and the normalised L1 error sum abs(diff) / sum abs(phi),"
             " whose trend is the same.  The paper's d = 10 level (0.005 at 200 coalitions) is far below"
             " what paired sampling gives on this game even with shap's scheme, which enumerates the"
             " smallest and largest coalition sizes first; the paper does not say more of its estimator."
@@ -471,16 +471,16 @@ def run_fig3(size: str, seed: int) -> Result:
             **cfg,
             "accuracy": acc,
             "svr_heldout_r2": r2,
-            "targets": "(sum_S x / sqrt|S|)^5, ^10, exp(sum_S x^2 / |S|), standardised",
+            "targets": "(sum_S x / sqrt(k))^5, ^10, exp(sum_S x^2 / k), k active features, standardised",
         },
         [seed],
         notes=(
-            "Recovery = mean over explained rows of the share of the top-|S| features (by |phi|) that"
+            "Recovery = mean over explained rows of the share of the top-k features (by abs(phi)) that"
             " are active.  shap's KernelExplainer and SamplingExplainer run on the first"
             f" {cfg['shap_rows']} explained rows only (each row costs budget x background SVR calls);"
             " all other methods on all of them.  The paper leaves the targets unspecified beyond their"
             " names: our polynomials are powers of the normalised sum of the active features and the"
-            " exponential is scaled by 1/|S| (the literal exp(sum x^2) of normal features has infinite"
+            " exponential is scaled by 1/k (the literal exp(sum x^2) of normal features has infinite"
             f" mean).  {_BLOCKED_BASELINES}."
         ),
     )
@@ -576,7 +576,7 @@ def run_fig5(size: str, seed: int) -> Result:
         ),
         _share_row("share of runs with phi > 0, variables 11-20", "positive (Fig. 5)", pos),
         Row(
-            "spread of the 10 per-variable means / sd within a variable, variables 1-10 | 11-20",
+            "spread of the 10 per-variable means / sd within a variable, variables 1-10 and 11-20",
             "KDEs within a group nearly identical",
             [spread_same, spread_diff],
             "reproduced" if max(spread_same, spread_diff) < 0.5 else "differs",
@@ -889,9 +889,9 @@ def run_table1(size: str, seed: int) -> Result:
                     f"{max(results[name], key=lambda m: results[name][m][0])} selects better features here."
                     " HSIC's Shapley shares score each feature's dependence with the label, so strongly"
                     " correlated copies rank together: on all rows PKeX keeps"
-                    f" {', '.join(redundancy['PKeX-Shapley']['kept'])} (mean |corr|"
+                    f" {', '.join(redundancy['PKeX-Shapley']['kept'])} (mean abs corr"
                     f" {redundancy['PKeX-Shapley']['mean_abs_corr']:.2f}), HSIC-Lasso, which penalises"
-                    f" redundancy, {', '.join(redundancy['HSICLasso']['kept'])} (mean |corr|"
+                    f" redundancy, {', '.join(redundancy['HSICLasso']['kept'])} (mean abs corr"
                     f" {redundancy['HSICLasso']['mean_abs_corr']:.2f})"
                 ),
             )
