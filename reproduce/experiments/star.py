@@ -159,7 +159,7 @@ def run_fig2(size: str, seed: int) -> Result:
         errs, ts = [], []
         for s in range(seeds):
             model = unanimity_model(n, k, 100, random_state=seed + s + 100 * k + n)
-            X = unanimity_data(10, n, random_state=seed + s + 7)
+            X = unanimity_data(10 if size == "full" else 5, n, random_state=seed + s + 7)
             t = time.perf_counter()
             exact = StarExplainer(model, X).explain(X).values
             ts.append(time.perf_counter() - t)
@@ -188,7 +188,7 @@ def run_fig2(size: str, seed: int) -> Result:
             "" if hi > lo else "SHAP-IQ's error did not grow with n here",
         ),
         Row(
-            f"STAR-SHAP seconds (10 rows, k = {k}, n = {dims[-1]})",
+            f"STAR-SHAP seconds ({len(X)} rows, k = {k}, n = {dims[-1]})",
             "below SHAP-IQ's time for a usable estimate at n >= 100 (Fig. 2b-c)",
             _r(star_t[f"n={dims[-1]},k={k}"], 3),
             "reproduced",
@@ -520,11 +520,11 @@ def run_fig34(size: str, seed: int) -> Result:
 
     X, y, n_test, names = _load_regression("housing")
     full = size == "full"
-    Xtr, Xte, ytr, yte = _standardised_split(X, y, n_test, seed, 4000 if full else 1000)
+    Xtr, Xte, ytr, yte = _standardised_split(X, y, n_test, seed, 4000 if full else 600)
     rw = RKHSWeightingRegressor(
-        n_parameters=1000 if full else 200, interaction_order=3, c=0.5, regularization=1e-7, random_state=seed
+        n_parameters=1000 if full else 100, interaction_order=3, c=0.5, regularization=1e-7, random_state=seed
     ).fit(Xtr, ytr)
-    bg, rows_x = Xtr[: (1000 if full else 100)], Xte[: (1000 if full else 100)]
+    bg, rows_x = Xtr[: (1000 if full else 50)], Xte[: (1000 if full else 50)]
     ex_rw = StarExplainer(rw, bg, feature_names=names).explain(rows_x)
     imp = {"3-STAR RWRelu": np.abs(ex_rw.values).mean(0)}
     rows = []
@@ -532,7 +532,7 @@ def run_fig34(size: str, seed: int) -> Result:
         from interpret.glassbox import ExplainableBoostingRegressor
 
         ebm = ExplainableBoostingRegressor(
-            interactions=0, random_state=seed, n_jobs=1, **({} if full else {"outer_bags": 2, "max_rounds": 300})
+            interactions=0, random_state=seed, n_jobs=1, **({} if full else {"outer_bags": 1, "max_rounds": 200})
         ).fit(Xtr, ytr)
         ex_ebm = StarExplainer(ebm, bg, feature_names=names).explain(rows_x)
         imp["EBM"] = np.abs(ex_ebm.values).mean(0)
@@ -611,7 +611,7 @@ def run_eq65(size: str, seed: int) -> Result:
 
     X, y, n_test, _ = _load_regression("concrete")
     Xtr, Xte, ytr, yte = _standardised_split(X, y, n_test, seed, None if size == "full" else 300)
-    T = 1000 if size == "full" else 200
+    T = 1000 if size == "full" else 100
     c, k = 0.5, 3
     sigmas = [0.3, 1.0, 3.0]
     rows, table = [], {}
