@@ -169,8 +169,8 @@ def run_fig62(size: str, seed: int) -> Result:
         notes="paper: 20 runs per setting, sparsity levels as in its Fig. 6.2 (not stated in the text); here "
         f"{reps} run(s), density 0.2 and 0.8 (full). GPGP / PGP: kexplain's PreferenceGPClassifier (Laplace, "
         "ARD RBF, marginal likelihood); PAIR-GP: scikit-learn's GaussianProcessClassifier on concatenated items "
-        "with both orders, skew-symmetrised by eq. 6.8, kernel fixed (amplitude 2, lengthscale 3: its marginal-likelihood "
-        "fit costs ~30 s per simulation here); PAIR-LOGREG: logistic regression the same way.",
+        "with both orders, skew-symmetrised by eq. 6.8, kernel fixed (amplitude 2, lengthscale 3: its "
+        "marginal-likelihood fit costs ~30 s per simulation here); PAIR-LOGREG: logistic regression the same way.",
     )
 
 
