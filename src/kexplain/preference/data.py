@@ -321,6 +321,15 @@ def load_modechoice(*, random_state: Any = 0, modes_as_features: bool = True) ->
     DuelData
         ``item_labels`` holds the mode (0 air, 1 train, 2 bus, 3 car) of each row of ``items``.
 
+    Notes
+    -----
+    ``ttme`` leaks the outcome.  The data record the terminal waiting time only for the mode the
+    traveller took; for the public modes not taken it holds one of two filled-in values per mode
+    (air 64 or 69, train 34 or 44, bus 35 or 53; car is always 0), which no chosen row takes.  A
+    model that can single out those values (a GP with a short ``ttme`` lengthscale) predicts every
+    held-out duel correctly, whatever the split.  Drop column 0 (``ttme``) of ``X_left``,
+    ``X_right`` and ``items`` for an honest accuracy (see ``reproduce/experiments/thesis_preference.py``).
+
     Raises
     ------
     ImportError
