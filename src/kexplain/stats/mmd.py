@@ -382,7 +382,7 @@ def mmd_shapley(
         Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.  The
         pairs are drawn in chunks, each from its own stream (``numpy.random.SeedSequence``
         children of one root seed), so they depend on the seed only, never on ``max_block_bytes``,
-        ``n_jobs`` or the workers of :func:`kexplain.dask.mmd_shapley`.
+        ``n_jobs`` or the workers of a Dask cluster (:func:`kexplain.dask.on`).
     max_block_bytes : int, default 32 MiB
         Bound on the memory of one block of pairs (a floor of about 1 MiB per thread applies).  It
         never changes the result: partial sums are taken over fixed tiles of pairs and added in
