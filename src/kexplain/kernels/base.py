@@ -276,7 +276,7 @@ class _Stationary(Kernel):
 
     @classmethod
     def from_data(cls, *arrays: ArrayLike, per_feature: bool = False, standardize: bool = True) -> Any:
-        """This kernel with kexplain's default lengthscale for the pooled rows of ``arrays``.
+        """The same kernel with kexplain's default lengthscale for the pooled rows of ``arrays``.
 
         The one policy of :func:`kexplain.kernels.default_lengthscale` (the median heuristic on
         standardised features, design notes section "Default kernels"); a subclass whose profile
