@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,6 +128,29 @@ def test_public_docstrings_pass_numpydoc_validation():
             f"these pairs pass now: delete them from {ALLOWLIST.name}:\n" + "\n".join(f"  {p} {c}" for p, c in fixed)
         )
     assert not messages, "\n".join(messages)
+
+
+def test_every_public_name_is_mentioned_in_a_page():
+    """A name in an ``__all__`` is one users call: a page of the documentation says what it is for."""
+    pages = [p for p in (ROOT / "docs").rglob("*") if p.suffix in (".rst", ".md")]
+    pages = [p for p in pages if not {"_build", "api", "auto_examples"} & set(p.relative_to(ROOT / "docs").parts)]
+    text = "\n".join(p.read_text() for p in pages) + (ROOT / "CONTRIBUTING.md").read_text()
+    missing = []
+    for name in _modules():
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for attr in getattr(module, "__all__", []):
+            if not attr.startswith("__") and not re.search(rf"\b{re.escape(attr)}\b", text):
+                missing.append(f"{name}.{attr}")
+    assert not missing, f"public names in no page of docs/ (document them, or drop them from __all__): {missing}"
+
+
+def test_the_cli_package_exports_its_entry_point_only():
+    import kexplain.cli
+
+    assert kexplain.cli.__all__ == ["main"]
 
 
 def test_allowlist_names_only_checks_that_are_run():
