@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._typing import RandomStateLike
 from ._validation import check_bool, check_interactions, check_n_jobs, feature_names_of
 from .explanation import Explanation
 
@@ -125,7 +126,7 @@ class Explainer:
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> Explanation:
         """Shapley values of each row of ``X``; see the subclass for its game.
 

@@ -16,6 +16,7 @@ which equals repeating rows in proportion to their weights.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -71,10 +72,34 @@ def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> flo
     return float(-0.5 * n * np.sum(np.log(e)) - 0.5 * np.sum(Lt / e))
 
 
-def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequence[np.ndarray]) -> float:
+def cme_cv_loss_from_grams(
+    K: np.ndarray,
+    L: np.ndarray,
+    regularization: float | None = None,
+    folds: Sequence[np.ndarray] | None = None,
+    *,
+    eta: float | None = None,
+) -> float:
     """Held-out squared RKHS error sum ``||l(y, .) - mu_{Y|x}||^2`` over the folds, divided by n.
 
-    ``K`` and ``L`` are the Gram matrices of the conditioning and target kernels on all rows.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the conditioning kernel on all rows.
+    L : ndarray of shape (n, n)
+        Gram matrix of the target kernel on the same rows.
+    regularization : float
+        The ridge of the embedding, as ``ConditionalMeanEmbedding(regularization=...)``: each fold
+        solves with ``K_train + n_train * regularization * I``.
+    folds : sequence of 1-D int arrays
+        The held-out row indices of each fold.
+    eta : float, optional
+        Deprecated spelling of ``regularization`` (a ``FutureWarning``).
+
+    Returns
+    -------
+    float
+        The summed held-out error divided by n.
 
     Examples
     --------
@@ -89,7 +114,19 @@ def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequ
     K = check_matrix(K, "K", square=True)
     n = K.shape[0]
     L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
-    eta = check_positive(eta, "eta")
+    if eta is not None:
+        if regularization is not None:
+            raise TypeError("give regularization, not both regularization and its deprecated spelling eta.")
+        warnings.warn(
+            "cme_cv_loss_from_grams(eta=...) is deprecated: write regularization=... (the keyword of the CME "
+            "estimators).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        regularization = eta
+    if regularization is None or folds is None:
+        raise TypeError("cme_cv_loss_from_grams needs regularization and folds.")
+    eta = check_positive(regularization, "regularization")
     if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
         raise ValueError(f"folds must be a sequence of arrays of held-out row indices, got {folds!r:.80}.")
     checked = []

@@ -828,7 +828,7 @@ class PointwiseProduct(Kernel):
 
 class SumKernel:
     """Sum of product kernels, k = sum_t k_t.  Each term is a product kernel, so a model built on
-    a SumKernel is still a product game, with one row per (term, reference point).
+    a SumKernel is still a product game, with one row per (term, support point).
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ class PolynomialExpansion:
     Parameters
     ----------
     X_ref : array (n, d)
-        Reference points (support vectors, training rows).
+        Support points (support vectors, training rows).
     coef : array (n,) or (n, n_outputs)
     kernel : kexplain.kernels.PolynomialOfSum
         A linear, polynomial or additive chi-squared kernel (or a sum/product of them).
@@ -87,7 +87,7 @@ class PolynomialExpansion:
 
     @property
     def n_rows(self) -> int:
-        """Number of reference points."""
+        """Number of support points."""
         return int(self.X_ref.shape[0])
 
     def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:

@@ -21,6 +21,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted, check_scalar
 from threadpoolctl import threadpool_limits
 
+from .._typing import RandomStateLike
 from .._validation import check_random_state, check_weights, to_array
 from ..kernels.base import RBF
 from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
@@ -158,7 +159,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         The cross-validation uses at most this many training duels (a random subset).
     max_iter, tol : int, float
         Newton iterations at most, and the relative decrease of the objective at which they stop.
-    random_state : int, Generator or None
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the landmarks, the CV subset and the folds.
 
     Attributes
@@ -203,7 +204,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         cv_max_duels: int = 4000,
         max_iter: int = 100,
         tol: float = 1e-10,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.utility = utility
         self.lengthscale = lengthscale

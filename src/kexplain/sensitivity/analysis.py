@@ -1,6 +1,6 @@
 """Exact global sensitivity analysis of kernel models: Sobol indices and Shapley effects.
 
-For a model f(x) = sum_r c_r prod_j k_rj(x_j) + b (one row r per kernel term and reference point)
+For a model f(x) = sum_r c_r prod_j k_rj(x_j) + b (one row r per kernel term and support point)
 and independent inputs X_j ~ P_j, the closed Sobol index of a set S of features is
 V_S = Var(E[f(X) | X_S]).  Since E[f | X_S] = sum_r c_r prod_{j in S} k_rj(X_j) prod_{j not in S} m_rj
 with m_rj = E k_rj(X_j),

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_data, check_n_jobs, check_random_state
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import RBF, Categorical, Kernel, ProductKernel
@@ -426,7 +427,7 @@ def hsic_shapley(
     bandwidth: str = "median",
     standardize: bool = True,
     n_pairs: int | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -560,7 +561,7 @@ def hsic_test(
     estimator: str = "biased",
     bandwidth: str = "median",
     standardize: bool = True,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_n_jobs, check_random_state, feature_names_of
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
@@ -343,7 +344,7 @@ def mmd_shapley(
     bandwidth: str = "median",
     standardize: bool = True,
     n_pairs: int | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -462,7 +463,7 @@ def mmd_test(
     estimator: str = "unbiased",
     bandwidth: str = "median",
     standardize: bool = True,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
