@@ -178,12 +178,17 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         (``cme_log_marginal_likelihood``) over log10(eta) in [-8, 2].  The selectors use the
         exact system on at most ``max_selection_rows`` rows, unweighted.
     approximation : None or "nystroem"
+        None for the exact ridge; "nystroem" for the Nystroem approximation on ``n_landmarks`` landmark
+        rows.
     n_landmarks : int
         Landmark rows of the Nystroem approximation (all rows when there are fewer).
     grid : sequence of float, optional
         Candidates for ``regularization="cv"``; default 1e-6, 1e-5, ..., 1.
     n_folds : int
+        Number of cross-validation folds of ``regularization="cv"``.
     max_selection_rows : int
+        The largest number of rows the selection of ``regularization`` solves on (a random subset
+        beyond).
     random_state : None, int or numpy Generator
         Picks the landmarks, the folds and the selection subsample.
 
@@ -275,6 +280,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d)
+            Rows of the conditioning variable.
         y : array-like of shape (n,) or (n, q)
             The targets Y.
         sample_weight : array-like of shape (n,), optional
@@ -382,6 +388,16 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def weights(self, X: Any) -> np.ndarray:
         """beta(x) over the training rows, shape (n, N): E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i).
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+
+        Returns
+        -------
+        ndarray of shape (n, N)
+            The weights beta(x) over the training rows, one column per query row.
+
         Examples
         --------
         >>> import numpy as np
@@ -403,6 +419,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
 
         ``g`` is a callable applied to the training targets (a 2-D (n, q) array; it returns (n,)
         or (n, o)), or the values g(y_i) themselves, shape (n,) or (n, o).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        g : callable or array-like
+            A function of the training targets (applied to the (n, q) array), or its values at them.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, o)
+            E[g(Y) | X = x] for every query row.
 
         Examples
         --------
@@ -435,6 +463,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def embedding(self, X: Any, Y: Any) -> np.ndarray:
         """mu_{Y|x}(y) = sum_i beta_i(x) l(y_i, y), shape (N, M), for the rows of ``X`` and ``Y``.
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        Y : array-like of shape (M, q)
+            Points of the target variable.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            The embedding mu_{Y|x}(y) at every pair of rows.
+
         Examples
         --------
         >>> import numpy as np
@@ -455,6 +495,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
         """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
 
+        Parameters
+        ----------
+        X1 : array-like of shape (N1, d)
+            Query rows.
+        X2 : array-like of shape (N2, d), optional
+            Second set of query rows; None means X1.
+
+        Returns
+        -------
+        ndarray of shape (N1, N2)
+            The inner products of the embeddings in the target RKHS.
+
         Examples
         --------
         >>> import numpy as np
@@ -473,6 +525,16 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
 
         Computed in blocks of query rows: memory is the fitted factor (n x n exact, n x m
         Nystroem) plus the output plus ``BLOCK_BYTES`` (64 MiB) of weights at a time.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, q)
+            The conditional mean E[Y | X = x].
 
         Examples
         --------
