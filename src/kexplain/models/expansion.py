@@ -81,9 +81,13 @@ class KernelExpansion:
     X_ref : array (n, d)
         Support points (support vectors, training rows).
     coef : array (n,) or (n, n_outputs)
+        The weight of each support point in each output.
     kernel : kexplain kernel
+        A product kernel or a sum of product kernels.
     intercept : float or array (n_outputs,)
+        The constant of each output.
     feature_names, output_names : optional lists of names
+        Names of the d features and of the outputs (default x0..x{d-1} and a default per output).
 
     Examples
     --------
@@ -217,8 +221,10 @@ class KernelExpansion:
 
     @property
     def term_weights(self) -> np.ndarray:
-        """(n_terms, n_outputs): the amplitude of each kernel term in each output (0 where the
-        term does not feed the output)."""
+        """(n_terms, n_outputs): the amplitude of each kernel term in each output.
+
+        Zero where the term does not feed the output.
+        """
         return self._amplitudes[:, None] * self.term_outputs
 
     @property
@@ -254,8 +260,23 @@ class KernelExpansion:
         return len(self.terms) * self.X_ref.shape[0]
 
     def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:
-        """Validated rows for this model; DataFrame columns must equal ``feature_names`` (default:
-        the model's own feature names, when it has them)."""
+        """Validated rows for this model.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows to validate.
+        name : str, default "X"
+            Name of the argument, for error messages.
+        feature_names : sequence of str, optional
+            The columns a DataFrame must have (default: the model's own feature names, when it
+            has them).
+
+        Returns
+        -------
+        ndarray of shape (N, d)
+            The validated rows.
+        """
         return check_data(
             X,
             name=name,
@@ -267,8 +288,19 @@ class KernelExpansion:
     def row_factors(self, X: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
         """Per-feature kernel factors and weights for a block of expanded rows.
 
-        Returns a (p, r, d) with a[p, r, j] = k_{t,j}(X_pj, X_ref_ij) for row r = (t, i), and
-        c (r, o) = amplitude_t * coef_i.
+        Parameters
+        ----------
+        X : ndarray of shape (p, d)
+            Validated rows.
+        rows : slice
+            The block of expanded rows r = (kernel term t, support point i), in ``range(n_rows)``.
+
+        Returns
+        -------
+        a : ndarray of shape (p, r, d)
+            a[p, r, j] = k_{t,j}(X_pj, X_ref_ij).
+        c : ndarray of shape (r, o)
+            c[r] = amplitude_t * coef_i.
         """
         n = self.X_ref.shape[0]
         a_parts, c_parts = [], []
@@ -306,6 +338,7 @@ class KernelExpansion:
         Returns
         -------
         ndarray of shape (N,) or (N, n_outputs)
+            f(X) for every row (one column per output for several outputs).
 
         Examples
         --------
