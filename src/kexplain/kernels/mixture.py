@@ -135,7 +135,8 @@ def _sq_range(inv_sq: Any, span: np.ndarray | None) -> float:
 class ScaleMixtureKernel(SumKernel):
     """Matérn and rational quadratic kernels as a positive sum of RBF product kernels.
 
-    Also their products and sums with RBF kernels, within a measured uniform error.  The kernel is ``sum_c amplitude_c * RBF_c(x, y) * prod_f k_f(u_f(x, y))`` with each ``k_f`` a
+    Also their products and sums with RBF kernels, within a measured uniform error.  The kernel
+    is ``sum_c amplitude_c * RBF_c(x, y) * prod_f k_f(u_f(x, y))`` with each ``k_f`` a
     Matérn or rational quadratic profile of its own scaled squared distance u_f (scikit-learn's
     conventions: Matérn 2^(1-nu)/Gamma(nu) z^nu K_nu(z) with z = sqrt(2 nu u); rational quadratic
     (1 + u / (2 alpha))^(-alpha)).  Its ``terms`` are the RBF kernels of the discretised mixtures
