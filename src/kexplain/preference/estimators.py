@@ -297,7 +297,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        PreferenceClassifier
+            The fitted estimator.
         """
         self._check_params()
         # the linear algebra is on k x k matrices (k landmarks): one BLAS thread is fastest and
@@ -371,7 +372,22 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     # -- prediction ---------------------------------------------------------------------------
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
-        """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r)."""
+        """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r).
+
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The logit of "left wins".
+        """
         check_is_fitted(self, "expansion_")
         Xl, Xr, C = check_duels(
             X_left,
@@ -387,6 +403,11 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     def to_expansion(self) -> PreferenceExpansion:
         """The fitted model as a :class:`PreferenceExpansion` over its landmark duels (what PREF-SHAP reads).
+
+        Returns
+        -------
+        PreferenceExpansion
+            The fitted model over its landmark duels.
 
         Examples
         --------
