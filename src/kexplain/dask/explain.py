@@ -144,6 +144,7 @@ class DaskExplanation:
         Returns
         -------
         DaskExplanation
+            The same result with its blocks computed and held in the cluster's memory.
 
         Examples
         --------

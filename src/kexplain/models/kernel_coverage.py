@@ -268,6 +268,7 @@ def coverage_table(rows: list[CoverageRow] | None = None) -> str:
     Returns
     -------
     str
+        The reST grid table (as pasted between the markers of the kernels page).
 
     Examples
     --------

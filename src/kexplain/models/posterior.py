@@ -768,6 +768,7 @@ def gp_posterior(model: Any) -> GPPosterior:
     Returns
     -------
     GPPosterior
+        The posterior of the fitted Gaussian process, for exact covariances of Shapley values.
 
     Raises
     ------

@@ -360,6 +360,7 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     Returns
     -------
     KernelExpansion
+        The model's decision function (or prediction) as an expansion over its support points.
 
     Raises
     ------

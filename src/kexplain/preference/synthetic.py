@@ -35,7 +35,9 @@ def make_cluster_duels(n_duels: int = 2000, n_items: int = 1000, random_state: R
     Parameters
     ----------
     n_duels, n_items : int
+        Numbers of duels and of items.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------
@@ -97,12 +99,14 @@ def make_latent_state_duels(
     Parameters
     ----------
     n_items, n_features, n_states : int
+        Numbers of items, of item features and of latent states.
     density : float in (0, 1]
         Fraction of the n_items (n_items - 1) / 2 pairs that are played (1 - sparsity).
     across : {"utility", "random"}
     lengthscale : float, optional
         RBF lengthscale of the utilities (default sqrt(n_features)).
     random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------
@@ -173,11 +177,13 @@ def make_gpm_duels(
     Parameters
     ----------
     n_duels, n_items, n_features : int
+        Numbers of duels, of items and of item features.
     lengthscale : float
         RBF lengthscale of the item kernel.
     amplitude : float
         Scale a of g (larger: less noisy outcomes).
     random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------

@@ -133,6 +133,7 @@ def render_html(
     Returns
     -------
     str
+        The report as one self-contained HTML document.
 
     Examples
     --------
@@ -220,6 +221,7 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     Returns
     -------
     Path
+        The path written.
 
     Examples
     --------

@@ -56,6 +56,7 @@ def figure_to_png(fig: Any, dpi: int = 110) -> bytes:
     Returns
     -------
     bytes
+        The PNG file's bytes.
 
     Examples
     --------
@@ -121,6 +122,7 @@ def efficiency_errors(explanations: Explanations, predictions: Any) -> dict[str,
     Returns
     -------
     dict {label: (absolute error, relative error)}
+        The largest absolute and relative efficiency error of each explanation.
 
     Examples
     --------

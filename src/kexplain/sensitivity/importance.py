@@ -126,13 +126,16 @@ def global_importance(
     level : float
         Credible level in (0, 1).
     n_samples : int
+        Number of posterior draws of the Shapley values for the intervals and ranks.
     random_state : None, int or numpy Generator
+        Seeds the draws.
     output : int, optional
         Not used for single-output explanations (the only ones with a joint covariance).
 
     Returns
     -------
     ImportanceIntervals
+        The exact posterior mean importances with sampled intervals and rank probabilities.
 
     Examples
     --------

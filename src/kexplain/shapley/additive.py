@@ -510,8 +510,11 @@ class DenseAdditiveGame:
     Parameters
     ----------
     z : ndarray of shape (p, r, d)
+        Factor of player j in row r, for each of p points.
     c : ndarray of shape (r, o)
+        Row weights for each of o outputs.
     weights : array-like of shape (Q + 1,)
+        w_q, the weight of every interaction of order q (w_0 is the constant term).
     y : ndarray of shape (p, r, d), optional
         Leading factors (see :func:`additive_game_block`).
     absent : ndarray of shape (p, r, d) or (r, d), optional

@@ -1023,6 +1023,7 @@ def solve_product_interactions(
     Returns
     -------
     InteractionTable
+        The interactions of orders 1..max_order of every point.
 
     Examples
     --------

@@ -331,6 +331,7 @@ def row_shapley_values(
     Returns
     -------
     ndarray of shape (p, n, d)
+        The Shapley values of every (point, row) game.
 
     Examples
     --------

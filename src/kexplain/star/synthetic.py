@@ -46,6 +46,7 @@ def unanimity_model(n_features: int, order: int, n_terms: int, random_state: Ran
     Returns
     -------
     StarModel
+        The k-STAR sum of unanimity games.
 
     Examples
     --------
@@ -80,6 +81,7 @@ def unanimity_data(n_samples: int, n_features: int, random_state: RandomStateLik
     Returns
     -------
     ndarray of shape (n_samples, n_features)
+        Independent uniform +-1 entries.
 
     Examples
     --------

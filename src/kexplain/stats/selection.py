@@ -131,6 +131,7 @@ class HSICShapleySelector(SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         if y is None:
             raise ValueError(
