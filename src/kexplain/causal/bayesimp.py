@@ -373,6 +373,18 @@ class BayesIMP:
     def cross_cov(self, xa: Any, xb: Any) -> np.ndarray:
         """Covariance between E[T | do(xa)] and E[T | do(xb)], shape (len(xa), len(xb)).
 
+        Parameters
+        ----------
+        xa : array-like of shape (qa, d_x)
+            Query treatments.
+        xb : array-like of shape (qb, d_x)
+            Query treatments.
+
+        Returns
+        -------
+        ndarray of shape (qa, qb)
+            The posterior covariance.
+
         Examples
         --------
         >>> import numpy as np

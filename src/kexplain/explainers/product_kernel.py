@@ -342,10 +342,12 @@ game='interventional (summarised background)')
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, d)
+            Rows.
 
         Returns
         -------
         ndarray of shape (N,) or (N, n_outputs)
+            The model's explained output at every row (one column per output for several).
 
         Examples
         --------

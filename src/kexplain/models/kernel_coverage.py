@@ -37,7 +37,7 @@ _SHORT = {
 class CoverageRow:
     """One (kernel, estimator) answer of :func:`coverage`.
 
-    Attributes
+    Parameters
     ----------
     kernel : str
         The kernel as a user writes it (a pairwise name, or a GP kernel expression).

@@ -556,11 +556,14 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     model : fitted estimator or Pipeline
+        The fitted model.
     X : array-like of shape (N, d)
+        Rows.
 
     Returns
     -------
     ndarray of shape (N,) or (N, n_outputs)
+        The output the adapter explains, from the model's own method.
 
     Examples
     --------

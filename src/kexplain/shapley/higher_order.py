@@ -714,18 +714,21 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
 class InteractionTable:
     """Interactions of orders 1..max_order of a batch of games, per point, possibly a selection.
 
-    Attributes
+    Parameters
     ----------
     index : str
         One of :data:`INDICES`.
     max_order : int
+        The highest order of interaction held.
     n_features : int
+        Number of players d.
     entries : list of dict
         Per point, order t -> (sets (m, t) int array, values (m, n_outputs)); only the kept sets
         when a selection (``top_k``/``threshold``) was asked for.
     empty : ndarray (n_points, n_outputs)
         The value of the empty set (module docstring).
     v_full, v_empty : ndarray (n_points, n_outputs)
+        Values of the full and of the empty coalition.
     efficiency_gap : ndarray (n_points, n_outputs) or None
         For the efficient indices (:data:`EFFICIENT_INDICES`), the sum of every value of orders
         1..max_order minus (v_full - v_empty), taken before any selection; None for the others.
@@ -973,6 +976,18 @@ def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionT
     :func:`kexplain.shapley.all_coalitions`); the indices come from the Möbius transform
     (:func:`indices_from_moebius`), O(d^2 2^d) per point: the route for games whose 2^d values
     are cheap (the subset route of the interventional game with few features).
+
+    Parameters
+    ----------
+    values : array-like of shape (2**d, points, outputs)
+        The game's value on every coalition (row m: the coalition of the bits of m).
+    spec : InteractionSpec
+        Which index, maximum order and selection.
+
+    Returns
+    -------
+    InteractionTable
+        The interactions of every point.
 
     Examples
     --------

@@ -125,6 +125,7 @@ class HSICShapleySelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Rows of the features to select from.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             A regression target, class labels, or several target columns.
 
