@@ -130,8 +130,24 @@ class Explainer:
     ) -> Explanation:
         """Shapley values of each row of ``X``; see the subclass for its game.
 
-        ``interactions``: False, True (same as ``"sii"``) or ``"stii"``; see
-        :func:`check_explain_options` for the layout.
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, d)
+            The rows to explain.
+        interactions : bool or str, default False
+            False, True (same as ``"sii"``) or ``"stii"`` for pairwise interaction values; see
+            :func:`check_explain_options` for the layout.
+        progress : bool, default False
+            Show a progress bar.
+        n_jobs : int, optional
+            Threads over row blocks (-1: all cores); the values do not depend on it.
+        random_state : None, int, numpy Generator, RandomState or SeedSequence
+            Seeds sampled solvers; exact explainers accept it and it has no effect.
+
+        Returns
+        -------
+        Explanation
+            The values, the base values and the game solved.
         """
         raise NotImplementedError
 

@@ -114,6 +114,7 @@ def render_html(
         Explanations of the same points; the first is the one reported (values table, output);
         with two or more, a comparison section says how they differ.
     title : str
+        The report's title.
     summary : dict or list of (name, value), optional
         Model and data facts (model, parameters, scores).
     why : str or dict {label: str}, optional
@@ -127,6 +128,7 @@ def render_html(
     speed : list of dict, optional
         Rows of the speed comparison table (``method``, ``rows``, ``seconds``, ``max_error``...).
     notes : list of str, optional
+        Paragraphs of a "Notes" section.
     table_rows : int
         Rows of the searchable table of per-row values (0: no table).
 
@@ -214,6 +216,7 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     Parameters
     ----------
     path : str or Path
+        Where to write the HTML file.
     explanations : Explanation or dict {label: Explanation}
     **kwargs
         Passed to :func:`render_html`.

@@ -51,7 +51,9 @@ def figure_to_png(fig: Any, dpi: int = 110) -> bytes:
     Parameters
     ----------
     fig : matplotlib Figure
+        The figure to render.
     dpi : int
+        Resolution in dots per inch.
 
     Returns
     -------
