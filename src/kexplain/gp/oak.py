@@ -104,12 +104,10 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         X : array-like or DataFrame of shape (n, d)
             Numbers, or labels in the categorical features.
         y : array-like of shape (n,)
-            Targets.
 
         Returns
         -------
-        OAKRegressor
-            The fitted estimator.
+        self : OAKRegressor
 
         Examples
         --------
@@ -185,20 +183,6 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X: Any, return_std: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Posterior mean (and, with ``return_std``, the standard deviation of the latent f).
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (N, d)
-            Rows, as given to ``fit``.
-        return_std : bool, default False
-            Also return the posterior standard deviation of the latent f.
-
-        Returns
-        -------
-        mean : ndarray of shape (N,)
-            The posterior mean.
-        std : ndarray of shape (N,)
-            The posterior standard deviation, with ``return_std=True`` only.
-
         Examples
         --------
         >>> import numpy as np
@@ -235,18 +219,6 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         ``phi_j(x) = sum_{T containing j} f_T(x) / |T|`` (additive-GP paper, section 3, Lemma 1); the values
         sum with the base value f_0 to ``predict(X)``.  For the interventional game, use ``OAKExplainer``.
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (N, d)
-            Rows, as given to ``fit``.
-        **options
-            The options of :meth:`OAKExplainer.explain` (``interactions``, ``uncertainty``, ...).
-
-        Returns
-        -------
-        Explanation
-            The functional-ANOVA Shapley values (game ``"anova"``).
-
         Examples
         --------
         >>> import numpy as np
@@ -268,11 +240,6 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         ``first_order_sobol`` and ``total_sobol`` hold the Sobol indices (fractions of the
         variance) and ``info["component_variance"][q]`` the variance of all interactions of order q.
 
-        Returns
-        -------
-        GlobalAttribution
-            The variance Shapley values, with the Sobol indices as columns.
-
         Examples
         --------
         >>> import numpy as np
@@ -289,18 +256,6 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         """The fitted ANOVA component f_T(x) for the feature subset T = ``features`` (int, name or list).
 
         ``component([], X)`` is the constant f_0; components above the interaction order are zero.
-
-        Parameters
-        ----------
-        features : int, str or list of them
-            The feature subset T (positions or names); ``[]`` for the constant.
-        X : array-like or DataFrame of shape (N, d)
-            Rows, as given to ``fit``.
-
-        Returns
-        -------
-        ndarray of shape (N,)
-            The component f_T at every row.
 
         Examples
         --------
@@ -330,18 +285,6 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         """n rows drawn from the product of the per-feature input measures, in the model's encoded space.
 
         For Monte Carlo checks: evaluate them with the posterior mean in that space.
-
-        Parameters
-        ----------
-        n : int
-            Number of rows.
-        random_state : None, int, numpy Generator, RandomState or SeedSequence
-            Seeds the draws.
-
-        Returns
-        -------
-        ndarray of shape (n, d)
-            Draws from the product of the per-feature input measures, in the encoded space.
 
         Examples
         --------
