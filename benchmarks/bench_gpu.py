@@ -76,7 +76,7 @@ def main() -> None:
                 timings["float32"],
                 t_cpu / timings["float32"],
                 diff32,
-                results["float32"].info["efficiency_error"],
+                results["float32"].efficiency_error,
             )
         )
     head = (

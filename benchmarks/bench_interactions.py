@@ -97,7 +97,7 @@ def part2(quick: bool) -> None:
         ex = explainer.explain(X, interactions=spec)
         t1 = time.perf_counter()
         print(
-            f"   {label}: {(t1 - t0) / len(X):.2f} s per point, efficiency error {ex.efficiency_error():.1e}, "
+            f"   {label}: {(t1 - t0) / len(X):.2f} s per point, efficiency error {ex.efficiency_error:.1e}, "
             f"sets per point {len(ex.interaction_values(0)) - 1} of {d + d * (d - 1) // 2 + 19600}"
         )
 

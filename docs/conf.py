@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # the gallery and plot directives draw off-screen
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))  # a source checkout builds without installing
+sys.path.insert(0, str(HERE / "_ext"))  # this site's own extensions
 
 import kexplain
 
@@ -40,6 +41,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "external_links",  # numpy/scipy/scikit-learn/pandas/shap/joblib links without intersphinx (offline)
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -79,6 +81,7 @@ myst_heading_anchors = 3
 # once, under the first module below that exports it.
 API_MODULES = [
     ("kexplain", "Top level", "The explainer contract, the result family, the generic solvers and models."),
+    ("kexplain.games", "Games", "The table of every game kexplain solves: names, base values, papers, explainers."),
     ("kexplain.kernels", "Kernels", "Per-feature kernels, their products and sums, and conversion from scikit-learn."),
     ("kexplain.models", "Models", "Kernel expansions and adapters from fitted scikit-learn estimators."),
     ("kexplain.shapley", "Solvers", "Shapley solvers: product games, additive games, enumeration, sampling."),

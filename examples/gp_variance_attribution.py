@@ -79,7 +79,7 @@ ex = explainer.explain(points, target="variance")
 print(f"{ex.output}: base value (background mean) {ex.base_values[0]:.4f}")
 for i, p in enumerate(points):
     vals = ", ".join(f"{n}={v:+.4f}" for n, v in zip(names, ex.values[i]))
-    print(f"  x = {p}: sigma^2 = {ex.info['v_full'][i]:.4f}; {vals}")
+    print(f"  x = {p}: sigma^2 = {ex.v_full[i]:.4f}; {vals}")
 
 
 # %%

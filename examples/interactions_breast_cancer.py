@@ -57,8 +57,7 @@ explainer = kx.ProductKernelExplainer(model, background=X[:n_background], featur
 t0 = time.perf_counter()
 ex = explainer.explain(X[20:21], interactions={"index": "k-SII", "max_order": 3, "top_k": 10})
 print(
-    f"k-SII up to order 3 for one patient: {time.perf_counter() - t0:.2f} s, "
-    f"efficiency error {ex.efficiency_error():.1e}"
+    f"k-SII up to order 3 for one patient: {time.perf_counter() - t0:.2f} s, efficiency error {ex.efficiency_error:.1e}"
 )
 for order in (1, 2, 3):
     print(f"largest of order {order}:")

@@ -95,7 +95,7 @@ def test_stii_interactions_and_their_index(client, svr_data):
     assert res.interaction_index == "stii"
     ex = res.compute(scheduler="sync")
     ref = explainer.explain(X[:12], interactions="stii")
-    assert ex.info["interaction_index"] == ref.info["interaction_index"] == "stii"
+    assert ex.interaction_index == ref.interaction_index == "stii"
     assert_rel(ex.interactions, ref.interactions)
     # shap's layout: each row of the matrix sums to the feature's Shapley value
     np.testing.assert_allclose(ex.interactions.sum(axis=2), ex.values, atol=1e-10)
@@ -119,7 +119,7 @@ def test_compute_gives_the_in_process_explanation(client, svr_data):
     ref = explainer.explain(X)
     assert isinstance(ex, kx.Explanation)
     np.testing.assert_array_equal(ex.values, ref.values)
-    np.testing.assert_array_equal(ex.info["v_full"], ref.info["v_full"])
+    np.testing.assert_array_equal(ex.v_full, ref.v_full)
     np.testing.assert_array_equal(ex.data, ref.data)
     assert ex.game == ref.game and ex.output == ref.output
 

@@ -454,7 +454,7 @@ def test_values_do_not_depend_on_n_jobs(kwargs):
     np.testing.assert_allclose(two.values, one.values, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(two.base_values, one.base_values, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(two.interactions, one.interactions, rtol=1e-13, atol=1e-15)
-    assert two.game == one.game and two.info["v_full"].shape == one.info["v_full"].shape
+    assert two.game == one.game and two.v_full.shape == one.v_full.shape
     assert explainer.explain(X, n_jobs=-1, random_state=0).values.shape == one.values.shape
 
 

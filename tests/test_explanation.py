@@ -66,7 +66,7 @@ def test_slicing_by_rows(single):
     np.testing.assert_array_equal(row.values[0], ex.values[2])
     np.testing.assert_array_equal(ex[-1].values[0], ex.values[-1])
     assert sub.feature_names == ex.feature_names and sub.game == ex.game
-    np.testing.assert_array_equal(sub.info["v_full"], ex.info["v_full"][1:3])
+    np.testing.assert_array_equal(sub.v_full, ex.v_full[1:3])
 
 
 def test_slicing_by_output(multi):

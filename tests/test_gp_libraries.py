@@ -111,6 +111,9 @@ KERNELS = {
         gk.RBFKernel(ard_num_dims=2, active_dims=[0, 2]) * gk.RBFKernel(ard_num_dims=d - 2, active_dims=[1, 3])
     ),
     "constant": lambda d: gk.ScaleKernel(gk.RBFKernel(ard_num_dims=d)) + gk.ConstantKernel(),
+    # dot-product kernels: exact through the polynomial route, not the product one
+    "linear_ard": lambda d: gk.ScaleKernel(gk.LinearKernel(ard_num_dims=d)) + gk.ConstantKernel(),
+    "polynomial": lambda d: gk.ScaleKernel(gk.PolynomialKernel(power=3)),
 }
 
 
@@ -149,7 +152,7 @@ def test_exact_gp_values_sum_to_its_mean_and_equal_enumeration(name, fixed_noise
             return model(torch.as_tensor(H, dtype=F64)).mean.numpy()
 
     ex = kx.ProductKernelExplainer(model, background=Z).explain(Xq)
-    em = kx.models.as_kernel_expansion(model)
+    em = kx.models.as_polynomial_expansion(model) or kx.models.as_kernel_expansion(model)
     own = f(Xq)
     tol = _tolerance(em, own)
     np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)
@@ -192,13 +195,15 @@ def _botorch_data(n=25, d=3, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("covar", ["default", "matern"])
+@pytest.mark.parametrize("covar", ["default", "matern", "linear"])
 def test_singletaskgp_with_transforms_equals_posterior_and_enumeration(covar):
     d = 3
     X, y = _botorch_data(d=d)
     kw = {}
     if covar == "matern":
         kw["covar_module"] = gk.ScaleKernel(gk.MaternKernel(nu=2.5, ard_num_dims=d))
+    if covar == "linear":  # not translation invariant: Normalize's shift must be folded in as well
+        kw["covar_module"] = gk.ScaleKernel(gk.LinearKernel(ard_num_dims=d))
     gp = SingleTaskGP(X, 10 * y[:, None] + 100, input_transform=Normalize(d), outcome_transform=Standardize(1), **kw)
     _set_lengthscales(gp.covar_module, 5)
     gp = gp.double().eval()
@@ -210,12 +215,16 @@ def test_singletaskgp_with_transforms_equals_posterior_and_enumeration(covar):
     Z = X[:4].numpy()
     Xq = X[5:7].numpy() * 1.01
     ex = kx.ProductKernelExplainer(gp, background=Z).explain(Xq)
-    em = kx.models.as_kernel_expansion(gp)
+    em = kx.models.as_polynomial_expansion(gp) or kx.models.as_kernel_expansion(gp)
     own = f(Xq)[:, 0]
     tol = _tolerance(em, own)
     np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)
     for i in range(2):
         np.testing.assert_allclose(ex.values[i], enum_values(f, Xq[i], Z)[:, 0], rtol=0, atol=2 * tol)
+    if covar == "linear":  # values exact; the covariance path is for product kernels, and says so
+        with pytest.raises(UnsupportedModelError, match="linear or polynomial kernel"):
+            kx.models.gp_posterior(gp)
+        return
     # the posterior, transforms undone, equals BoTorch's
     post = kx.models.gp_posterior(gp)
     with torch.no_grad():
@@ -281,7 +290,8 @@ ROUTE = "RKHSExplainer"
     [
         (lambda: gk.ScaleKernel(gk.PeriodicKernel()), "PeriodicKernel"),
         (lambda: gk.SpectralMixtureKernel(num_mixtures=2, ard_num_dims=4), "SpectralMixtureKernel"),
-        (lambda: gk.ScaleKernel(gk.LinearKernel()), "LinearKernel"),
+        (lambda: gk.ScaleKernel(gk.LinearKernel() * gk.RBFKernel()), "LinearKernel"),
+        (lambda: gk.LinearKernel(active_dims=[0, 1]), "only on all features"),
         (lambda: gk.RBFKernel(active_dims=[0, 1]), "does not involve features"),
     ],
 )
@@ -349,7 +359,7 @@ def test_variational_gp_is_an_expansion_over_inducing_points(name):
     Z, Xq = X[20:23].numpy(), X[25:27].numpy()
     explainer = kx.ProductKernelExplainer(model, background=Z)
     ex = explainer.explain(Xq)
-    em = kx.models.as_kernel_expansion(model)
+    em = kx.models.as_polynomial_expansion(model) or kx.models.as_kernel_expansion(model)
     own = f(Xq)
     tol = _tolerance(em, own)
     np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)

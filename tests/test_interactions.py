@@ -81,7 +81,7 @@ def test_product_kernel_explainer_matches_shapiq_on_an_svr(index):
     Z = X[:10]
     explainer = kx.ProductKernelExplainer(model, background=Z)
     ex = explainer.explain(X[30:32], interactions=index)
-    assert ex.info["interaction_index"] == index
+    assert ex.interaction_index == index
     vf = interventional_value_function(model.predict, X[30:32], Z)
     for p in range(2):
         pairs, singles = _shapiq_matrix(lambda S, p=p: vf(S)[:, p], 4, index.upper())
@@ -104,7 +104,7 @@ def test_stii_equals_shaps_exact_explainer():
     np.testing.assert_allclose(ours.interactions, theirs.values, rtol=1e-9, atol=1e-11)
     # the default (SII) differs from shap's ExactExplainer off the diagonal on this model
     sii = kx.ProductKernelExplainer(model, background=B).explain(X[30:32], interactions=True)
-    assert sii.info["interaction_index"] == "sii"
+    assert sii.interaction_index == "sii"
     assert np.max(np.abs(sii.interactions - theirs.values)) > 1e-3
 
 
@@ -135,12 +135,12 @@ def test_star_and_rkhs_explainers_pass_the_index_through(index):
     ex = StarExplainer(model, Z).explain(X, interactions=index)
     ref = kx.exact_shapley(interventional_value_function(model.predict, X, Z), 4, interactions=index)
     np.testing.assert_allclose(ex.interactions, ref.interactions, atol=1e-10)
-    assert ex.info["interaction_index"] == index
+    assert ex.interaction_index == index
 
     svr, Xs = _svr_setup()
     for value in ("observational", "interventional"):
         rk = kx.RKHSExplainer(svr, background=Xs[:12], value=value).explain(Xs[30:32], interactions=index)
-        assert rk.info["interaction_index"] == index
+        assert rk.interaction_index == index
         np.testing.assert_allclose(rk.interactions.sum(axis=2), rk.values, rtol=1e-9, atol=1e-11)
     observational = kx.RKHSExplainer(svr, background=Xs[:12])
     ref = kx.exact_shapley(observational.value_function(Xs[30:32]), 4, interactions=index)
@@ -164,4 +164,4 @@ def test_functional_game_multi_output_and_torch_path(index):
     np.testing.assert_allclose(ex.interactions, ref.interactions, rtol=1e-10, atol=1e-12)
     got = explainer.explain(torch.tensor(X), interactions=index)
     np.testing.assert_allclose(got.interactions, ex.interactions, rtol=1e-10, atol=1e-12)
-    assert got.info["interaction_index"] == index
+    assert got.interaction_index == index

@@ -337,7 +337,7 @@ def test_axioms_efficiency_and_null_player(nu, scale, seed):
     Xe = rng.normal(size=(3, 3)) * scale
     Xe[:, 2] = 0.0
     ex = kx.ProductKernelExplainer(em, background=X[:4]).explain(Xe)
-    np.testing.assert_allclose(ex.predictions, np.ravel(ex.info["v_full"]), atol=1e-12)
+    np.testing.assert_allclose(ex.predictions, np.ravel(ex.v_full), atol=1e-12)
     np.testing.assert_allclose(ex.values[:, 2], 0.0, atol=1e-14)
 
 

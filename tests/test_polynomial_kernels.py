@@ -61,7 +61,7 @@ def _check(model, X, game, Z=None, interactions=None):
     if interactions:
         ri = np.asarray(ref.interactions).reshape(np.shape(ex.interactions))
         err = max(err, np.abs(ex.interactions - ri).max() / scale)
-        assert ex.info["interaction_index"] == interactions
+        assert ex.interaction_index == interactions
     forced_rows = polynomial_games.MONOMIAL_LIMIT == 0
     assert ex.info["route"] == "polynomial" if forced_rows else ex.info["route"] in ("polynomial", "monomials")
     return err

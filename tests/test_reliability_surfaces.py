@@ -665,7 +665,7 @@ def test_prefshap_observational_blocks_do_not_change_values():
     assert blocks._observational is not None and 2**16 // blocks._observational.bytes_per_duel() < len(L)
     parts = blocks.explain(L, R)
     assert np.allclose(parts.values, whole.values, rtol=1e-12, atol=1e-13)
-    assert np.allclose(parts.info["v_full"], whole.info["v_full"], rtol=1e-12, atol=1e-13)
+    assert np.allclose(parts.v_full, whole.v_full, rtol=1e-12, atol=1e-13)
 
 
 def test_cme_predict_blocks_match_one_block(monkeypatch):

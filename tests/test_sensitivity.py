@@ -418,7 +418,7 @@ def test_variance_attribution_matches_enumeration_of_sklearn_std(game, white):
     extra = gpr.alpha * gp_posterior_scale2(gpr) if white else 0.0
     np.testing.assert_allclose(ex.base_values, ref.v_empty + extra, rtol=1e-10)
     np.testing.assert_allclose(ex.values.sum(axis=1), ref.v_full - ref.v_empty, atol=1e-10 * scale, rtol=0)
-    assert ex.info["efficiency_error"] < 1e-10
+    assert ex.efficiency_error < 1e-10
     assert "posterior" in ex.output and "variance" in ex.output
 
 

@@ -10,7 +10,7 @@ decompositions of one number are ``kx.GlobalAttribution``, kernel tests ``kx.Per
 
 import importlib
 
-from . import kernels, models, shapley
+from . import games, kernels, models, shapley
 from ._version import __version__
 from .attribution import GlobalAttribution, PermutationTestResult
 from .base import Explainer
@@ -57,6 +57,7 @@ __all__ = [
     "ProductKernelExplainer",
     "UnsupportedModelError",
     "exact_shapley",
+    "games",
     "kernels",
     "models",
     "shapley",

@@ -54,12 +54,14 @@ def explanation_html(ex: Any, top: int = 10) -> str:
     base = np.asarray(ex.base_values, dtype=np.float64)
     if base.size:
         lo, hi = float(base.min()), float(base.max())
-        head.append(("base value", _fmt(lo) if lo == hi else f"{_fmt(lo)} … {_fmt(hi)}"))
-    eff = ex.info.get("efficiency_error")
+        # what the base value is in this game, from the games table
+        shown = _fmt(lo) if lo == hi else f"{_fmt(lo)} … {_fmt(hi)}"
+        head.append(("base value", f"{shown} ({ex.game_record.base_label})"))
+    eff = ex.efficiency_error
     if eff is not None:
         head.append(("efficiency check", f"largest |base + Σφ − f(x)| relative: {float(np.max(eff)):.1e}"))
     if ex.interactions is not None:
-        index = ex.info.get("interaction_index", "sii")
+        index = ex.interaction_index or "sii"
         head.append(("interactions", f"pairwise, index {index}"))
     if ex.covariance is not None:
         head.append(("uncertainty", "posterior covariance of the values (ex.std, ex.interval())"))
@@ -94,6 +96,8 @@ def global_attribution_html(g: Any, top: int = 10) -> str:
     """
     values = np.asarray(g.values)
     head = [(g.quantity or "total", _fmt(g.total))]
+    if getattr(g, "game", ""):
+        head.append(("game", str(g.game)))
     if g.estimator:
         head.append(("estimator", str(g.estimator)))
     if g.p_value is not None:

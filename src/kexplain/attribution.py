@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import games as _games
 from ._optional import require
 from ._real import _real
 
@@ -49,6 +50,10 @@ class GlobalAttribution:
         Further per-feature quantities under names of their own (for an additive GP:
         ``first_order_sobol`` and ``total_sobol``); each is an attribute and a ``to_frame`` column.
     info : dict, optional
+    game : str, optional
+        The game whose Shapley values these are, a name of the games table
+        (:mod:`kexplain.games`): ``"MMD^2"``, ``"HSIC"``, ``"variance"``, ...; another string is
+        a game of your own, as for :class:`~kexplain.Explanation`.
 
     Examples
     --------
@@ -75,6 +80,7 @@ class GlobalAttribution:
         kernel: Any = None,
         columns: Mapping[str, Any] | None = None,
         info: Mapping[str, Any] | None = None,
+        game: str = "",
     ) -> None:
         self.values = _real(values, "values")
         if self.values.ndim != 1:
@@ -90,6 +96,8 @@ class GlobalAttribution:
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} names for {d} features.")
         self.quantity = str(quantity)
+        self.game = str(game)
+        _games.describe(self.game)  # refuses a near miss of a table name
         self.standard_errors = self._per_feature(standard_errors, "standard_errors")
         self.total_standard_error = None if total_standard_error is None else float(total_standard_error)
         self.p_values = self._per_feature(p_values, "p_values")

@@ -6,11 +6,13 @@ two.  The global results (``GlobalAttribution``, ``PermutationTestResult``) are 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from . import games as _games
 from ._optional import require
 from ._real import _real
 
@@ -33,6 +35,91 @@ def _check_covariance(cov: np.ndarray, name: str) -> None:
     smallest = float(np.min(np.diagonal(cov, axis1=axes[0], axis2=axes[1])))
     if smallest < -tol:
         raise ValueError(f"{name} has negative variances on its diagonal (smallest {smallest:.3g}).")
+
+
+#: keys of ``Explanation.info`` that became typed attributes (old key -> attribute)
+PROMOTED_INFO_KEYS = {
+    "v_full": "v_full",
+    "predictions": "v_full",
+    "interaction_index": "interaction_index",
+    "efficiency_error": "efficiency_error",
+}
+
+
+class ExplanationInfo(dict[str, Any]):
+    """``Explanation.info``: a dict of the explainer's extras (solver, route, timings, ...).
+
+    The facts users read became typed attributes of :class:`Explanation` (``v_full``,
+    ``interaction_index``, ``efficiency_error``).  Reading them under their old keys
+    (``info["v_full"]``, and ``info["predictions"]`` of the additive-GP explainer) still works for one
+    release and warns (DeprecationWarning); writing them goes to the attribute.  They are not
+    stored here, so iterating lists the extras only.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> ex = kx.Explanation(np.ones((1, 2)), 0.0, v_full=[2.0], info={"route": "engine"})
+    >>> sorted(ex.info), ex.info["route"]
+    (['route'], 'engine')
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     ex.info["v_full"]
+    array([2.])
+    """
+
+    def __init__(self, owner: Explanation | None = None, data: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self._owner = owner
+        for key, value in (data or {}).items():
+            self[key] = value
+
+    def _promoted(self, key: Any) -> str | None:
+        if isinstance(key, str) and key in PROMOTED_INFO_KEYS and not dict.__contains__(self, key):
+            return PROMOTED_INFO_KEYS[key]
+        return None
+
+    def __getitem__(self, key: Any) -> Any:
+        attr = self._promoted(key)
+        owner = self.__dict__.get("_owner")
+        if attr is not None and owner is not None and getattr(owner, attr, None) is not None:
+            warnings.warn(
+                f'Explanation.info["{key}"] is deprecated: read Explanation.{attr} instead.',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(owner, attr)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        attr = self._promoted(key)
+        owner = self.__dict__.get("_owner")
+        if attr is not None and owner is not None:
+            return getattr(owner, attr, None) is not None
+        return dict.__contains__(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        attr = self._promoted(key)
+        owner = self.__dict__.get("_owner")
+        if attr is not None and owner is not None:
+            owner._set_promoted(attr, value)
+            return
+        dict.__setitem__(self, key, value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def copy(self) -> dict[str, Any]:
+        """A plain dict of the extras."""
+        return dict(self)
 
 
 class Explanation:
@@ -62,8 +149,11 @@ class Explanation:
     standard_errors : array-like like ``values``, optional
         Standard errors of sampled estimates (None for exact values).
     game : str
-        The game that was solved: ``"functional"``, ``"interventional"``, ``"baseline"``,
-        ``"observational"``, ``"anova"``, ...
+        The game that was solved, a name of the games table (:mod:`kexplain.games`):
+        ``"functional"``, ``"interventional"``, ``"baseline"``, ``"observational"``, ``"anova"``, ...
+        Any other string is kept as the name of a game of your own: ``game_record`` is then
+        ``kexplain.games.CUSTOM``, whose base value is labelled v(∅); a string one or two letters
+        off a table name is refused as a typo.
     output : str
         What model output is explained, in words (``"predict"``,
         ``"decision_function"``, ``"latent mean of GaussianProcessClassifier"``).
@@ -80,7 +170,16 @@ class Explanation:
     prediction_variance : array-like of shape (N,), optional
         Posterior variance of the explained output at each point.
     info : dict, optional
-        Anything else the explainer records (solver, timings, ``v_full``).
+        Anything else the explainer records (solver, route, timings).  The keys ``"v_full"``,
+        ``"interaction_index"`` and ``"efficiency_error"`` (and ``"predictions"``) given here fill
+        the attributes of those names when they are not passed themselves.
+    v_full : array-like of shape (N,) or (N, n_outputs), optional
+        The value of the full coalition computed directly: the explained model output at each point.
+    interaction_index : str, optional
+        Which index ``interactions`` holds (``"sii"``: shap TreeExplainer's layout; ``"stii"``:
+        shap ExactExplainer's).
+    efficiency_error : float, optional
+        Largest relative gap ``|sum of the values - (v_full - base value)|`` the explainer measured.
 
     Attributes
     ----------
@@ -120,6 +219,9 @@ class Explanation:
         joint_covariance: Any = None,
         base_variance: Any = None,
         prediction_variance: Any = None,
+        v_full: Any = None,
+        interaction_index: str | None = None,
+        efficiency_error: float | None = None,
     ) -> None:
         self.values = _real(values, "values")
         if self.values.ndim not in (2, 3):
@@ -181,14 +283,62 @@ class Explanation:
         if self.index is not None and len(self.index) != N:
             raise ValueError(f"index has {len(self.index)} labels for {N} rows.")
         self.game = str(game)
+        _games.describe(self.game)  # refuses a near miss of a table name; anything else is a custom game
         self.output = str(output)
-        self.info = dict(info or {})
+        extras = dict(info or {})
+        given = {"v_full": v_full, "interaction_index": interaction_index, "efficiency_error": efficiency_error}
+        # the facts that used to ride in info fill the typed attributes (producers built before them)
+        for key, attr in PROMOTED_INFO_KEYS.items():
+            if key in extras:
+                value = extras.pop(key)
+                if given[attr] is None:
+                    given[attr] = value
+        self.v_full: np.ndarray | None = None
+        self.interaction_index: str | None = None
+        self.efficiency_error: float | None = None
+        for attr, value in given.items():
+            self._set_promoted(attr, value)
+        self.info = ExplanationInfo(self, extras)
         # set by ``ex[i]`` with an integer row: ``to_shap`` then returns one row, as shap does
         self._scalar_row = False
         # set by ``ex[:, "bmi"]`` (one feature named alone): ``to_shap`` then returns shap's 1-D form
         self._scalar_feature = False
         # set when features were left out by indexing: the values no longer sum to the prediction
         self._feature_subset = False
+
+    def _set_promoted(self, attr: str, value: Any) -> None:
+        """Set one of the attributes that used to ride in ``info`` (checked like the constructor's)."""
+        if value is None:
+            setattr(self, attr, None)
+        elif attr == "v_full":
+            arr = np.asarray(value)
+            if arr.ndim not in (1, 2) or arr.shape[0] != self.values.shape[0]:
+                raise ValueError(
+                    f"v_full must have shape ({self.values.shape[0]},) or ({self.values.shape[0]}, n_outputs), "
+                    f"got {arr.shape}."
+                )
+            self.v_full = arr
+        elif attr == "interaction_index":
+            if not isinstance(value, str):
+                raise TypeError(f"interaction_index must be a string such as 'sii' or 'stii', got {value!r}.")
+            self.interaction_index = value
+        else:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"efficiency_error must be a number, got {value!r}.")
+            self.efficiency_error = float(value)
+
+    @property
+    def game_record(self) -> _games.Game:
+        """The games-table record of ``game`` (:data:`kexplain.games.CUSTOM` for a game of your own).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> kx.Explanation(np.zeros((1, 2)), 0.0, game="baseline").game_record.base_label
+        'f(baseline) = prediction at the reference row'
+        """
+        return _games.describe(self.game)
 
     # -- shape and slicing -------------------------------------------------------------------
     @property
@@ -489,6 +639,9 @@ class Explanation:
             joint_covariance=joint,
             base_variance=self.base_variance,
             prediction_variance=self.prediction_variance,
+            v_full=self.v_full,
+            interaction_index=self.interaction_index,
+            efficiency_error=self.efficiency_error,
         )
         ex._scalar_row = self._scalar_row
         ex._scalar_feature = alone
@@ -518,14 +671,16 @@ class Explanation:
             cov = None if cov is None or cov.ndim != 4 else cov[..., o]
             names = [names[o]]
         data = None if self.data is None else np.asarray(self.data)[rows]
-        # per-point extras (such as v_full) follow the rows and the output that were picked
-        info = {}
-        for key, val in self.info.items():
+
+        # per-point extras (v_full, and arrays in info) follow the rows and the output that were picked
+        def pick(val: Any) -> Any:
             if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(self):
                 val = val[rows]
                 if out is not None and val.ndim == 2 and val.shape[1] == self.n_outputs:
                     val = val[:, o]
-            info[key] = val
+            return val
+
+        info = {key: pick(val) for key, val in self.info.items()}
         index = None if self.index is None else [self.index[r] for r in rows]
         output = self.output if out is None or self.n_outputs == 1 else f"{self.output}, {names[0]}".lstrip(", ")
         ex = Explanation(
@@ -544,6 +699,9 @@ class Explanation:
             joint_covariance=joint,
             base_variance=base_var,
             prediction_variance=pred_var,
+            v_full=pick(self.v_full),
+            interaction_index=self.interaction_index,
+            efficiency_error=self.efficiency_error,
         )
         if scalar_row:
             ex._scalar_row = True
@@ -620,6 +778,7 @@ class Explanation:
                     info[key] = np.concatenate(arrays, axis=0)
                     continue
             info[key] = val
+        errors = [e.efficiency_error for e in parts]
         index = None
         if all(e.index is not None for e in parts):
             index = [lab for e in parts for lab in (e.index or [])]
@@ -639,6 +798,10 @@ class Explanation:
             joint_covariance=parts[0].joint_covariance if len(parts) == 1 else None,
             base_variance=stack("base_variance"),
             prediction_variance=stack("prediction_variance"),
+            v_full=stack("v_full"),
+            interaction_index=first.interaction_index,
+            # the largest gap of the parts (each part's is the largest over its rows)
+            efficiency_error=None if any(e is None for e in errors) else max(errors),  # type: ignore[type-var]
         )
         bounds = [e.kernel_error_bound for e in parts]
         if all(b is not None for b in bounds):
@@ -678,7 +841,7 @@ class Explanation:
         itself returns them *as* the values, with shape (N, d, d), from
         ``TreeExplainer(model)(X, interactions=True)``.  ``to_shap(interactions=True)`` does the
         same with this explanation's ``interactions`` (in the layout recorded in
-        ``info["interaction_index"]``: shap TreeExplainer's for SII, shap ExactExplainer's for
+        ``interaction_index``: shap TreeExplainer's for SII, shap ExactExplainer's for
         STII), so shap's plots that read interaction values take them as they are.
 
         Parameters

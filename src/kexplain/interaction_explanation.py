@@ -9,6 +9,7 @@ explainers returns one; :meth:`InteractionExplanation.to_shapiq` hands a row to 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,7 +44,7 @@ class InteractionExplanation(Explanation):
     >>> import kexplain as kx
     >>> em = kx.KernelExpansion(np.zeros((2, 3)), [1.0, -0.5], kx.kernels.RBF(1.0))
     >>> ex = kx.ProductKernelExplainer(em).explain(np.ones((1, 3)), interactions={"index": "k-SII", "max_order": 3})
-    >>> ex.interaction_index, ex.max_order, round(ex.efficiency_error(), 12)
+    >>> ex.interaction_index, ex.max_order, round(ex.efficiency_error, 12)
     ('k-SII', 3, 0.0)
     >>> ex.top(0, n=2, order=2)
     [(('x0', 'x1'), 0.0774), (('x0', 'x2'), 0.0774)]
@@ -62,9 +63,23 @@ class InteractionExplanation(Explanation):
         table: InteractionTable,
         output: str = "",
         index: Sequence[Any] | None = None,
+        v_full: Any = None,
+        efficiency_error: float | None = None,
     ) -> None:
         super().__init__(
-            values, base_values, data, feature_names, output_names, None, None, game, info, output=output, index=index
+            values,
+            base_values,
+            data,
+            feature_names,
+            output_names,
+            None,
+            None,
+            game,
+            info,
+            output=output,
+            index=index,
+            v_full=v_full,
+            efficiency_error=efficiency_error,
         )
         if not isinstance(table, InteractionTable):
             raise TypeError(
@@ -78,6 +93,21 @@ class InteractionExplanation(Explanation):
         if table.n_outputs != self.n_outputs:
             raise ValueError(f"table has {table.n_outputs} outputs, the values {self.n_outputs}.")
         self.table = table
+        # the table's own gap where its index is efficient, else the Shapley values' (as info held it);
+        # callable for one release, as efficiency_error was a method
+        own = _relative_gap(table) if table.efficiency_gap is not None else None
+        value = own if own is not None else self.efficiency_error
+        self.efficiency_error = None if value is None else EfficiencyError(value, own)
+
+    @property
+    def interaction_index(self) -> str:
+        """The index (shapiq's name): ``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``, ``"BII"``, ``"BV"``, ..."""
+        return self.table.index
+
+    @interaction_index.setter
+    def interaction_index(self, value: str | None) -> None:
+        # the table says which index this is; the value Explanation.__init__ passes is not kept
+        pass
 
     @classmethod
     def from_explanation(
@@ -87,10 +117,6 @@ class InteractionExplanation(Explanation):
 
         ``values`` replaces the explanation's values (the Banzhaf values for index "BV").
         """
-        info = dict(ex.info)
-        info["interaction_index"] = table.index
-        if table.efficiency_gap is not None:
-            info["efficiency_error"] = _relative_gap(table)
         return cls(
             ex.values if values is None else values,
             ex.base_values,
@@ -98,18 +124,15 @@ class InteractionExplanation(Explanation):
             ex.feature_names,
             ex.output_names,
             ex.game,
-            info,
+            ex.info,
             table=table,
             output=ex.output,
             index=ex.index,
+            v_full=ex.v_full,
+            efficiency_error=ex.efficiency_error,
         )
 
     # -- what the table says -----------------------------------------------------------------
-    @property
-    def interaction_index(self) -> str:
-        """The index (shapiq's name): ``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``, ``"BII"``, ``"BV"``, ..."""
-        return self.table.index
-
     @property
     def max_order(self) -> int:
         """Highest order held."""
@@ -209,14 +232,6 @@ class InteractionExplanation(Explanation):
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(T), round(v, 4)) for T, v in items[: int(n)]]
 
-    def efficiency_error(self) -> float | None:
-        """Largest ``|sum of the values of orders 1..max_order - (v(D) - v(empty set))|``, relative.
-
-        Computed before any selection; relative to ``max(|v(D)|, |v(empty set)|, 1e-300)``.  None for
-        the indices without efficiency (SII, BII, BV).
-        """
-        return _relative_gap(self.table) if self.table.efficiency_gap is not None else None
-
     def interactions_frame(self) -> Any:
         """A pandas DataFrame with one row per (point, output, set of order >= 1) kept.
 
@@ -296,6 +311,49 @@ class InteractionExplanation(Explanation):
         )
 
 
+class EfficiencyError(float):
+    """``InteractionExplanation.efficiency_error``: a number, callable for one release.
+
+    The number is the largest ``|sum of the values of orders 1..max_order - (v(D) - v(empty set))|``,
+    relative to ``max(|v(D)|, |v(empty set)|, 1e-300)``, computed before any selection, for the
+    indices with efficiency (SV, k-SII, STII, FSII, Möbius); for the others (SII, BII, BV) the
+    Shapley values' own gap.  It used to be a method: calling it still returns what the method
+    returned (None for SII, BII and BV) and warns (DeprecationWarning).
+
+    Parameters
+    ----------
+    value : float
+        The gap.
+    own : float or None
+        The interaction table's own gap (None for the indices without efficiency).
+
+    Examples
+    --------
+    >>> from kexplain.interaction_explanation import EfficiencyError
+    >>> e = EfficiencyError(1e-16, None)
+    >>> e < 1e-12, float(e)
+    (True, 1e-16)
+    """
+
+    _own: float | None
+
+    def __new__(cls, value: float, own: float | None) -> EfficiencyError:
+        obj = super().__new__(cls, value)
+        obj._own = own
+        return obj
+
+    def __getnewargs__(self) -> tuple[float, float | None]:  # type: ignore[override]
+        return float(self), self._own
+
+    def __call__(self) -> float | None:
+        warnings.warn(
+            "InteractionExplanation.efficiency_error is now a number: drop the call parentheses (ex.efficiency_error).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._own
+
+
 def interaction_explanation(ex: Explanation, table: InteractionTable, *, single_output: bool) -> InteractionExplanation:
     """The result of ``explain(X, interactions={...})``: ``ex`` with ``table`` (intercept already added).
 
@@ -329,4 +387,4 @@ def _relative_gap(table: InteractionTable) -> float:
     return float(np.max(np.abs(table.efficiency_gap) / scale))
 
 
-__all__ = ["InteractionExplanation", "interaction_explanation"]
+__all__ = ["EfficiencyError", "InteractionExplanation", "interaction_explanation"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..games import get_game
 from ._columns import feature_table, strip_columns
 from ._tables import CLIError, read_table
 
@@ -106,19 +107,20 @@ def game_of(
     background: Any, baseline_row: int | None, option: str = "--background", source: str = "--data"
 ) -> tuple[str, str]:
     """The game the options select and why, in words (``source``: the file of the baseline row)."""
+    # the game's words come from the games table (kexplain.games); the options' words are the CLI's
     if baseline_row is not None:
         return "baseline", (
-            f"baseline Shapley: --baseline-row {baseline_row} given (absent features take the values of row "
-            f"{baseline_row} of {source})"
+            f"{get_game('baseline').title}: --baseline-row {baseline_row} given (absent features take the values "
+            f"of row {baseline_row} of {source})"
         )
     if background is not None:
         return "interventional", (
-            f"interventional game: {option} given ({len(background)} rows; absent features take their values; "
-            "shap's ExactExplainer values on the same rows)"
+            f"{get_game('interventional').title}: {option} given ({len(background)} rows; absent features take "
+            "their values; shap's ExactExplainer values on the same rows)"
         )
     return "functional", (
-        "functional-baseline game: no --background given (absent features are integrated out of the kernel; "
-        "pass --background for shap's interventional values)"
+        f"{get_game('functional').title}: no --background given (absent features are integrated out of the "
+        "kernel; pass --background for shap's interventional values)"
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._files import write_atomically
+from ..games import get_game
 from ._common import emit
 from ._report import prepare_folder, report_summary
 from ._tables import os_error, write_table
@@ -132,8 +133,8 @@ def run_demo(
     bg_rows = np.sort(rng.choice(len(X_train), size=min(n_background, len(X_train)), replace=False))
     background = X_train.iloc[bg_rows]
     why = (
-        f"interventional game: background = {len(background)} random training rows (random_state={random_state}); "
-        "the report also shows the functional baseline"
+        f"{get_game('interventional').title}: background = {len(background)} random training rows "
+        f"(random_state={random_state}); the report also shows the {get_game('functional').label}"
     )
     try:
         write_table(X_test.reset_index(drop=True), out / "heldout.csv", _OPTION)

@@ -25,7 +25,6 @@ from ._stream import Appender, block_rows, data_blocks, is_csv
 from ._tables import (
     CLIError,
     check_output_path,
-    count_rows,
     iter_csv_chunks,
 )
 
@@ -144,7 +143,8 @@ def run_explain(args: argparse.Namespace) -> int:
     if progress and is_csv(args.data):
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=count_rows(args.data), unit="row", desc="kexplain explain", leave=False)
+        # rows and rate without a total: sizing the bar would mean reading the whole file once more
+        bar = tqdm(total=None, unit="row", desc="kexplain explain", leave=False)
     n_rows, worst, offset, scale = 0, 0.0, 0, 0.0
     out_names: list[str] = []
     try:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._files import write_atomically
+from ..games import get_game
 from ._columns import _shown, check_drop, header_of, id_name, strip_columns
 from ._common import emit, game_of, show_progress
 from ._frames import values_frame
@@ -156,7 +157,7 @@ def run_oak(args: argparse.Namespace) -> int:
     explainer = OAKExplainer(gp, background)
     ex = explainer.explain(X, progress=show_progress(args), n_jobs=args.n_jobs)
     if background is None:
-        reason = "functional-ANOVA game: no --background given (the GP's own additive components)"
+        reason = f"{get_game('anova').title}: no --background given (the GP's own additive components)"
     else:
         reason = game_of(background, None)[1]
     _write_values(args, ex, ids, out)
@@ -235,7 +236,7 @@ def run_star(args: argparse.Namespace) -> int:
         background = X.iloc[rows]
         sampled = {"rows": rows, "seed": args.seed, "file": None if sampled_out is None else str(sampled_out)}
         reason = (
-            f"interventional game over {len(rows)} random rows of --data (--seed {args.seed}"
+            f"{get_game('interventional').title} over {len(rows)} random rows of --data (--seed {args.seed}"
             + ("" if sampled_out is None else f"; saved to {sampled_out}")
             + "): no --background given (STAR-SHAP needs one; pass --background B to choose it)"
         )

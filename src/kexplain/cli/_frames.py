@@ -100,7 +100,7 @@ def interactions_frame(explanation: Explanation, ids: Any = None, id_name: str =
     ----------
     explanation : Explanation
         Explained with ``interactions=True`` (or ``"sii"``, ``"stii"``); the layout is the
-        explanation's (``info["interaction_index"]`` says which index it holds).
+        explanation's (``interaction_index`` says which index it holds).
     ids : array-like, optional
         Row ids for the first column (default 0, 1, ...).
     id_name : str

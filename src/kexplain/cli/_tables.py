@@ -269,15 +269,3 @@ def iter_csv_chunks(path: str | Path, option: str, chunk_size: int) -> Any:
         raise os_error(option, path, exc) from None
     except Exception as exc:  # pandas raises many types for malformed files
         raise CLIError(f"{option} {path}: cannot read it as CSV: {exc}") from None
-
-
-def count_rows(path: str | Path) -> int | None:
-    """The number of data lines of a CSV file (for a progress bar), or None if it cannot be read."""
-    path = Path(path)
-    try:
-        opener: Any = gzip.open if path.name.lower().endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            lines = sum(1 for _ in fh)
-        return max(0, lines - (1 if _csv_has_header(path) else 0))
-    except OSError:
-        return None

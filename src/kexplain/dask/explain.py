@@ -56,7 +56,7 @@ class DaskExplanation:
         As in :class:`~kexplain.Explanation`.
     interaction_index : {"sii", "stii"} or None
         Which interaction index ``interactions`` holds (None without interactions); the computed
-        Explanation records it in ``info["interaction_index"]``.
+        Explanation records it in ``interaction_index``.
 
     Examples
     --------
@@ -277,7 +277,7 @@ def explain_dask(
         Shapley value.  ``"stii"``: the Shapley-Taylor index of order 2 (Sundararajan, Dhamdhere &
         Agarwal, 2020) in the layout of shap's ``ExactExplainer`` (the same halving, with the
         diagonal v({j}) - v(empty set)).  The index is recorded in the result's
-        ``interaction_index`` and in the computed Explanation's ``info["interaction_index"]``.
+        ``interaction_index`` and in the computed Explanation's ``interaction_index``.
     client : distributed.Client, optional
         Ship the explainer to every worker of this client up front instead of putting it in the
         graph.  The collections must then be computed on this client.
@@ -430,7 +430,7 @@ def explain_dask(
         output_names=probe.output_names,
         game=probe.game,
         output=probe.output,
-        interaction_index=probe.info.get("interaction_index") if has_inter else None,
+        interaction_index=probe.interaction_index if has_inter else None,
     )
 
 

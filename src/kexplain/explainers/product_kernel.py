@@ -55,6 +55,12 @@ DEVICE_BLOCK_BYTES = 512 * 2**20
 
 #: the game name of the interventional game over a k-means summary of the background
 SUMMARISED_GAME = "interventional (summarised background)"
+#: the game of explain(X, target="variance") for each game of the mean
+VARIANCE_GAMES = {
+    "interventional": "posterior variance (interventional)",
+    "baseline": "posterior variance (baseline)",
+    SUMMARISED_GAME: "posterior variance (summarised background)",
+}
 
 
 class ProductKernelExplainer(Explainer):
@@ -408,7 +414,7 @@ game='interventional (summarised background)')
             the Shapley interaction index, in shap's ``TreeExplainer`` layout (half the index off
             the diagonal, the main effect on it); "stii": the Shapley-Taylor index of order 2,
             as shap's ``ExactExplainer(...)(X, interactions=True)`` gives it.  Each row of the
-            d x d matrix sums to the feature's Shapley value; ``info["interaction_index"]``
+            d x d matrix sums to the feature's Shapley value; ``interaction_index``
             records the index.  A mapping ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" |
             "BV" | "Moebius" | "SV", "max_order": k, "top_k": n, "threshold": x}`` asks for an index
             of any order, exactly, and returns a :class:`kexplain.InteractionExplanation` (see
@@ -424,7 +430,7 @@ game='interventional (summarised background)')
         dtype : {None, "float64", "float32"}
             Precision of the engine; None means float64.  float32 is opt-in (faster on GPUs,
             agreeing with float64 to about 1e-5 of the largest value); the efficiency error
-            is reported in ``info["efficiency_error"]`` whatever the dtype.
+            is reported in ``efficiency_error`` whatever the dtype.
         uncertainty : bool
             For a Gaussian-process model: also the exact posterior covariance of each point's
             values, ``covariance`` (N, d, d), with ``base_variance`` and ``prediction_variance``
@@ -482,8 +488,8 @@ game='interventional (summarised background)')
         -------
         Explanation
             ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
-            ``interactions`` when asked, ``info["v_full"]`` (the model output at each point),
-            ``info["route"]`` and ``info["efficiency_error"]`` (the largest
+            ``interactions`` when asked, ``v_full`` (the model output at each point),
+            ``info["route"]`` and ``efficiency_error`` (the largest
             ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``);
             ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
             scale-mixture kernel.
@@ -574,11 +580,11 @@ game='interventional (summarised background)')
             self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
         if cov_solver is not None:
             warn_accuracy(ex)
-        values, v_full = np.asarray(ex.values), np.asarray(ex.info["v_full"])
+        values, v_full = np.asarray(ex.values), np.asarray(ex.v_full)
         if em.single_output:
             values, v_full = values[:, :, None], v_full
         v_full = v_full.reshape(values.shape[0], -1)
-        ex.info["efficiency_error"] = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         if self._mixture is not None:
             kernel = em.kernel
             assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
@@ -617,6 +623,8 @@ game='interventional (summarised background)')
         Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
         names, index = self._names(X, self.expansion.n_features), row_index(X)
         extra = post.scale**2 * post.noise_variance if noisy else 0.0
+        # the posterior variance is another game than the mean's: its base value is a mean variance
+        variance_game = VARIANCE_GAMES[self.game]
         Z, w = self._Z, self._w
         assert Z is not None and w is not None  # not the functional game (refused above)
 
@@ -633,15 +641,16 @@ game='interventional (summarised background)')
                 data=Xv[rows],
                 feature_names=names,
                 interactions=inter,
-                game=self.game,
-                info={"v_full": res.v_full[:, 0] + const, "route": "quadrature", "target": "variance", "noisy": noisy},
+                game=variance_game,
+                info={"route": "quadrature", "target": "variance", "noisy": noisy},
+                v_full=res.v_full[:, 0] + const,
                 output=f"posterior {'predictive variance of y' if noisy else 'variance'} of {post.output}",
                 index=None if index is None else index[rows],
             )
 
         ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
-        vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.info["v_full"])[:, None]
-        ex.info["efficiency_error"] = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
+        vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.v_full)[:, None]
+        ex.efficiency_error = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
         return ex
 
     def _explain_any_order(
@@ -864,14 +873,11 @@ game='interventional (summarised background)')
             output_names=em.output_names,
             interactions=inter,
             game=self.game,
-            info={
-                "v_full": v_full,
-                "route": self.route,
-                "interaction_index": res.interaction_index,
-                **self._summary_info(),
-            },
+            info={"route": self.route, **self._summary_info()},
             output=self.output,
             index=index,
+            v_full=v_full,
+            interaction_index=res.interaction_index,
         )
 
 

@@ -204,4 +204,6 @@ def variance_attribution(model: Any) -> GlobalAttribution:
     scale = 1.0 / variance if variance > 0 else 0.0
     sobol = {"first_order_sobol": dec["first_order"] * scale, "total_sobol": dec["total"] * scale}
     info = {"component_variance": dec["component_variance"], "max_interaction_order": model.max_order_}
-    return GlobalAttribution(dec["shapley"], variance, model.feature_names_, "variance", columns=sobol, info=info)
+    return GlobalAttribution(
+        dec["shapley"], variance, model.feature_names_, "variance", columns=sobol, info=info, game="variance"
+    )

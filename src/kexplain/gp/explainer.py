@@ -218,7 +218,8 @@ class OAKExplainer(Explainer):
                 game=self.game,
                 output=self.output,
                 index=None if index is None else index[rows],
-                info={"predictions": model.y_mean_ + res.v_full[:, 0], "max_interaction_order": model.max_order_},
+                info={"max_interaction_order": model.max_order_},
+                v_full=model.y_mean_ + res.v_full[:, 0],
                 **extra,
             )
 

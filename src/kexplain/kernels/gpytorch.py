@@ -18,13 +18,16 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UnsupportedModelError
+from ._terms import kernel_from_terms
 from .base import RBF, SumKernel
-from .mixture import MixtureComponent, MixtureFactor, ScaleMixtureKernel
+from .dot_product import Linear, Polynomial, PolynomialOfSum
+from .mixture import MixtureFactor
 
 SUPPORTED_GPYTORCH_KERNELS = (
     "sums (AdditiveKernel, +) and products (ProductKernel, *) of ScaleKernel, RBFKernel, MaternKernel "
     "(nu 0.5, 1.5, 2.5; exact to a reported bound), RQKernel (exact to a reported bound) and ConstantKernel, "
-    "with ard_num_dims and active_dims (every product term must involve every feature)"
+    "with ard_num_dims and active_dims (every product term must involve every feature); and a LinearKernel or "
+    "PolynomialKernel on all features (in a ScaleKernel, plus ConstantKernel terms), exact"
 )
 
 #: the route that works for a fitted GPyTorch / BoTorch model whose kernel has no product form
@@ -106,15 +109,50 @@ def _expand(k: Any, dims: np.ndarray, d: int, batch: int | None) -> list[tuple[f
         "SpectralMixtureKernel": "a spectral mixture kernel is a sum of cosines times Gaussians, not a positive "
         "product over features",
         "PeriodicKernel": "a periodic kernel is not a Gaussian scale mixture",
-        "LinearKernel": "a linear kernel is not a product over features",
-        "PolynomialKernel": "a polynomial kernel is not a product over features",
+        "LinearKernel": "a linear kernel is exact on its own (in a ScaleKernel, plus constants) but not inside "
+        "products or sums with stationary kernels",
+        "PolynomialKernel": "a polynomial kernel is exact on its own (in a ScaleKernel, plus constants) but not "
+        "inside products or sums with stationary kernels",
     }.get(type(k).__name__, "it has no exact product form")
     raise _refuse(f"GPyTorch kernel {type(k).__name__}: {why}.")
 
 
+def _dot_product(kernel: Any, d: int, batch: int | None) -> tuple[PolynomialOfSum, float] | None:
+    """A kernel that is amplitude * (Linear or Polynomial) plus constants, as a kexplain dot-product
+    kernel and the constant; None when the kernel is not of that form (the product route applies)."""
+    from gpytorch import kernels as gk
+
+    terms = list(kernel.kernels) if type(kernel) is gk.AdditiveKernel else [kernel]
+    constant, found = 0.0, []
+    for t in terms:
+        amp = 1.0
+        while type(t) is gk.ScaleKernel:
+            amp *= float(_numpy(t.outputscale, batch).reshape(-1)[0])
+            t = t.base_kernel
+        if type(t) is gk.ConstantKernel:
+            constant += amp * float(_numpy(t.constant, batch).reshape(-1)[0])
+        elif type(t) in (gk.LinearKernel, gk.PolynomialKernel):
+            found.append((amp, t))
+        else:
+            return None
+    if len(found) != 1:
+        return None
+    amp, t = found[0]
+    if getattr(t, "active_dims", None) is not None and _dims(t, np.arange(d)).tolist() != list(range(d)):
+        raise _refuse(f"{type(t).__name__} on some features (active_dims): only on all features.")
+    if type(t) is gk.LinearKernel:
+        variance = _numpy(t.variance, batch).reshape(-1)
+        if variance.size not in (1, d) or np.any(variance <= 0) or not np.all(np.isfinite(variance)):
+            raise _refuse(f"LinearKernel with variance {variance}: positive and finite, one or one per feature.")
+        return Linear(gamma=float(variance[0]) if variance.size == 1 else variance, amplitude=amp), constant
+    power = int(t.power)
+    offset = float(_numpy(t.offset, batch).reshape(-1)[0])
+    return Polynomial(degree=power, gamma=1.0, coef0=offset, amplitude=amp), constant
+
+
 def from_gpytorch(
     kernel: Any, n_features: int, *, batch: int | None = None, tol: float | None = None
-) -> tuple[RBF | SumKernel | None, float]:
+) -> tuple[RBF | SumKernel | PolynomialOfSum | None, float]:
     """Convert a GPyTorch kernel into a kexplain kernel and a constant.
 
     The kernel equals ``kexplain_kernel + constant`` (within the mixture's reported ``error`` for
@@ -133,7 +171,7 @@ def from_gpytorch(
 
     Returns
     -------
-    kernel : RBF, SumKernel, ScaleMixtureKernel or None
+    kernel : RBF, SumKernel, ScaleMixtureKernel, Linear, Polynomial or None
     constant : float
 
     Raises
@@ -154,43 +192,9 @@ def from_gpytorch(
     True
     """
     d = int(n_features)
-    terms: list[RBF] = []
-    components: list[MixtureComponent] = []
-    constant = 0.0
-    for amp, inv_sq in _expand(kernel, np.arange(d), d, batch):
-        if amp == 0.0:
-            continue
-        if not inv_sq:
-            constant += amp
-            continue
-        if amp < 0:
-            raise _refuse(f"kernel {type(kernel).__name__} has a negative amplitude {amp}.")
-        rbf = np.zeros(d)
-        factors = []
-        covered = np.zeros(d)
-        for v in inv_sq:
-            if isinstance(v, MixtureFactor):
-                factors.append(v)
-                covered = covered + v.inv_sq
-            else:
-                rbf = rbf + v
-                covered = covered + v
-        if np.any(covered <= 0):
-            missing = np.flatnonzero(covered <= 0).tolist()
-            raise _refuse(
-                f"a product term of kernel {type(kernel).__name__} does not involve features {missing} "
-                "(active_dims): it is constant in them, which a product of positive-lengthscale kernels cannot "
-                "express."
-            )
-        if factors:
-            components.append(MixtureComponent(float(amp), rbf, tuple(factors)))
-            continue
-        ls = 1.0 / np.sqrt(rbf)
-        terms.append(RBF(lengthscale=float(ls[0]) if np.all(ls == ls[0]) else ls, amplitude=amp))
-    if components:
-        for t in terms:
-            components.append(MixtureComponent(t.amplitude, 1.0 / np.asarray(t.lengthscale) ** 2 * np.ones(d), ()))
-        return ScaleMixtureKernel(components, tol=tol), constant
-    if not terms:
-        return None, constant
-    return (terms[0] if len(terms) == 1 else SumKernel(terms)), constant
+    dot = _dot_product(kernel, d, batch)
+    if dot is not None:
+        return dot
+    return kernel_from_terms(
+        _expand(kernel, np.arange(d), d, batch), d, name=type(kernel).__name__, refuse=_refuse, tol=tol
+    )

@@ -209,6 +209,12 @@ def as_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = No
 
     if isinstance(model, PolynomialExpansion):
         return model
+    from .gpytorch import is_torch_gp
+
+    if is_torch_gp(model):  # GPyTorch / BoTorch with a LinearKernel or PolynomialKernel
+        from .gpytorch import gpytorch_polynomial_expansion
+
+        return gpytorch_polynomial_expansion(model, feature_names)
     if not _is_polynomial_model(model):
         return None
     steps, parts = _model_parts(model)

@@ -23,8 +23,10 @@ import numpy as np
 
 from .._optional import require
 from ..exceptions import UnsupportedModelError
+from ..kernels.dot_product import PolynomialOfSum
 from ..kernels.gpytorch import GPYTORCH_ROUTE, SUPPORTED_GPYTORCH_KERNELS, from_gpytorch
 from ..kernels.mixture import ScaleMixtureKernel
+from .dot_product import PolynomialExpansion
 from .expansion import KernelExpansion
 
 SUPPORTED_GPYTORCH_MODELS = (
@@ -234,7 +236,8 @@ def _single_model_parts(model: Any, tol: float | None) -> list[dict[str, Any]]:
         X_ref = p["X"]
         if affine is not None:
             scale, shift = affine
-            kernel = kernel.rescaled(scale)
+            # a dot-product kernel is not translation invariant: it takes the shift as well
+            kernel = kernel.rescaled(scale, shift) if isinstance(kernel, PolynomialOfSum) else kernel.rescaled(scale)
             X_ref = (X_ref - shift) / scale
         p.update(kernel=kernel, constant=const, X_ref=X_ref, offset=float(mu), scale=float(sd))
         # check the conversion of the kernel against GPyTorch's own Gram matrix of the training inputs
@@ -261,9 +264,59 @@ def _all_parts(model: Any, tol: float | None = None) -> list[dict[str, Any]]:
 
 
 def _expansion_of(p: dict[str, Any], feature_names: Sequence[str] | None) -> KernelExpansion:
+    if isinstance(p["kernel"], PolynomialOfSum):
+        raise UnsupportedModelError(
+            "the model's kernel is a linear or polynomial kernel, not a product over features: "
+            "kx.ProductKernelExplainer explains it exactly through kx.models.as_polynomial_expansion(model)."
+        )
     coef = p["scale"] * p["coef"]
     intercept = p["offset"] + p["scale"] * (p["mean"] + p["constant"] * float(p["coef"].sum()))
     return KernelExpansion(p["X_ref"], coef, p["kernel"], intercept, feature_names=feature_names)
+
+
+def gpytorch_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = None) -> PolynomialExpansion | None:
+    """The posterior mean of a GPyTorch / BoTorch model with a linear or polynomial kernel as a
+    PolynomialExpansion; None when its kernel is of the product kind (see :func:`gpytorch_expansion`).
+
+    Parameters
+    ----------
+    model : gpytorch.models.ExactGP or botorch SingleTaskGP
+        Single output; its kernel a ``LinearKernel`` or ``PolynomialKernel`` on all features (in a
+        ``ScaleKernel``, plus ``ConstantKernel`` terms).
+    feature_names : sequence of str, optional
+
+    Returns
+    -------
+    PolynomialExpansion or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> import gpytorch
+    >>> from botorch.models import SingleTaskGP
+    >>> from kexplain.models.gpytorch import gpytorch_polynomial_expansion
+    >>> X = torch.rand(20, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    >>> kernel = gpytorch.kernels.ScaleKernel(gpytorch.kernels.LinearKernel(ard_num_dims=3))
+    >>> gp = SingleTaskGP(X, X[:, :1] - 2 * X[:, 1:2], covar_module=kernel).double().eval()
+    >>> em = gpytorch_polynomial_expansion(gp)
+    >>> mean = gp.posterior(X[:4]).mean.detach().numpy()[:, 0]
+    >>> bool(np.allclose(em.predict(X[:4].numpy()), mean, rtol=1e-8, atol=1e-10))
+    True
+    """
+    parts = _all_parts(model)
+    polynomial = [isinstance(p["kernel"], PolynomialOfSum) for p in parts]
+    if not any(polynomial):
+        return None
+    if len(parts) != 1:
+        raise _refuse(
+            f"{type(model).__name__} has {len(parts)} outputs with linear or polynomial kernels; explain each "
+            "output's model on its own (for a ModelListGP: model.models[k])."
+        )
+    p = parts[0]
+    coef = p["scale"] * p["coef"]
+    intercept = p["offset"] + p["scale"] * (p["mean"] + p["constant"] * float(p["coef"].sum()))
+    return PolynomialExpansion(p["X_ref"], coef, p["kernel"], intercept, feature_names=feature_names)
 
 
 def gpytorch_expansion(
@@ -322,6 +375,12 @@ def gpytorch_parts_for_posterior(model: Any) -> dict[str, Any]:
     ((10, 10), (10, 2))
     """
     parts = _all_parts(model)
+    if isinstance(parts[0]["kernel"], PolynomialOfSum):
+        raise UnsupportedModelError(
+            f"uncertainty=True on {type(model).__name__}: the exact covariance of the values is computed for "
+            "product kernels; with a linear or polynomial kernel the values are exact, explain without "
+            "uncertainty=True."
+        )
     if len(parts) != 1:
         raise UnsupportedModelError(
             f"uncertainty of explanations needs a single-output Gaussian-process posterior; {type(model).__name__} "

@@ -28,6 +28,7 @@ from .._validation import to_array
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import Kernel, SumKernel
 from .expansion import KernelExpansion
+from .gpflow import is_gpflow_model
 from .gpytorch import is_torch_gp
 from .sklearn import _check_fitted, _flatten_pipeline, _from_sklearn, as_kernel_expansion
 
@@ -812,6 +813,20 @@ def gp_posterior(model: Any) -> GPPosterior:
             constant=p["constant"],
             noise_variance=p["noise"],
             output=describe_torch_output(model),
+        )
+    if is_gpflow_model(model):
+        from .gpflow import describe_gpflow_output, gpflow_parts_for_posterior
+
+        p = gpflow_parts_for_posterior(model)
+        return GPPosterior(
+            p["X_ref"],
+            p["kernel"],
+            p["coef"],
+            p["precision"],
+            offset=p["mean"],
+            constant=p["constant"],
+            noise_variance=p["noise"],
+            output=describe_gpflow_output(model),
         )
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model

@@ -31,6 +31,7 @@ from ..kernels.dot_product import AdditiveChi2, Linear, PolynomialOfSum, has_dot
 from ..kernels.sklearn import SUPPORTED_SKLEARN_KERNELS, from_sklearn
 from ._routes import route_for
 from .expansion import KernelExpansion
+from .gpflow import is_gpflow_model
 from .gpytorch import is_torch_gp
 from .kernel_approximation import LINEAR_MODELS, is_kernel_approximation, nystroem_parts
 
@@ -397,6 +398,10 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
         from .gpytorch import gpytorch_expansion
 
         return gpytorch_expansion(model, feature_names)
+    if is_gpflow_model(model):
+        from .gpflow import gpflow_expansion
+
+        return gpflow_expansion(model, feature_names)
     steps = _flatten_pipeline(model)
     if len(steps) >= 2 and is_kernel_approximation(steps[-2]):  # scalers, Nystroem, a linear model
         est = steps.pop()
@@ -519,6 +524,10 @@ def describe_output(model: Any) -> str:
         from .gpytorch import describe_torch_output
 
         return describe_torch_output(model)
+    if is_gpflow_model(model):
+        from .gpflow import describe_gpflow_output
+
+        return describe_gpflow_output(model)
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model
     subject = type(est).__name__

@@ -6,15 +6,38 @@ rest checks arguments and fetches the posterior covariance of one row for the in
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
+from .. import games
 from ..explanation import Explanation
 
-#: shap's base-value label, and what it becomes for games whose base value is not E[f(X)]
-_SHAP_BASE = "E[f(X)]"
-BASE_LABELS = {"functional": "v(\\emptyset)", "baseline": "f(\\mathrm{baseline})", "anova": "f_0"}
+#: shap's base-value label (kexplain.games.SHAP_BASE_LABEL), replaced where a game's base value is not it
+_SHAP_BASE = games.SHAP_BASE_LABEL
+
+
+class _BaseLabels(Mapping[str, str]):
+    """{game name: base-value label (mathtext)}, read live from the games table (kexplain.games)."""
+
+    def __getitem__(self, game: str) -> str:
+        if not games.is_game(game):
+            raise KeyError(game)
+        return games.get_game(game).base_label_math
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(games.game_names())
+
+    def __len__(self) -> int:
+        return len(games.game_names())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: the true base-value label of every game of the table (a read-only view of kexplain.games)
+BASE_LABELS: Mapping[str, str] = _BaseLabels()
 #: shap's colours for positive and negative contributions
 _POS, _NEG = "#FF0D57", "#1E88E5"
 
@@ -82,9 +105,10 @@ def base_label(game: str) -> str:
 
     shap labels the base value E[f(X)], the mean prediction over the background: true for the
     interventional and observational games, not for the functional-baseline game (v(∅), the
-    value of the empty coalition), the baseline game (the prediction at the baseline row) and
-    the functional-ANOVA game (the constant component f_0, a mean under the model's input
-    measure).
+    value of the empty coalition), the baseline game (the prediction at the baseline row), the
+    functional-ANOVA game (the constant component f_0) or the statistics' games (0).  The label
+    is the game's ``base_label_math`` in the games table (:mod:`kexplain.games`); a game not in
+    the table (a string of your own, or none) gets v(∅).
 
     Parameters
     ----------
@@ -100,7 +124,7 @@ def base_label(game: str) -> str:
     >>> print(kx.plots.base_label("functional"), kx.plots.base_label("interventional"))
     v(\emptyset) E[f(X)]
     """
-    return BASE_LABELS.get(str(game), _SHAP_BASE)
+    return games.describe(str(game)).base_label_math
 
 
 def _z(level: Any) -> float:

@@ -72,7 +72,7 @@ def interaction_heatmap(ex: Explanation, output: int | str | None = None) -> byt
         ax.set_xticklabels(ex.feature_names, rotation=60, ha="right")
         ax.set_yticklabels(ex.feature_names)
         fig.colorbar(im, ax=ax, label="mean |interaction value|")
-        index = ex.info.get("interaction_index", "sii")
+        index = ex.interaction_index or "sii"
         ax.set_title(f"pairwise interactions ({index}, {ex.game} game; diagonal left out)", fontsize=10)
         return fig
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import games as game_table
 from .._files import write_atomically
 from .._optional import require
+from ..explanation import Explanation
 from ._numbers import (
     GAME_DESCRIPTIONS,
     Explanations,
@@ -52,6 +54,14 @@ def _png(src: Any, caption: str) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
+def _description(ex: Explanation, label: str) -> str:
+    """The games table's description of the explanation's game (by its label for a game of the user's)."""
+    record = ex.game_record
+    if record is not game_table.CUSTOM:
+        return record.description
+    return GAME_DESCRIPTIONS.get(label, "")
+
+
 def _efficiency(explanations: dict[str, Any], predictions: Any) -> tuple[str, list[dict[str, Any]]]:
     if predictions is not None:
         errs = efficiency_errors(explanations, predictions)
@@ -59,7 +69,7 @@ def _efficiency(explanations: dict[str, Any], predictions: Any) -> tuple[str, li
     else:
         errs = {}
         for label, ex in explanations.items():
-            v_full = ex.info.get("v_full")
+            v_full = ex.v_full
             if v_full is not None:
                 v_full = np.asarray(v_full).reshape(ex.predictions.shape)
                 err = float(np.max(np.abs(ex.predictions - v_full)))
@@ -158,7 +168,7 @@ def render_html(
             "game": ex.game,
             "output": ex.output,
             "why": why_map.get(label, ""),
-            "description": GAME_DESCRIPTIONS.get(ex.game) or GAME_DESCRIPTIONS.get(label, ""),
+            "description": _description(ex, label),
         }
         for label, ex in explanations.items()
     ]

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._files import write_atomically
 from .._optional import require
+from ..games import get_game
 from ._html import write_html
 from ._numbers import efficiency_errors
 from ._sections import output_figures
@@ -43,11 +44,12 @@ def _sample(X: Any, n: int, seed: int = 0) -> Any:
 
 
 def _default_why(game: str, background: Any) -> str:
+    title = get_game(game).title  # the games table's words for the game (kexplain.games)
     if game == "interventional":
-        return f"interventional game: a background was given ({len(background)} rows)"
+        return f"{title}: a background was given ({len(background)} rows)"
     if game == "baseline":
-        return "baseline Shapley: a baseline row was given"
-    return "functional-baseline game: no background was given (give one for shap's interventional values)"
+        return f"{title}: a baseline row was given"
+    return f"{get_game('functional').title}: no background was given (give one for shap's interventional values)"
 
 
 def _speed(model: Any, X: Any, background: Any, n_rows: int, label: str) -> list[dict[str, Any]]:
@@ -181,15 +183,14 @@ def model_report(
     if index is not None:
         ex.index = list(index)
     predictions = _model_output(model, X)
-    labels = {"functional": "functional baseline", "interventional": "interventional", "baseline": "baseline"}
-    main_label = labels.get(explainer.game, explainer.game)
+    main_label = get_game(explainer.game).label
     if explainer.game == "functional":
         other_bg = _sample(X, 100)
         other_label = f"interventional ({len(other_bg)} explained rows as background)"
         other_explainer = ProductKernelExplainer(model, other_bg, feature_names=feature_names)
     else:
         other_bg = background if background is not None else _sample(X, 100)
-        other_label = "functional baseline"
+        other_label = get_game("functional").label
         other_explainer = ProductKernelExplainer(model, feature_names=feature_names)
     other_explainer.explain(head)
     other, timings[f"explain {len(ex)} rows, {other_label}"] = _timed(lambda: other_explainer.explain(X, n_jobs=n_jobs))

@@ -4,22 +4,36 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
+from .. import games
 from ..explanation import Explanation
 from ..plots import global_importance
 
-GAME_DESCRIPTIONS = {
-    "functional": "functional baseline (PKeX): an absent feature is integrated out of the kernel (its "
-    "kernel factor is set to 1); base value = sum of the coefficients + intercept.",
-    "interventional": "interventional SHAP: an absent feature takes the values of the background rows, "
-    "averaged over them; base value = mean prediction over the background.",
-    "baseline": "baseline Shapley: an absent feature takes its value in one reference row; "
-    "base value = prediction at that row.",
-}
+
+class _GameDescriptions(Mapping[str, str]):
+    """{game name: one-line description}, read live from the games table (kexplain.games)."""
+
+    def __getitem__(self, game: str) -> str:
+        if not games.is_game(game):
+            raise KeyError(game)
+        return games.get_game(game).description
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(games.game_names())
+
+    def __len__(self) -> int:
+        return len(games.game_names())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: the description of every game of the table (a read-only view of kexplain.games)
+GAME_DESCRIPTIONS: Mapping[str, str] = _GameDescriptions()
 
 #: what ``explanations=`` accepts: one Explanation or {label: Explanation}
 Explanations = Explanation | Mapping[str, Explanation]

@@ -43,6 +43,8 @@ from ._games import PairGame, PairPart, PriorGame, PriorPart
 from ._tables import RowGroup, Tables, closed_form_tables, empirical_tables, parse_distributions
 
 TARGETS = ("mean", "posterior_expectation")
+#: the game (kexplain.games) whose Shapley values shapley_effects returns, per target
+TARGET_GAMES = {"mean": "variance", "posterior_expectation": "expected variance"}
 
 
 class SensitivityAnalysis:
@@ -488,6 +490,7 @@ class SensitivityAnalysis:
                 "total_sobol": self.total_order(normalized=False) * scale,
             },
             info=info,
+            game=TARGET_GAMES[self.target],
         )
 
 

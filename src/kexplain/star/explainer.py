@@ -211,7 +211,7 @@ class StarExplainer(Explainer):
             Also compute pairwise interaction values in shap's layout (off-diagonal I_jk / 2,
             diagonal phi_j - sum_{k != j}; each row sums to phi_j).  True or "sii": the Shapley
             interaction index (shap's ``TreeExplainer`` convention); "stii": the Shapley-Taylor
-            index of order 2 (shap's ``ExactExplainer``).  ``info["interaction_index"]`` says which.
+            index of order 2 (shap's ``ExactExplainer``).  ``interaction_index`` says which.
         progress : bool
             Show a progress bar over the terms' feature sets.
         n_jobs : int, optional
@@ -262,8 +262,8 @@ class StarExplainer(Explainer):
                     "method": "STAR-SHAP",
                     "n_terms": len(self.star_model.terms),
                     "max_order": self.star_model.max_order,
-                    "interaction_index": interactions,
                 },
+                interaction_index=interactions,
                 output=self.output,
                 index=None if index is None else index[rows],
             )

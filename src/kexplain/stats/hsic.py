@@ -535,6 +535,7 @@ def hsic_shapley(
             estimator=estimator,
             kernel=ka,
             info={"side": side, "incomplete": n_pairs is not None, "kernel_other": kb, "notes": notes},
+            game="HSIC",
         )
     if attribute == "both":
         return out["x"], out["y"]
@@ -644,6 +645,7 @@ def hsic_test(
             estimator=estimator,
             kernel=ka,
             info={"side": side, "incomplete": False, "kernel_other": kb, "notes": notes},
+            game="HSIC",
         )
         nulls[side] = phis[1:]
     assert stats is not None

@@ -121,7 +121,8 @@ def mmd_interactions(
         None,
         names,
         game="MMD^2",
-        info={"estimator": estimator, "kernel": kern, "v_full": table.v_full[:, 0], **info},
+        info={"estimator": estimator, "kernel": kern, **info},
+        v_full=table.v_full[:, 0],
         output=f"MMD^2 ({estimator})",
     )
     out: InteractionExplanation = interaction_explanation(ex, table, single_output=True)

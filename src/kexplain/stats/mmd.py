@@ -445,12 +445,20 @@ def mmd_shapley(
             estimator=estimator,
             kernel=kern,
             info={"n_pairs": split, "incomplete": True, **info},
+            game="MMD^2",
         )
     W = np.concatenate([Xa, Za], axis=0)
     labels = np.concatenate([np.ones(n, bool), np.zeros(m, bool)])[:, None]
     stats, phis = _pooled_game(kern, W, labels, n, m, estimator, max_block_bytes, progress, n_jobs)
     return GlobalAttribution(
-        phis[0], stats[0], names, "MMD^2", estimator=estimator, kernel=kern, info={"incomplete": False, **info}
+        phis[0],
+        stats[0],
+        names,
+        "MMD^2",
+        estimator=estimator,
+        kernel=kern,
+        info={"incomplete": False, **info},
+        game="MMD^2",
     )
 
 
@@ -536,5 +544,6 @@ def mmd_test(
         estimator=estimator,
         kernel=kern,
         info={"incomplete": False, **info},
+        game="MMD^2",
     )
     return PermutationTestResult(stats[0], p_value, att, stats[1:], phis[1:], n_permutations, "MMD^2")

@@ -1,0 +1,1 @@
+"""One module per paper (or per group of experiments); each defines ``EXPERIMENTS``."""
