@@ -37,6 +37,8 @@ class InteractionExplanation(Explanation):
         As for :class:`~kexplain.Explanation`.
     table : InteractionTable
         One entry per point (row).
+    v_full, efficiency_error
+        As for :class:`~kexplain.Explanation`.
 
     Examples
     --------
