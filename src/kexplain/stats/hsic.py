@@ -444,12 +444,19 @@ def hsic_shapley(
     Parameters
     ----------
     X : array-like of shape (n, d_x)
+        Rows of the first set of variables.
     Y : array-like of shape (n, d_y) or (n,)
         Paired with X row for row, e.g. a regression target or class labels.
-    kernel_x, kernel_y, estimator, bandwidth, standardize
+    kernel_x, kernel_y : kexplain product kernel, optional
         As in :func:`hsic`.
     attribute : {"x", "y", "both"}, default "x"
         Whose variables get the Shapley values.
+    estimator : {"biased", "unbiased"}, default "biased"
+        As in :func:`hsic`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As in :func:`hsic`.
+    standardize : bool, default True
+        As in :func:`hsic`.
     n_pairs : int, optional
         None: all n(n - 1)/2 pairs of rows (the complete statistic).  An integer (at least 8): an
         incomplete estimate over that many pairs drawn at random (with replacement), with

@@ -491,14 +491,30 @@ def mmd_test(
 
     Parameters
     ----------
-    X, Z, kernel, estimator, bandwidth, standardize, max_block_bytes, progress, n_jobs
-        As in :func:`mmd_shapley`; the result is the same for every ``n_jobs`` and block size.
+    X : array-like of shape (n, d)
+        The first sample.
+    Z : array-like of shape (m, d)
+        The second sample.
+    kernel : kexplain product kernel, optional
+        As in :func:`mmd_shapley`.
     n_permutations : int, default 1000
         Number of random relabellings of the pooled sample.  Every relabelling and its null
         attribution are kept, so a number whose memory cannot fit (more than half of the
         machine's) is refused up front with a ValueError.
+    estimator : {"unbiased", "biased"}, default "unbiased"
+        As in :func:`mmd_shapley`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As in :func:`mmd_shapley`.
+    standardize : bool, default True
+        As in :func:`mmd_shapley`.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the relabellings.
+    max_block_bytes : int, default 32 MiB
+        As in :func:`mmd_shapley`; the result is the same for every block size.
+    progress : bool, default False
+        Show a progress bar (needs tqdm).
+    n_jobs : int, optional
+        As in :func:`mmd_shapley`; the result is the same for every ``n_jobs``.
 
     Returns
     -------
