@@ -155,3 +155,8 @@ def test_the_cli_package_exports_its_entry_point_only():
 
 def test_allowlist_names_only_checks_that_are_run():
     assert {code for _, code in allowed()} <= CHECKS
+
+
+if __name__ == "__main__":  # print the failing pairs in the allow-list's format (after a merge, to compare)
+    for pair in sorted(failures()):
+        print(*pair)
