@@ -160,6 +160,14 @@ def load_records(folder: Path = RECORDS) -> dict[str, dict[str, Any]]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
 
 
+_RST_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*`|_"})
+
+
+def _rst(text: str) -> str:
+    """Plain text as reStructuredText: |x| would be a substitution, *x an emphasis, x_ a link."""
+    return " ".join(str(text).split()).translate(_RST_SPECIAL)
+
+
 def _fmt(x: Any) -> str:
     if x is None:
         return "—"
@@ -167,7 +175,7 @@ def _fmt(x: Any) -> str:
         return f"{x:.4g}"
     if isinstance(x, list | tuple):
         return ", ".join(_fmt(v) for v in x)
-    return str(x).replace("\n", " ")
+    return _rst(str(x))
 
 
 def _summary(exp: Experiment, record: dict[str, Any] | None) -> str:
@@ -226,25 +234,25 @@ def render(exps: Iterable[Experiment], records: dict[str, dict[str, Any]]) -> st
         ]
         for e in mine:
             lines += [
-                f"   * - {e.item}",
-                f"     - {e.title}",
-                f"     - {e.data}",
+                f"   * - {_rst(e.item)}",
+                f"     - {_rst(e.title)}",
+                f"     - {_rst(e.data)}",
                 f"     - {_summary(e, records.get(e.id))}",
             ]
         lines.append("")
         for e in mine:
             rec = records.get(e.id)
-            head = f"{e.item}: {e.title}"
+            head = _rst(f"{e.item}: {e.title}")
             lines += [head, "~" * len(head), ""]
             if e.run is None:
-                lines += [f"Blocked: {e.blocked}", ""]
+                lines += [f"Blocked: {_rst(e.blocked)}", ""]
                 continue
             if rec is None:
                 lines += ["Not run yet: ``python -m reproduce " + e.id + "``.", ""]
                 continue
-            setting = ", ".join(f"{k}={_fmt(v)}" for k, v in sorted(rec["settings"].items()))
+            setting = ", ".join(f"{_rst(k)}={_fmt(v)}" for k, v in sorted(rec["settings"].items()))
             lines += [
-                f"Data: {e.data}.  Paper's setting: {e.paper_setting or '—'}.  Ours ({rec['size']} size,"
+                f"Data: {_rst(e.data)}.  Paper's setting: {_rst(e.paper_setting) or '—'}.  Ours ({rec['size']} size,"
                 f" seeds {_fmt(rec['seeds'])}, {rec['seconds']:.0f} s on {rec['machine']}, {rec['date']}): {setting}.",
                 "",
             ]
@@ -270,5 +278,5 @@ def render(exps: Iterable[Experiment], records: dict[str, dict[str, Any]]) -> st
                     ]
                 lines.append("")
             if rec.get("notes"):
-                lines += [rec["notes"], ""]
+                lines += [_rst(rec["notes"]), ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -7,7 +7,7 @@ import pytest
 
 import kexplain as kx
 from kexplain.shapley import product_game_block, solve_product_game
-from kexplain.shapley._array_api import to_numpy
+from kexplain.shapley.array_api import to_numpy
 from kexplain.shapley.product import efficiency_error
 
 
@@ -186,7 +186,7 @@ def ref_xp(name):
 
 def test_skips_cleanly_without_array_api_compat(monkeypatch):
     """numpy float64 never needs array_api_compat."""
-    import kexplain.shapley._array_api as aa
+    import kexplain.shapley.array_api as aa
 
     monkeypatch.setattr(aa, "_compat", lambda: None)
     phi, v_full, v_empty = product_game_block(np.full((1, 1, 2), 2.0), 1.0, np.ones(1))

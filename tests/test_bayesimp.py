@@ -8,7 +8,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 from kexplain.causal import BayesIMP, InterventionalPrediction
 from kexplain.embeddings import nuclear_dominant_rbf
-from kexplain.embeddings._kernels import rbf
+from kexplain.embeddings.gram import rbf
 
 
 def _data(rng, N=40, M=30, confounded=False):

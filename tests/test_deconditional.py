@@ -8,8 +8,8 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kexplain.embeddings._kernels import rbf
 from kexplain.embeddings.deconditional import DeconditionalGPRegressor
+from kexplain.embeddings.gram import rbf
 
 
 def _bagged(rng, sizes, d=2):

@@ -16,7 +16,6 @@ from kexplain.explainers.product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
-    choose_route,
     subset_game,
 )
 from kexplain.shapley import product as engine
@@ -27,6 +26,7 @@ from kexplain.shapley.product import (
     product_game_block,
     solve_product_game,
 )
+from kexplain.shapley.routes import choose_route
 
 try:
     import numba  # noqa: F401

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
+
+from ._params import Boolean, Integer, check_param
 
 
 def feature_names_of(X: Any) -> list[str] | None:
@@ -35,7 +38,7 @@ def feature_names_of(X: Any) -> list[str] | None:
     return None
 
 
-def _column_label(j: int, names: Sequence[str] | None) -> str:
+def column_label(j: int, names: Sequence[str] | None) -> str:
     """``column j`` or ``column 'name'`` for messages."""
     return f"column {j}" if names is None else f"column {names[j]!r}"
 
@@ -44,12 +47,12 @@ def _describe_bad(mask: np.ndarray, limit: int = 5, names: Sequence[str] | None 
     """``(row r, column c), ...`` for the first ``limit`` True entries of ``mask``, then a count."""
     rows, cols = np.nonzero(mask)
     pairs = sorted(set(zip(rows.tolist(), cols.tolist())))
-    shown = ", ".join(f"(row {r}, {_column_label(c, names)})" for r, c in pairs[:limit])
+    shown = ", ".join(f"(row {r}, {column_label(c, names)})" for r, c in pairs[:limit])
     more = f" and {len(pairs) - limit} more" if len(pairs) > limit else ""
     return shown + more
 
 
-def _is_missing(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
     """None, NaN, pandas.NA or NaT: labels that cannot be compared for equality."""
     if v is None:
         return True
@@ -139,6 +142,76 @@ def _check_columns(names: list[str], expected: list[str], name: str) -> None:
     )
 
 
+#: past this magnitude squared distances (and variances) of rows overflow float64, and below its
+#: reciprocal a lengthscale chosen from the data by the median heuristic underflows when squared:
+#: the one bound every check of magnitudes reads
+MAGNITUDE_LIMIT = 1e150
+
+#: how ``check_data`` treats a scipy sparse matrix: densify it, or refuse it
+SPARSE_POLICIES = ("densify", "refuse")
+
+
+def check_magnitude(
+    arr: np.ndarray,
+    name: str,
+    *,
+    huge: bool = True,
+    tiny: bool = False,
+    rescale: str = "e.g. standardize its columns",
+) -> None:
+    """Refuse numbers whose squares overflow (``huge``) or whose spread is too small to measure (``tiny``).
+
+    The bound is :data:`MAGNITUDE_LIMIT` (1e150): squared distances and variances of such values
+    overflow float64, and a lengthscale chosen from a spread below 1e-150 underflows when squared.
+
+    Parameters
+    ----------
+    arr : ndarray of floats
+    name : str
+        What ``arr`` is called in messages.
+    huge, tiny : bool
+        Which of the two bounds to enforce.
+    rescale : str
+        How to rescale, for the message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain._validation import check_magnitude
+    >>> check_magnitude(np.ones((2, 1)), "X")
+    >>> try:
+    ...     check_magnitude(np.array([[1e300], [0.0]]), "X")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:34])
+    X has values as large as 1e+300; t
+    """
+    if arr.size == 0 or arr.dtype.kind not in "biuf":
+        return
+    big = max(float(arr.max()), -float(arr.min()))  # no |arr| temporary
+    if huge and big > MAGNITUDE_LIMIT:
+        raise ValueError(
+            f"{name} has values as large as {big:.3g}; their squares (squared distances, variances) overflow "
+            f"float64: rescale {name} ({rescale})."
+        )
+    spread = float(np.max(arr) - np.min(arr))
+    if tiny and 0.0 < spread < 1.0 / MAGNITUDE_LIMIT:
+        raise ValueError(
+            f"{name} varies by only {spread:.3g}; kernel lengthscales that small underflow: rescale {name} ({rescale})."
+        )
+
+
+def _ndim_error(name: str, arr: np.ndarray, ndims: Sequence[int]) -> ValueError:
+    """What ``name`` must be and what it is, with scikit-learn's "Reshape your data" hint."""
+    what = " or ".join("a 1-D array (n_samples,)" if k == 1 else "a 2-D array (n_samples, n_features)" for k in ndims)
+    got = "a scalar" if arr.ndim == 0 else f"a {arr.ndim}-D array of shape {arr.shape}"
+    hint = (
+        f" Reshape your data: {name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) for a single sample."
+        if 2 in ndims
+        else ""
+    )
+    return ValueError(f"{name} must be {what}, got {got}.{hint}")
+
+
 def check_data(
     X: Any,
     *,
@@ -147,34 +220,84 @@ def check_data(
     numeric_mask: np.ndarray | None = None,
     feature_names: Sequence[str] | None = None,
     min_rows: int = 1,
+    ndims: Sequence[int] = (2,),
+    n_rows: int | None = None,
+    rows_of: str = "",
+    min_features: int = 0,
+    sparse: str = "densify",
+    dense_reason: str = "",
+    convert: bool = True,
+    text_advice: str | None = None,
+    huge: bool = False,
+    tiny: bool = False,
+    rescale: str = "e.g. standardize its columns",
+    estimator: bool = False,
+    column_names: Sequence[str] | None = None,
+    copy: bool = True,
 ) -> np.ndarray:
-    """Validate a 2-D data set; returns a float64 array, or an object array when some features
-    are categorical labels (``numeric_mask`` False), with the numeric columns as floats.
+    """Validate a data set: the one entry for arrays at kexplain's public boundary.
+
+    Returns a float64 array, or an object array when some features are categorical labels
+    (``numeric_mask`` False), with the numeric columns as floats.  The options state what the
+    caller accepts; every message names ``name`` and says what is accepted.
 
     Parameters
     ----------
-    X : array-like, DataFrame or scipy sparse matrix of shape (n, d)
+    X : array-like, DataFrame or scipy sparse matrix of shape (n, d) (or (n,) when ``ndims`` allows it)
     name : str
         What ``X`` is called in messages (``"X"``, ``"background"``, ``"--data rows.csv"``).
     n_features : int, optional
         The number of features the model expects.
     numeric_mask : bool array of shape (d,), optional
-        Which features must be numbers (default: all).
+        Which features must be numbers (default: all); the others are labels (the text and
+        categorical policy: labels are kept as objects, missing labels refused).
     feature_names : sequence of str, optional
         The columns a DataFrame must have, in this order.
     min_rows : int
         The fewest rows accepted.
+    ndims : sequence of int
+        The numbers of dimensions accepted: ``(2,)`` (default), ``(1,)`` or ``(1, 2)``.
+    n_rows : int, optional
+        The number of rows required, matching ``rows_of`` (named in the message).
+    rows_of : str
+        What the rows must match ("X"), for the message.
+    min_features : int
+        The fewest columns accepted (0 or 1).
+    sparse : {"densify", "refuse"}
+        The sparse policy: a scipy sparse matrix is densified, or refused (with ``dense_reason``).
+    dense_reason : str
+        Why dense data is needed, for the refusal of a sparse matrix.
+    convert : bool
+        Convert to numbers (the default); False checks shape and type only and returns the array as
+        given (for estimators that encode label columns themselves).
+    text_advice : str, optional
+        What to do with text in a numeric column (default: how to encode it or declare it a label).
+    huge, tiny : bool
+        The magnitude bound (:data:`MAGNITUDE_LIMIT`): refuse values whose squares overflow
+        (``huge``), or a spread too small for a lengthscale (``tiny``); ``rescale`` says how to rescale.
+    rescale : str
+        How to rescale, for the magnitude messages.
+    estimator : bool
+        Phrase the messages as scikit-learn's estimator checks look for them ("Reshape your data",
+        "0 sample(s)", "0 feature(s)", "NaN or infinity"), with the argument named.
+    column_names : sequence of str, optional
+        Names for the columns in messages only (never compared with a DataFrame's header).
+    copy : bool
+        Return a new array (default); False lets a float64 input pass through without a copy.
 
     Returns
     -------
-    ndarray of shape (n, d)
+    ndarray of shape (n, d) (or (n,))
 
     Raises
     ------
     ValueError
-        Naming ``name`` for: wrong dimensionality, too few rows, a wrong number of features,
+        Naming ``name`` for: None, wrong dimensionality, too few rows, a wrong number of features,
         columns that differ from ``feature_names``, non-numeric values in numeric features, NaN
-        or infinite values (rows and columns named).
+        or infinite values (rows and columns named), values beyond the magnitude bound.
+    TypeError
+        For a sparse matrix when ``sparse="refuse"``, and (``estimator``) entries that are neither
+        numbers nor text.
 
     Examples
     --------
@@ -188,20 +311,119 @@ def check_data(
     ... except ValueError as exc:
     ...     print(exc)
     background contains NaN or infinite values at (row 0, column 1).
+    >>> check_data([1.0, 2.0], name="y", ndims=(1, 2))
+    array([1., 2.])
     """
+    if X is None:
+        if estimator:
+            raise ValueError(f"This estimator requires {name} to be passed, but the target {name} is None.")
+        raise ValueError(f"{name} is required, got None.")
+    if sparse not in SPARSE_POLICIES:
+        raise ValueError(f"sparse must be one of {SPARSE_POLICIES}, got {sparse!r}.")
+    if sparse == "refuse" and hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TypeError(
+            f"{name} is a scipy sparse matrix; {dense_reason or 'dense data is needed here'}: pass {name}.toarray()."
+        )
     names = feature_names_of(X)
     arr = to_array(X, name)
-    if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features and n_features > 1:
+    if arr.dtype.kind == "c" and (estimator or not convert):
+        raise ValueError(
+            f"Complex data not supported: {name} has complex values; kernels here take real numbers or labels."
+        )
+    if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features and n_features > 1 and 1 not in ndims:
         raise ValueError(
             f"{name} must be 2-D with shape (n_samples, n_features); got a 1-D array of length "
             f"{arr.shape[0]}. Use {name}.reshape(1, -1) for a single row."
         )
-    if arr.ndim != 2:
+    if arr.ndim not in ndims:
+        if estimator or not convert or tuple(ndims) != (2,):
+            raise _ndim_error(name, arr, ndims)
         raise ValueError(f"{name} must be a 2-D array of shape (n_samples, n_features), got shape {arr.shape}.")
     if arr.shape[0] < min_rows:
+        if estimator or not convert:
+            raise ValueError(
+                f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of {min_rows} is "
+                f"required: {name} needs at least {min_rows} row(s)."
+            )
         raise ValueError(f"{name} must have at least {min_rows} row(s), got {arr.shape[0]}.")
+    if arr.ndim == 2 and arr.shape[1] < min_features:
+        if estimator or not convert:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} feature(s) (shape={arr.shape}) while a minimum of {min_features} is "
+                f"required: {name} needs at least {min_features} column(s)."
+            )
+        raise ValueError(
+            f"{name} must have at least {'one feature' if min_features == 1 else f'{min_features} features'} "
+            f"(column), got shape {arr.shape}."
+        )
+    if not convert:
+        return arr
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} has complex values; kernels here take real numbers or labels.")
+    if arr.ndim == 1 or estimator:
+        out = _numeric_estimator(arr, name) if estimator else _numeric_1d(arr, name)
+    else:
+        if column_names is not None and names is None and feature_names is None and len(column_names) == arr.shape[1]:
+            names = [str(c) for c in column_names]
+        out = _check_table(arr, name, names, n_features, numeric_mask, feature_names, text_advice, copy)
+    if n_rows is not None and out.shape[0] != n_rows:
+        raise ValueError(
+            f"{name} has {out.shape[0]} rows, but {rows_of} has {n_rows}: found input variables with inconsistent "
+            "numbers of samples."
+        )
+    if huge or tiny:
+        check_magnitude(out, name, huge=huge, tiny=tiny, rescale=rescale)
+    return out
+
+
+def _numeric_1d(arr: np.ndarray, name: str) -> np.ndarray:
+    """A finite float64 vector, entries named by position."""
+    try:
+        out = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers, got values of dtype {arr.dtype}.") from None
+    bad = ~np.isfinite(out)
+    if bad.any():
+        raise ValueError(f"{name} contains NaN or infinite values at entry {int(np.argmax(bad))}.")
+    return out
+
+
+def _numeric_estimator(arr: np.ndarray, name: str) -> np.ndarray:
+    """Finite float64 numbers, in the phrases scikit-learn's estimator checks look for."""
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except ValueError:
+            example = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), arr.ravel()[0])
+            if isinstance(example, str):
+                example = str(example)  # 'a', not np.str_('a')
+            raise ValueError(f"{name} must hold numbers; got text such as {example!r}.") from None
+        except TypeError:
+            bad = next(v for v in arr.ravel() if not isinstance(v, (Real, str, bytes)))
+            raise TypeError(
+                f"{name} has an entry of type {type(bad).__name__}: each argument must be a real number or a "
+                "string holding a number."
+            ) from None
+    out = np.asarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(out)):
+        at = [int(i) for i in np.argwhere(~np.isfinite(out))[0]]
+        where = f"row {at[0]}" + (f", column {at[1]}" if len(at) > 1 else "")
+        raise ValueError(f"{name} contains NaN or infinity ({where}).")
+    return out
+
+
+def _check_table(
+    arr: np.ndarray,
+    name: str,
+    names: list[str] | None,
+    n_features: int | None,
+    numeric_mask: np.ndarray | None,
+    feature_names: Sequence[str] | None,
+    text_advice: str | None,
+    copy: bool = True,
+) -> np.ndarray:
+    """The columns of a 2-D table: numbers where ``numeric_mask`` says so, labels elsewhere."""
+    advice = _TEXT_ADVICE if text_advice is None else text_advice
     d = arr.shape[1]
     if names is not None and feature_names is not None and list(feature_names) != names:
         _check_columns(names, [str(f) for f in feature_names], name)
@@ -216,7 +438,7 @@ def check_data(
     numeric_mask = np.asarray(numeric_mask, dtype=bool)
     if numeric_mask.all():
         try:
-            out = arr.astype(np.float64)
+            out = arr.astype(np.float64, copy=copy)
         except (TypeError, ValueError):
             bad_cols: list[Any] = []
             for j in range(d):
@@ -226,7 +448,7 @@ def check_data(
                     bad_cols.append(names[j] if names else j)
             raise ValueError(
                 f"{name} has non-numeric values in column(s) {bad_cols} (text or labels), but the model's "
-                f"kernel takes numbers there. {_TEXT_ADVICE}"
+                f"kernel takes numbers there. {advice}"
             ) from None
         bad = ~np.isfinite(out)
         if bad.any():
@@ -240,8 +462,9 @@ def check_data(
                 colf = col.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{name} {_column_label(j, names)} holds text or labels, but the model's kernel takes "
-                    f"numbers there. {_TEXT_ADVICE}"
+                    f"{name} has non-numeric values in column(s) {[names[j] if names else j]}: "
+                    f"{column_label(j, names)} holds text or labels, but the model's kernel takes numbers "
+                    f"there. {advice}"
                 ) from None
             if not np.all(np.isfinite(colf)):
                 bad = np.zeros(arr.shape, dtype=bool)
@@ -249,7 +472,7 @@ def check_data(
                 raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad, names=names)}.")
             out[:, j] = colf
         else:
-            missing = np.array([_is_missing(v) for v in col], dtype=bool)
+            missing = np.array([is_missing(v) for v in col], dtype=bool)
             if missing.any():
                 bad = np.zeros(arr.shape, dtype=bool)
                 bad[:, j] = missing
@@ -259,6 +482,36 @@ def check_data(
                 )
             out[:, j] = col
     return out
+
+
+def match_columns(value: Any, columns: Any, name: str) -> None:
+    """Refuse a DataFrame ``value`` whose columns differ from the ``columns`` seen in fit (in order),
+    with the message of :func:`check_data`.
+
+    Parameters
+    ----------
+    value : array-like or DataFrame
+    columns : sequence of str or None
+        The columns seen in fit (None: fitted on an array, nothing to compare).
+    name : str
+        What ``value`` is called in messages.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from kexplain._validation import match_columns
+    >>> try:
+    ...     match_columns(pd.DataFrame({"b": [1.0], "a": [2.0]}), ["a", "b"], "x")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:46])
+    x has the model's columns in a different order
+    """
+    if columns is None:
+        return
+    names = feature_names_of(value)
+    expected = [str(c) for c in columns]
+    if names is not None and names != expected:
+        check_data(value, name=name, feature_names=expected, min_rows=0)  # raises, naming the columns
 
 
 def check_weights(weights: Any, n: int, name: str = "background_weights") -> np.ndarray:
@@ -330,9 +583,7 @@ def check_bool(value: Any, name: str) -> bool:
     ...     print(exc)
     progress must be True or False, got 1.
     """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
-    return bool(value)
+    return bool(check_param(value, name, Boolean()))
 
 
 #: the pairwise interaction indices the solvers and explainers compute
@@ -408,10 +659,14 @@ def check_n_jobs(n_jobs: int | None) -> int:
     >>> check_n_jobs(-1) == joblib.cpu_count()
     True
     """
-    if n_jobs is not None and (
-        isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0
-    ):
-        raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1: every core), got {n_jobs!r}.")
+    check_param(
+        n_jobs,
+        "n_jobs",
+        None,
+        Integer(1),
+        Integer(high=-1),
+        what="None, a positive integer or a negative one (-1: every core)",
+    )
     from joblib import effective_n_jobs
 
     return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))

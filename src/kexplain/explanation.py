@@ -14,6 +14,7 @@ import numpy as np
 
 from . import games as _games
 from ._optional import require
+from ._params import Boolean, Integer, check_param
 from ._real import _real
 
 #: name of the base-value column of ``Explanation.to_frame``
@@ -454,8 +455,7 @@ class Explanation:
         >>> print(f"{np.std([e.values[0, 1] for e in draws]):.1f}")
         0.1
         """
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        check_param(k, "k", Integer(1))
         self._need_covariance("sample")
         N, d = self.values.shape
         # k Explanation objects: a list this long is the memory, not the draws; refuse beyond a budget
@@ -513,8 +513,7 @@ class Explanation:
         from ._validation import check_random_state
 
         cov = self._need_covariance("sample")
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}.")
+        check_param(k, "k", Integer(1))
         rng = check_random_state(random_state)
         N, d = self.values.shape
         k = int(k)
@@ -874,8 +873,7 @@ class Explanation:
         ((1, 2), (1, 2, 2))
         """
         shap = require("shap", "Explanation.to_shap")
-        if isinstance(interactions, (bool, np.bool_)) is False:
-            raise TypeError(f"interactions must be True or False, got {interactions!r}.")
+        check_param(interactions, "interactions", Boolean())
         if interactions and self.interactions is None:
             raise ValueError("this explanation has no interactions: explain(X, interactions=True) computes them.")
         ex = self if output is None else self[:, :, output]

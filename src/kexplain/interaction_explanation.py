@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._optional import require
+from ._params import Integer, check_param
 from .explanation import Explanation
 from .shapley.higher_order import InteractionTable
 
@@ -234,8 +235,7 @@ class InteractionExplanation(Explanation):
         list of (tuple of str, float)
             Values rounded to 4 decimals.
         """
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive integer, got {n!r}.")
+        check_param(n, "n", Integer(1))
         if order is not None and (
             isinstance(order, (bool, np.bool_))
             or not isinstance(order, (int, np.integer))

@@ -114,7 +114,6 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
         -------
         ProductShapiqGame
         """
-        from .explainers.product_games import BackgroundFactors, FunctionalGame, InterventionalGame
         from .explainers.product_kernel import ProductKernelExplainer
 
         if not isinstance(explainer, ProductKernelExplainer):
@@ -129,12 +128,7 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
             raise ValueError(f"explainer's model has {em.n_outputs} outputs; ProductShapiqGame takes one.")
         X = np.asarray(x, dtype=np.float64).reshape(1, -1)
         Xv = em.check_input(X, name="x", feature_names=None)
-        if explainer.game == "functional":
-            game: Any = FunctionalGame(em, Xv)
-        else:
-            assert explainer._Z is not None and explainer._w is not None  # interventional or baseline game
-            bg = explainer._background_factors or BackgroundFactors(em, explainer._Z, explainer._w)
-            game = InterventionalGame(em, Xv, bg)
+        game = explainer.product_game(Xv)
         a, b, c = game.block(slice(0, 1), slice(0, game.n_rows))
         a3 = np.asarray(a, dtype=np.float64)
         b = np.broadcast_to(np.asarray(b, dtype=np.float64), a3.shape)[0]
@@ -145,7 +139,7 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
             np.asarray(c)[:, 0],
             intercept=float(em.intercept[0]),
             normalize=normalize,
-            player_names=explainer._names(X, em.n_features),
+            player_names=explainer.player_names(X),
         )
 
     def value_function(self, coalitions: np.ndarray) -> np.ndarray:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve
 
-from ..embeddings._kernels import rbf
-from ..embeddings._ridge import gp_cholesky as _chol
+from ..embeddings.gram import rbf
+from ..embeddings.ridge import gp_cholesky as _chol
 
 
 class Stage1:

@@ -54,12 +54,12 @@ from scipy.linalg import cho_solve
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.exceptions import NotFittedError
 
-from .._validation import feature_names_of
-from ..embeddings._checks import check_array_arg, check_positive, match_columns
-from ..embeddings._kernels import rbf
-from ..embeddings._ridge import cholesky_logdet as _logdet
-from ..embeddings._ridge import gp_cholesky as _chol
+from .._params import check_positive
+from .._validation import check_data, feature_names_of, match_columns
 from ..embeddings.bayesian import nuclear_dominant_rbf
+from ..embeddings.gram import rbf
+from ..embeddings.ridge import cholesky_logdet as _logdet
+from ..embeddings.ridge import gp_cholesky as _chol
 from ..kernels.heuristics import default_lengthscale
 from ._results import InterventionalGPPrior, InterventionalPrediction
 from ._stage1 import Stage1
@@ -69,7 +69,7 @@ _ADJUSTMENTS = (None, "backdoor", "frontdoor")
 
 
 def _rows(a: Any, name: str, n: int | None = None, other: str = "", *, tiny: bool = False) -> np.ndarray:
-    arr = check_array_arg(a, name, ndims=(1, 2), tiny=tiny)
+    arr = check_data(a, name=name, estimator=True, min_features=1, ndims=(1, 2), tiny=tiny, huge=True)
     if arr.ndim == 1:
         arr = arr[:, None]
     if n is not None and arr.shape[0] != n:

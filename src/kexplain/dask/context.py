@@ -35,7 +35,7 @@ import numpy as np
 
 from ..base import use_block_runner
 from ..explanation import Explanation
-from ..stats._pairs import use_runner
+from ..stats.runner import use_runner
 
 __all__ = ["on"]
 

@@ -13,10 +13,10 @@ Bayesian version (Chau, 2023, thesis chapters 3-4 and appendix C.4).
 The ridge is n * eta throughout (the thesis's chapter 3 writes N lambda, chapter 4 lambda).
 """
 
-from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
 from .bayesian import BayesianCME, nuclear_dominant_rbf
 from .cme import ConditionalMeanEmbedding, cme_cv_loss_from_grams, cme_log_marginal_likelihood
 from .deconditional import DeconditionalGPRegressor
+from .ridge import ExactRidge, NystroemRidge, choose_landmarks
 
 __all__ = [
     "ConditionalMeanEmbedding",

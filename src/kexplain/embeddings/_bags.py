@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import to_array
-from ._checks import check_array_arg
+from .._validation import check_data, to_array
 
 
 def _as_bags(X: Any, bags: Any) -> tuple[Any, np.ndarray | None, bool]:
@@ -19,7 +18,7 @@ def _as_bags(X: Any, bags: Any) -> tuple[Any, np.ndarray | None, bool]:
         for j, b in enumerate(X):
             if np.shape(b)[0] == 0:
                 raise ValueError(f"X: bag {j} is empty; every bag needs at least one row.")
-        arrays = [check_array_arg(b, f"X[{j}]") for j, b in enumerate(X)]
+        arrays = [check_data(b, name=f"X[{j}]", estimator=True, min_features=1, huge=True) for j, b in enumerate(X)]
         for j, b in enumerate(arrays):
             if b.shape[1] != arrays[0].shape[1]:
                 raise ValueError(
@@ -47,7 +46,7 @@ def _is_arraylike(b: Any) -> bool:
 
 
 def _check_2d(a: Any, name: str, n_rows: int, what: str) -> np.ndarray:
-    arr = check_array_arg(a, name, ndims=(1, 2))
+    arr = check_data(a, name=name, estimator=True, min_features=1, ndims=(1, 2), huge=True)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.shape[0] != n_rows:

@@ -21,11 +21,13 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._params import check_positive
+from .._validation import check_data, match_columns
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
-from ._checks import check_array_arg, check_gram_output, check_positive, match_columns
-from ._kernels import as_2d, resolve_kernel
-from ._ridge import jittered_cholesky
+from ._checks import check_gram_output
+from .gram import as_2d, resolve_kernel
+from .ridge import jittered_cholesky
 
 
 def nuclear_dominant_rbf(
@@ -70,8 +72,8 @@ def nuclear_dominant_rbf(
     >>> np.round(nuclear_dominant_rbf([[0.0]], [[0.0], [1.0]], 1.0, 1.0), 3)
     array([[1.447, 1.037]])
     """
-    A2 = as_2d(check_array_arg(A, "A", ndims=(1, 2), huge=False))
-    B2 = as_2d(check_array_arg(B, "B", ndims=(1, 2), huge=False))
+    A2 = as_2d(check_data(A, name="A", estimator=True, min_features=1, ndims=(1, 2), huge=False))
+    B2 = as_2d(check_data(B, name="B", estimator=True, min_features=1, ndims=(1, 2), huge=False))
     D = A2.shape[1]
     if B2.shape[1] != D:
         raise ValueError(f"B has {B2.shape[1]} column(s) but A has {D}; both are points of the same space.")
@@ -239,8 +241,18 @@ class BayesianCME(BaseEstimator):
         if not ((isinstance(r, str) and r == "marginal_likelihood") or numeric):
             raise ValueError(f"regularization must be a positive number or 'marginal_likelihood', got {r!r}.")
         check_positive(self.measure_scale, "measure_scale")
-        n_rows = check_array_arg(X, "X").shape[0]
-        check_array_arg(y, "y", ndims=(1, 2), n_rows=n_rows, rows_of="X", tiny=self.lengthscale is None)
+        n_rows = check_data(X, name="X", estimator=True, min_features=1, huge=True).shape[0]
+        check_data(
+            y,
+            name="y",
+            estimator=True,
+            min_features=1,
+            ndims=(1, 2),
+            n_rows=n_rows,
+            rows_of="X",
+            tiny=self.lengthscale is None,
+            huge=True,
+        )
         X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
         Y2 = as_2d(Y)
         self.X_fit_, self.Y_fit_ = X, Y2
@@ -293,7 +305,7 @@ class BayesianCME(BaseEstimator):
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "_K_factor")
         match_columns(X, getattr(self, "feature_names_in_", None), "X")
-        check_array_arg(X, "X", huge=False)
+        check_data(X, name="X", estimator=True, min_features=1, huge=False)
         return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
 
     def _weights(self, Xv: np.ndarray) -> np.ndarray:
@@ -329,7 +341,7 @@ class BayesianCME(BaseEstimator):
         array([[1.  , 0.01]])
         """
         Xv = self._check_X(X)
-        Yv = as_2d(check_array_arg(Y, "Y", ndims=(1, 2), huge=False))
+        Yv = as_2d(check_data(Y, name="Y", estimator=True, min_features=1, ndims=(1, 2), huge=False))
         if Yv.shape[1] != self.Y_fit_.shape[1]:
             raise ValueError(
                 f"Y has {Yv.shape[1]} columns, but the y given to fit had {self.Y_fit_.shape[1]}; Y must be "
@@ -384,14 +396,23 @@ class BayesianCME(BaseEstimator):
         ((2,), (2, 2), True)
         """
         Xv = self._check_X(X)
-        P = as_2d(check_array_arg(points, "points", ndims=(1, 2), huge=False))
+        P = as_2d(check_data(points, name="points", estimator=True, min_features=1, ndims=(1, 2), huge=False))
         q = self.Y_fit_.shape[1]
         if P.shape[1] != q:
             raise ValueError(
                 f"points has {P.shape[1]} column(s), but the y given to fit had {q}; points must be points of "
                 "y's space (the centres of f's kernel functions)."
             )
-        a = check_array_arg(coef, "coef", ndims=(1,), n_rows=P.shape[0], rows_of="points")
+        a = check_data(
+            coef,
+            name="coef",
+            estimator=True,
+            min_features=1,
+            ndims=(1,),
+            n_rows=P.shape[0],
+            rows_of="points",
+            huge=True,
+        )
         beta = self._weights(Xv)
         rYP = self.nuclear_kernel(self.Y_fit_, P) @ a  # (n,)
         mean = beta.T @ (self._RinvL.T @ rYP)

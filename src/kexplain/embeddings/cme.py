@@ -26,10 +26,11 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._validation import check_random_state, to_array
-from ._checks import check_array_arg, check_gram_output, check_matrix, check_positive, match_columns
-from ._kernels import as_2d, resolve_kernel
-from ._ridge import ExactRidge, NystroemRidge, choose_landmarks
+from .._params import check_positive
+from .._validation import check_data, check_random_state, match_columns, to_array
+from ._checks import check_gram_output, check_matrix
+from .gram import as_2d, resolve_kernel
+from .ridge import ExactRidge, NystroemRidge, choose_landmarks
 
 _SELECTORS = ("cv", "marginal_likelihood")
 #: bytes of the (n, rows) weights and cross-kernel per block of query rows in ``expectation`` and
@@ -300,10 +301,19 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         True
         """
         self._check_params()
-        n_rows = check_array_arg(X, "X").shape[0]
-        check_array_arg(y, "y", ndims=(1, 2), n_rows=n_rows, rows_of="X")
+        n_rows = check_data(X, name="X", estimator=True, min_features=1, huge=True).shape[0]
+        check_data(y, name="y", estimator=True, min_features=1, ndims=(1, 2), n_rows=n_rows, rows_of="X", huge=True)
         if sample_weight is not None:
-            sw = check_array_arg(sample_weight, "sample_weight", ndims=(1,), n_rows=n_rows, rows_of="X", huge=False)
+            sw = check_data(
+                sample_weight,
+                name="sample_weight",
+                estimator=True,
+                min_features=1,
+                ndims=(1,),
+                n_rows=n_rows,
+                rows_of="X",
+                huge=False,
+            )
             if np.any(sw < 0) or not np.any(sw > 0):
                 raise ValueError("sample_weight must be non-negative and not all zero (at least one positive weight).")
         X, Y = validate_data(self, X, y, multi_output=True, y_numeric=True, dtype=np.float64)
@@ -377,7 +387,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
         check_is_fitted(self, "solver_")
         match_columns(X, getattr(self, "feature_names_in_", None), name)
-        arr = check_array_arg(X, name, huge=False)
+        arr = check_data(X, name=name, estimator=True, min_features=1, huge=False)
         if arr.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"{name} has {arr.shape[1]} features, but ConditionalMeanEmbedding is expecting {self.n_features_in_} "
@@ -484,7 +494,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         (2, 5)
         """
         beta = self.weights(X)
-        Yv = as_2d(check_array_arg(Y, "Y", ndims=(1, 2), huge=False))
+        Yv = as_2d(check_data(Y, name="Y", estimator=True, min_features=1, ndims=(1, 2), huge=False))
         if Yv.shape[1] != self.Y_fit_.shape[1]:
             raise ValueError(
                 f"Y has {Yv.shape[1]} column(s), but the y given to fit had {self.Y_fit_.shape[1]}; Y holds points of "

@@ -65,11 +65,12 @@ from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._params import check_positive, check_positive_int
+from .._validation import check_data
 from ._bags import _as_bags, _check_2d, _check_bag_labels
-from ._checks import check_array_arg, check_positive, check_positive_int
-from ._kernels import rbf
-from ._ridge import cholesky_logdet as _logdet
-from ._ridge import gp_cholesky as _chol
+from .gram import rbf
+from .ridge import cholesky_logdet as _logdet
+from .ridge import gp_cholesky as _chol
 
 _ESTIMATORS = ("exact", "shrinkage", "variational")
 _LOG_BOUNDS = (-9.0, 9.0)
@@ -217,9 +218,13 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         check_positive_int(self.max_iter, "max_iter")
         check_positive_int(self.n_inducing, "n_inducing")
         data, labels, _ = _as_bags(X, bags)
-        n_rows = check_array_arg(data, "X").shape[0]
+        n_rows = check_data(data, name="X", estimator=True, min_features=1, huge=True).shape[0]
         if labels is None:
-            z_rows = None if y is None else check_array_arg(y, "y", ndims=(1, 2)).shape[0]
+            z_rows = (
+                None
+                if y is None
+                else check_data(y, name="y", estimator=True, min_features=1, ndims=(1, 2), huge=True).shape[0]
+            )
             if z_rows is not None and z_rows != n_rows:
                 raise ValueError(
                     f"y has {z_rows} targets but X has {n_rows} rows, each its own bag (bags=None): pass bags, "
@@ -232,7 +237,7 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
             if y is None:
                 name = type(self).__name__
                 raise ValueError(f"This {name} estimator requires y to be passed, but the target y is None.")
-            z = check_array_arg(y, "y", ndims=(1, 2)).ravel()
+            z = check_data(y, name="y", estimator=True, min_features=1, ndims=(1, 2), huge=True).ravel()
             labels = _check_bag_labels(labels, Xc.shape[0])
         _, inv = np.unique(labels, return_inverse=True)
         order = np.argsort(inv, kind="stable")
@@ -520,7 +525,7 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         if return_std and return_cov:
             raise ValueError("return_std and return_cov cannot both be True; ask for one of them.")
-        check_array_arg(X, "X", huge=False)
+        check_data(X, name="X", estimator=True, min_features=1, huge=False)
         Xq = validate_data(self, X, reset=False, dtype=np.float64)
         ls, amp = np.atleast_1d(self.lengthscale_), self.amplitude_
         s, mu = self.y_std_, self.y_mean_

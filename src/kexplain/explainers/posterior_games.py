@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .product_games import BACKGROUND_TABLE_BYTES
+from .._params import Integer, check_param
+from ..shapley.routes import BACKGROUND_TABLE_BYTES
 
 
 def _equality_factors(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -312,10 +313,7 @@ def summarize_background(
 
     Z = np.asarray(background)
     B = Z.shape[0]
-    if isinstance(n_clusters, (bool, np.bool_)) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
-        raise ValueError(
-            f"background_summary must be a positive integer (a number of k-means centres), got {n_clusters!r}."
-        )
+    check_param(n_clusters, "background_summary", Integer(1), note="a number of k-means centres")
     if n_clusters >= B:
         return Z, np.asarray(weights, dtype=np.float64)
     try:

@@ -1,4 +1,4 @@
-"""Product games built from a KernelExpansion, and the cost model that picks the exact route.
+"""Product games built from a KernelExpansion, for either exact route.
 
 Rows of the functional-baseline game (Mohammadi, Chau & Muandet, 2025, section 3.1) are the
 expansion's (term, support point) pairs; rows of the interventional game are (term, reference
@@ -19,7 +19,8 @@ constructor, and shared by every ``explain`` call:
   so B_i is tabulated once for all 2^d sets T and each explained point costs O(n 2^d) instead of
   O(n n_b d^2 / 2) by quadrature (``kexplain.shapley.subsets``).
 
-:func:`choose_route` is the cost model that decides between the two; the solvers only solve.
+:func:`kexplain.shapley.routes.choose_route`, next to the solvers, is the cost model that decides
+between the two; the solvers only solve.
 """
 
 from __future__ import annotations
@@ -29,78 +30,9 @@ from typing import Any
 import numpy as np
 
 from ..models.expansion import KernelExpansion
-from ..shapley._array_api import from_numpy
-from ..shapley.quadrature import nodes_for_degree
+from ..shapley.array_api import from_numpy
+from ..shapley.routes import BACKGROUND_TABLE_BYTES
 from ..shapley.subsets import SubsetGame, absent_set_table
-
-#: tables that depend only on the model and the background (the background factors of the
-#: quadrature route, the absent-set table of the subset route) are built at construction and
-#: kept when they take at most this many bytes; larger background factors are recomputed per
-#: block, and the subset route is not taken when its table would be larger
-BACKGROUND_TABLE_BYTES = 256 * 2**20
-
-#: the subset route is used up to this many features, when its estimated cost is lower
-MAX_SUBSET_FEATURES = 12
-#: measured cost of one (row, subset) step of the subset route relative to one (row, background
-#: row, feature, node) step of the quadrature (numpy fallback, compiled kernel)
-_SUBSET_COST = 1.2
-_SUBSET_COST_COMPILED = 0.5
-
-ROUTES = ("quadrature", "subsets")
-
-
-def choose_route(
-    n_features: int,
-    n_rows: int,
-    n_background: int,
-    n_outputs: int = 1,
-    *,
-    max_block_bytes: int,
-    compiled: bool,
-) -> str:
-    """The cheaper exact route of an interventional product game: "quadrature" or "subsets".
-
-    The subset route costs about 2^d steps per explained point and row (its absent-set table is
-    built once, at construction, and amortised over every explained point); the quadrature costs
-    n_background * d * ceil(d / 2) steps.  The subset route is considered only up to
-    ``MAX_SUBSET_FEATURES`` features, when one explained point's subset table fits in
-    ``max_block_bytes`` and its background table in ``BACKGROUND_TABLE_BYTES``.
-
-    Parameters
-    ----------
-    n_features : int
-        d, the number of players.
-    n_rows : int
-        Rows of the model's expansion (kernel terms x support points).
-    n_background : int
-        Background rows (1 for the baseline game).
-    n_outputs : int
-        Outputs of the model.
-    max_block_bytes : int
-        The explainer's bound on the work arrays of one block.
-    compiled : bool
-        Whether the subset route's compiled kernel is available (it is about twice as fast).
-
-    Returns
-    -------
-    str
-        "subsets" or "quadrature".
-
-    Examples
-    --------
-    >>> from kexplain.explainers.product_games import choose_route
-    >>> choose_route(6, 200, 50, max_block_bytes=2**25, compiled=True)
-    'subsets'
-    >>> choose_route(6, 200, 1, max_block_bytes=2**25, compiled=True)      # one baseline row
-    'quadrature'
-    """
-    d, R, nb, o = int(n_features), int(n_rows), int(n_background), int(n_outputs)
-    n_sets = 2**d if d <= MAX_SUBSET_FEATURES else 0
-    if not n_sets or 16 * R * n_sets > max_block_bytes or 8 * (o + 1) * R * n_sets > BACKGROUND_TABLE_BYTES:
-        return "quadrature"
-    subsets = n_sets * (_SUBSET_COST_COMPILED if compiled else _SUBSET_COST)
-    quadrature = nb * d * nodes_for_degree(d - 1)
-    return "subsets" if subsets < quadrature else "quadrature"
 
 
 class FunctionalGame:

@@ -17,7 +17,7 @@ from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
 from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
 from ..models.sklearn import as_kernel_expansion, describe_output
-from ..shapley._array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
+from ..shapley.array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
 from ..shapley.higher_order import (
     InteractionTable,
     check_interaction_spec,
@@ -29,6 +29,7 @@ from ..shapley.polynomial import solve_polynomial_game
 from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
 from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
+from ..shapley.routes import BACKGROUND_TABLE_BYTES, choose_route
 from ..shapley.subsets import SubsetGame, compiled_available
 from .mixture_range import MixtureRange, value_error_bound
 from .polynomial_games import (
@@ -40,11 +41,9 @@ from .polynomial_games import (
 )
 from .posterior_games import PosteriorCovariance, summarize_background
 from .product_games import (
-    BACKGROUND_TABLE_BYTES,
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
-    choose_route,
     subset_game,
 )
 from .variance_games import PosteriorVarianceGame
@@ -85,9 +84,9 @@ class ProductKernelExplainer(Explainer):
     reused by every ``explain`` call: the per-feature kernel factors of the support points
     against the background rows and, for few features and many background rows, the table of
     absent-set values of the subset route (``kexplain.shapley.subsets``).  A cost model
-    (:func:`~kexplain.explainers.product_games.choose_route`) picks the cheaper exact route.
+    (:func:`~kexplain.shapley.routes.choose_route`) picks the cheaper exact route.
     These tables are kept when they take at most
-    ``kexplain.explainers.product_games.BACKGROUND_TABLE_BYTES`` (256 MiB); larger background
+    ``kexplain.shapley.routes.BACKGROUND_TABLE_BYTES`` (256 MiB); larger background
     factors are recomputed block by block, and the subset route is then not used.
 
     Parameters
@@ -364,6 +363,66 @@ game='interventional (summarised background)')
         array([2.5])
         """
         return self.expansion.predict(X)
+
+    def product_game(self, Xv: np.ndarray) -> FunctionalGame | InterventionalGame:
+        """The product game whose Shapley values explain the validated rows ``Xv``.
+
+        The functional game, or the interventional (baseline) game over the explainer's
+        background; a model that is not a product-kernel expansion has no such game.  This is
+        what :class:`kexplain.shapiq_games.ProductShapiqGame` hands to shapiq.
+
+        Parameters
+        ----------
+        Xv : ndarray of shape (N, d)
+            Rows already validated (``explainer.expansion.check_input``).
+
+        Returns
+        -------
+        FunctionalGame or InterventionalGame
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 2)), [2.0], kx.kernels.RBF(1.0))
+        >>> ex = kx.ProductKernelExplainer(em, background=np.ones((3, 2)))
+        >>> game = ex.product_game(np.zeros((1, 2)))
+        >>> type(game).__name__, game.n_rows
+        ('InterventionalGame', 3)
+        """
+        em = self.expansion
+        if not isinstance(em, KernelExpansion):
+            raise TypeError(
+                "product_game needs a product-kernel model; a linear or polynomial kernel model is not one."
+            )
+        if self.game == "functional":
+            return FunctionalGame(em, Xv)
+        assert self._Z is not None and self._w is not None  # interventional or baseline game
+        return InterventionalGame(em, Xv, self._background_factors or BackgroundFactors(em, self._Z, self._w))
+
+    def player_names(self, X: Any) -> list[str]:
+        """The names the explanations of ``X`` give its features.
+
+        The explicit ``feature_names``, else the columns of a DataFrame ``X`` (or of the
+        DataFrame the explainer was built on), else ``x0, x1, ...``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, d)
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import kexplain as kx
+        >>> em = kx.KernelExpansion(np.zeros((1, 2)), [2.0], kx.kernels.RBF(1.0))
+        >>> kx.ProductKernelExplainer(em).player_names(np.zeros((1, 2)))
+        ['x0', 'x1']
+        """
+        return self._names(X, self.expansion.n_features)
 
     def _names(self, X: Any, d: int) -> list[str]:
         if self.feature_names is not None:

@@ -6,25 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import to_array
+from .._validation import check_data, to_array
+
+#: why OAK refuses a scipy sparse matrix (the sparse policy of check_data)
+DENSE_REASON = "OAKRegressor needs dense data (additive GP kernels are dense)"
 
 
-def refuse_sparse(X: Any, name: str) -> None:
-    """OAK needs dense rows: a scipy sparse matrix is refused, naming the argument."""
-    if hasattr(X, "toarray") and hasattr(X, "nnz"):
-        raise TypeError(
-            f"{name} is a scipy sparse matrix; OAKRegressor needs dense data (additive GP kernels are "
-            f"dense): pass {name}.toarray()."
-        )
+def check_rows(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
+    """Dense, 2-D, at least ``min_rows`` rows and one column: :func:`kexplain._validation.check_data`
+    with OAK's policies (sparse refused, labels kept for OAK's own encoder, scikit-learn's phrases).
 
-
-def check_dense_2d(X: Any, name: str = "X", *, min_rows: int = 1) -> None:
-    """Dense, 2-D, at least ``min_rows`` rows and one column, with messages naming ``name``.
-
-    The checks scikit-learn's ``validate_data`` makes on shape, made first so that the message
-    says which argument is wrong (scikit-learn's own say "Expected 2D array" without a name); the
-    phrases scikit-learn's estimator checks look for ("Reshape your data", "1 sample(s)", "0
-    feature(s)") are kept.
+    Made before scikit-learn's ``validate_data``, whose messages ("Expected 2D array") name no argument.
 
     Parameters
     ----------
@@ -34,37 +26,25 @@ def check_dense_2d(X: Any, name: str = "X", *, min_rows: int = 1) -> None:
     min_rows : int
         The fewest rows accepted.
 
+    Returns
+    -------
+    ndarray
+        ``X`` as an array, not converted (label columns stay as they are).
+
     Examples
     --------
-    >>> from kexplain.gp._checks import check_dense_2d
-    >>> check_dense_2d([[1.0, 2.0]])
+    >>> from kexplain.gp._checks import check_rows
+    >>> check_rows([[1.0, 2.0]]).shape
+    (1, 2)
     >>> try:
-    ...     check_dense_2d([1.0, 2.0])
+    ...     check_rows([1.0, 2.0])
     ... except ValueError as exc:
     ...     print(str(exc)[:62])
     X must be a 2-D array (n_samples, n_features), got a 1-D array
     """
-    refuse_sparse(X, name)
-    arr = to_array(X, name)
-    shape = arr.shape
-    if arr.dtype.kind == "c":
-        raise ValueError(f"Complex data not supported: {name} has complex values; OAK takes real numbers or labels.")
-    if len(shape) != 2:
-        got = "a scalar" if not shape else f"a {len(shape)}-D array of shape {shape}"
-        raise ValueError(
-            f"{name} must be a 2-D array (n_samples, n_features), got {got}. Reshape your data: "
-            f"{name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) for a single sample."
-        )
-    if shape[0] < min_rows:
-        raise ValueError(
-            f"{name} has {shape[0]} sample(s) (shape={shape}) while a minimum of {min_rows} is required: "
-            f"{name} needs at least {min_rows} row(s)."
-        )
-    if shape[1] == 0:
-        raise ValueError(
-            f"{name} has 0 feature(s) (shape={shape}) while a minimum of 1 is required: OAKRegressor needs "
-            "at least one column."
-        )
+    return check_data(
+        X, name=name, min_rows=min_rows, min_features=1, sparse="refuse", dense_reason=DENSE_REASON, convert=False
+    )
 
 
 def check_fit_inputs(X: Any, y: Any) -> None:
@@ -89,8 +69,7 @@ def check_fit_inputs(X: Any, y: Any) -> None:
     ...     print(exc)
     y has 2 value(s) but X has 3 rows; y needs one target per row of X.
     """
-    check_dense_2d(X, "X", min_rows=2)
-    n = to_array(X, "X").shape[0]
+    n = check_rows(X, "X", min_rows=2).shape[0]
     if y is None:
         raise ValueError("OAKRegressor requires y to be passed, but the target y is None.")
     arr = to_array(y, "y")

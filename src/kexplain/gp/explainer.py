@@ -13,7 +13,6 @@ from ..base import Explainer, background_rows, check_explain_options, explain_in
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..shapley.additive import solve_additive_game
-from ._checks import check_dense_2d
 from ._games import AnovaGame, BackgroundTables, InterventionalGame
 from ._uncertainty import OAKPosteriorShapley
 
@@ -183,8 +182,7 @@ class OAKExplainer(Explainer):
         if check_bool(joint, "joint") and not uncertainty:
             raise ValueError("joint=True gives the covariance between rows' values: it needs uncertainty=True.")
         model = self.model
-        check_dense_2d(X, "X")  # shapes named before scikit-learn's checks (which name no argument)
-        Xv = model._validated(X)
+        Xv = model._validated(X)  # shapes named before scikit-learn's checks (which name no argument)
         Z = model._encoder.transform(Xv)
         names = list(self.feature_names) if self.feature_names is not None else model.feature_names_
         index = row_index(X)

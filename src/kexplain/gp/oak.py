@@ -14,7 +14,7 @@ from .._validation import check_data, check_legacy_random_state, feature_names_o
 from ..attribution import GlobalAttribution
 from ..explanation import Explanation
 from . import _fitting as fitting
-from ._checks import check_dense_2d, check_fit_inputs, numeric_target, refuse_sparse, standardize_target
+from ._checks import check_fit_inputs, check_rows, numeric_target, standardize_target
 from ._encoding import InputEncoder, categorical_mask, feature_index
 from ._games import component_values, variance_attribution
 
@@ -117,14 +117,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         >>> OAKRegressor(max_iter=0).fit(X, X[:, 0]).order_variances_.shape
         (3,)
         """
-        check_fit_inputs(X, y)
-        refuse_sparse(X, "X")
-        shape = getattr(X, "shape", None)
-        if isinstance(shape, tuple) and len(shape) == 2 and shape[1] == 0:  # a DataFrame without columns
-            raise ValueError(
-                f"X has 0 feature(s) (shape={shape}) while a minimum of 1 is required: OAKRegressor needs "
-                "at least one column."
-            )
+        check_fit_inputs(X, y)  # dense, 2-D, >= 2 rows and >= 1 column (a DataFrame without columns too)
         y = numeric_target(y)
         names = feature_names_of(X)
         _, y = validate_data(self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2, y_numeric=True)
@@ -159,8 +152,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def _validated(self, X: Any, name: str = "X") -> np.ndarray:
         """Rows checked against the fitted model (shape, feature names, NaN with rows and columns named)."""
         check_is_fitted(self)
-        refuse_sparse(X, name)
-        check_dense_2d(X, name)
+        check_rows(X, name)
         if name == "X":  # scikit-learn's checks of shape and feature names; other inputs get their own name
             validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
         d, names = self.n_features_in_, getattr(self, "feature_names_in_", None)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import _column_label, feature_names_of, to_array
+from .._validation import MAGNITUDE_LIMIT, check_data, feature_names_of, to_array
 
 
 class _GramKernel(Protocol):
@@ -43,20 +43,7 @@ _RBF_ERR = 4 * float(np.finfo(np.float64).eps)
 _RBF_TOL = 1e-13
 #: rows with an entry above this (after scaling by the lengthscales) are not centred, and their
 #: squared norms may overflow: see ``_rbf_gram``
-_RBF_HUGE = 1e150
-
-
-def _first_bad(mask: np.ndarray, names: list[str] | None = None) -> str:
-    """``(row r, column c)`` of the first True entry of a 2-D mask (the column by name when
-    ``names`` are known), plus how many more there are."""
-    rows, cols = np.nonzero(mask)
-    more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
-    return f"(row {int(rows[0])}, {_column_label(int(cols[0]), names)}){more}"
-
-
-def _columns_text(cols: list[int], names: list[str] | None) -> str:
-    """``column(s) ['a', 'b']`` by name when known, else ``column(s) [0, 3]`` (0-based positions)."""
-    return f"column(s) {[names[j] for j in cols] if names is not None else cols}"
+_RBF_HUGE = MAGNITUDE_LIMIT
 
 
 def _names_for(data: Any, names: Any, d: int) -> list[str] | None:
@@ -72,66 +59,27 @@ def _names_for(data: Any, names: Any, d: int) -> list[str] | None:
 def _gram_array(data: Any, name: str, kernel: _GramKernel, feature_names: Any = None) -> np.ndarray:
     """One validated input of a Gram matrix: 2-D, finite numbers where the kernel needs numbers.
 
-    Returns a float64 array when every feature is numeric, else an object array whose numeric
+    :func:`kexplain._validation.check_data` with the kernel's policies: a 1-D input is one column,
+    the kernel says how many features it takes and which are labels.  Returns a float64 array (not
+    copied when already one) when every feature is numeric, else an object array whose numeric
     columns hold floats.  Messages name columns by ``feature_names`` (or a DataFrame's columns)
     when known, else by 0-based position.
     """
     arr = to_array(data, name)
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (n_samples, n_features), got shape {arr.shape}.")
-    if arr.dtype.kind == "c":
-        raise ValueError(f"{name} has complex values; kernels take real numbers or labels.")
-    d = arr.shape[1]
-    kernel.check_n_features(d, name)
-    names = _names_for(data, feature_names, d)
-    mask = kernel.numeric_mask(d)
-    if mask.all():
-        try:
-            out = arr.astype(np.float64, copy=False)
-        except (TypeError, ValueError):
-            bad_cols = []
-            for j in range(d):
-                try:
-                    arr[:, j].astype(np.float64)
-                except (TypeError, ValueError):
-                    bad_cols.append(j)
-            raise ValueError(
-                f"{name} has non-numeric values in {_columns_text(bad_cols, names)}; the kernel {kernel!r} needs "
-                "numbers there (use a Categorical kernel for label columns)."
-            ) from None
-        finite = np.isfinite(out)
-        if not finite.all():
-            raise ValueError(f"{name} contains NaN or infinite values at {_first_bad(~finite, names)}.")
-        return out
-    from .._validation import _is_missing
-
-    out = arr.astype(object)
-    for j in range(d):
-        col = arr[:, j]
-        if mask[j]:
-            try:
-                colf = col.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{name} has non-numeric values in {_columns_text([j], names)}; the kernel {kernel!r} needs "
-                    "numbers there (use a Categorical kernel for label columns)."
-                ) from None
-            bad = ~np.isfinite(colf)
-            out[:, j] = colf
-        elif col.dtype.kind == "f":
-            bad = np.isnan(col)
-        elif col.dtype.kind == "O":
-            bad = np.array([_is_missing(v) for v in col], dtype=bool)
-        else:
-            continue
-        if bad.any():
-            full = np.zeros(arr.shape, dtype=bool)
-            full[:, j] = bad
-            what = "NaN or infinite values" if mask[j] else "missing labels"
-            raise ValueError(f"{name} contains {what} at {_first_bad(full, names)}.")
-    return out
+    if arr.ndim == 2:
+        kernel.check_n_features(arr.shape[1], name)
+    d = arr.shape[1] if arr.ndim == 2 else 0
+    return check_data(
+        arr,
+        name=name,
+        min_rows=0,
+        numeric_mask=kernel.numeric_mask(d) if arr.ndim == 2 else None,
+        column_names=_names_for(data, feature_names, d),
+        text_advice=f"The kernel {kernel!r} needs numbers there: use a Categorical kernel for label columns.",
+        copy=False,
+    )
 
 
 def _gram_inputs(

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._params import Real as RealNumber  # numbers.Real is the type test here
+from .._params import check_param
 from ..exceptions import UnsupportedModelError
 
 #: the per-feature terms a kernel of this module can sum
@@ -29,9 +31,7 @@ INNER_KINDS = ("dot", "additive_chi2")
 
 def _finite(value: Any, name: str) -> float:
     """``value`` as a finite float, else a ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}.")
-    return float(value)
+    return float(check_param(value, name, RealNumber(), what="a finite real number"))
 
 
 def _per_feature(value: Any, name: str, positive: bool = True) -> float | np.ndarray:

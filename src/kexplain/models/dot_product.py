@@ -212,9 +212,10 @@ def as_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = No
     from .gpytorch import is_torch_gp
 
     if is_torch_gp(model):  # GPyTorch / BoTorch with a LinearKernel or PolynomialKernel
-        from .gpytorch import gpytorch_polynomial_expansion
+        from .gpytorch import gpytorch_polynomial_parts
 
-        return gpytorch_polynomial_expansion(model, feature_names)
+        found = gpytorch_polynomial_parts(model)
+        return None if found is None else PolynomialExpansion(*found, feature_names=feature_names)
     if not _is_polynomial_model(model):
         return None
     steps, parts = _model_parts(model)

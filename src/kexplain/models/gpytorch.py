@@ -26,7 +26,6 @@ from ..exceptions import UnsupportedModelError
 from ..kernels.dot_product import PolynomialOfSum
 from ..kernels.gpytorch import GPYTORCH_ROUTE, SUPPORTED_GPYTORCH_KERNELS, from_gpytorch
 from ..kernels.mixture import ScaleMixtureKernel
-from .dot_product import PolynomialExpansion
 from .expansion import KernelExpansion
 
 SUPPORTED_GPYTORCH_MODELS = (
@@ -274,20 +273,22 @@ def _expansion_of(p: dict[str, Any], feature_names: Sequence[str] | None) -> Ker
     return KernelExpansion(p["X_ref"], coef, p["kernel"], intercept, feature_names=feature_names)
 
 
-def gpytorch_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = None) -> PolynomialExpansion | None:
-    """The posterior mean of a GPyTorch / BoTorch model with a linear or polynomial kernel as a
-    PolynomialExpansion; None when its kernel is of the product kind (see :func:`gpytorch_expansion`).
+def gpytorch_polynomial_parts(model: Any) -> tuple[np.ndarray, np.ndarray, PolynomialOfSum, float] | None:
+    """(support points, coefficients, kernel, intercept) of a GPyTorch / BoTorch model whose kernel
+    is linear or polynomial; None when its kernel is of the product kind (see :func:`gpytorch_expansion`).
+
+    :func:`kexplain.models.as_polynomial_expansion` builds the model's
+    :class:`~kexplain.models.PolynomialExpansion` from them.
 
     Parameters
     ----------
     model : gpytorch.models.ExactGP or botorch SingleTaskGP
         Single output; its kernel a ``LinearKernel`` or ``PolynomialKernel`` on all features (in a
         ``ScaleKernel``, plus ``ConstantKernel`` terms).
-    feature_names : sequence of str, optional
 
     Returns
     -------
-    PolynomialExpansion or None
+    tuple or None
 
     Examples
     --------
@@ -295,18 +296,17 @@ def gpytorch_polynomial_expansion(model: Any, feature_names: Sequence[str] | Non
     >>> import torch
     >>> import gpytorch
     >>> from botorch.models import SingleTaskGP
-    >>> from kexplain.models.gpytorch import gpytorch_polynomial_expansion
+    >>> from kexplain.models import as_polynomial_expansion
     >>> X = torch.rand(20, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     >>> kernel = gpytorch.kernels.ScaleKernel(gpytorch.kernels.LinearKernel(ard_num_dims=3))
     >>> gp = SingleTaskGP(X, X[:, :1] - 2 * X[:, 1:2], covar_module=kernel).double().eval()
-    >>> em = gpytorch_polynomial_expansion(gp)
+    >>> em = as_polynomial_expansion(gp)
     >>> mean = gp.posterior(X[:4]).mean.detach().numpy()[:, 0]
     >>> bool(np.allclose(em.predict(X[:4].numpy()), mean, rtol=1e-8, atol=1e-10))
     True
     """
     parts = _all_parts(model)
-    polynomial = [isinstance(p["kernel"], PolynomialOfSum) for p in parts]
-    if not any(polynomial):
+    if not any(isinstance(p["kernel"], PolynomialOfSum) for p in parts):
         return None
     if len(parts) != 1:
         raise _refuse(
@@ -316,7 +316,7 @@ def gpytorch_polynomial_expansion(model: Any, feature_names: Sequence[str] | Non
     p = parts[0]
     coef = p["scale"] * p["coef"]
     intercept = p["offset"] + p["scale"] * (p["mean"] + p["constant"] * float(p["coef"].sum()))
-    return PolynomialExpansion(p["X_ref"], coef, p["kernel"], intercept, feature_names=feature_names)
+    return p["X_ref"], coef, p["kernel"], float(intercept)
 
 
 def gpytorch_expansion(

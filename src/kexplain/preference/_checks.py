@@ -12,32 +12,8 @@ from .._validation import check_data, feature_names_of, to_array
 LABELS_DOC = "y: 1 (or True) means the left item wins; 0 or -1 means the right item wins."
 
 
-#: past this magnitude squared distances between items overflow float64 (and a lengthscale chosen
-#: from the data by the median heuristic becomes infinite)
-LARGEST = 1e150
-
-
-def check_magnitude(arr: np.ndarray, name: str) -> None:
-    """Refuse values whose squares overflow: kernels of such items (and lengthscales chosen from
-    them) are not finite numbers.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.preference._checks import check_magnitude
-    >>> try:
-    ...     check_magnitude(np.array([[1e300]]), "X_left")
-    ... except ValueError as exc:
-    ...     print(str(exc)[:40])
-    X_left has values as large as 1e+300; th
-    """
-    if arr.size and arr.dtype.kind == "f":
-        big = float(np.max(np.abs(arr)))
-        if big > LARGEST:
-            raise ValueError(
-                f"{name} has values as large as {big:.3g}; their squared distances overflow float64: rescale "
-                f"{name} (e.g. standardize each feature over both sides of the duels)."
-            )
+#: how to bring items whose squared distances overflow back into range (check_data's magnitude bound)
+_RESCALE = "e.g. standardize each feature over both sides of the duels"
 
 
 def check_side(X: Any, name: str, n_features: int | None = None, columns: Sequence[str] | None = None) -> np.ndarray:
@@ -46,14 +22,9 @@ def check_side(X: Any, name: str, n_features: int | None = None, columns: Sequen
     ``columns``: the DataFrame columns seen in fit (None: not fitted on a DataFrame); a DataFrame
     ``X`` must have exactly these, in this order (the message of :func:`kexplain._validation.check_data`).
     """
-    if X is None:
-        raise ValueError(f"{name} is required, got None.")
-    arr = check_data(X, name=name, feature_names=columns)
-    if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features (columns); items and contexts need at least one.")
+    arr = check_data(X, name=name, feature_names=columns, min_features=1, huge=True, rescale=_RESCALE)
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}.")
-    check_magnitude(arr, name)
     return arr
 
 

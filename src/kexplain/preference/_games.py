@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from ..shapley.product import solve_product_game
-from ..shapley.quadrature import nodes_for_degree
 from ..shapley.result import ShapleyValues
+from ..shapley.routes import BACKGROUND_TABLE_BYTES, MAX_SUBSET_FEATURES, cheaper_route, subset_table_fits
 from ..shapley.subsets import SubsetGame, absent_set_table, compiled_available
 
 #: terms of k_E: (pairs (explained side, support side), sign); side 0 = left, 1 = right
@@ -53,11 +53,12 @@ TERMS: dict[str, list[tuple[tuple[tuple[int, int], ...], float]]] = {
 
 LEVELS = ("item", "context", "joint")
 
-#: the subset route is taken up to this many players (when cheaper than the quadrature)
-MAX_SUBSET_PLAYERS = 12
+#: the subset route is taken up to this many players (when cheaper than the quadrature): the
+#: engine's cost model, kexplain.shapley.routes
+MAX_SUBSET_PLAYERS = MAX_SUBSET_FEATURES
 
-#: bound on the absent-set table of the subset route
-TABLE_BYTES = 256 * 2**20
+#: bound on the absent-set table of the subset route (the engine's, kexplain.shapley.routes)
+TABLE_BYTES = BACKGROUND_TABLE_BYTES
 
 #: bound on the work arrays of one block
 BLOCK_BYTES = 32 * 2**20
@@ -140,7 +141,7 @@ class PreferenceGame:
     # -- cost model ------------------------------------------------------------------------------
     def _choose_route(self, route: str) -> str:
         D, R = self.D, self.n_rows
-        fits = D <= MAX_SUBSET_PLAYERS and 8 * R * 2**D <= TABLE_BYTES
+        fits = subset_table_fits(D, R)
         if route == "subsets":
             if not fits:
                 raise ValueError(
@@ -150,9 +151,8 @@ class PreferenceGame:
             return route
         if route == "quadrature" or not fits:
             return "quadrature"
-        subsets = 2**D * (0.5 if compiled_available() else 1.2)
-        quadrature = self.n_combos * D * nodes_for_degree(D - 1)
-        return "subsets" if subsets < quadrature else "quadrature"
+        # the quadrature averages over every combination of background rows of the pairs
+        return cheaper_route(D, self.n_combos, compiled=compiled_available())
 
     # -- subset route ----------------------------------------------------------------------------
     def _absent_table(self) -> np.ndarray:

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.cluster import KMeans
 
+from .._params import Integer, check_param
 from .._validation import check_data, check_random_state
 from .expansion import preference_expansion
 
@@ -49,8 +50,7 @@ def comparable_clusters(model: Any, items: ArrayLike, n_clusters: int, random_st
     pe = preference_expansion(model)
     if pe.context is not None:
         raise ValueError("comparable_clusters needs a model fitted without a context.")
-    if isinstance(n_clusters, (bool, np.bool_)) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}.")
+    check_param(n_clusters, "n_clusters", Integer(1))
     if items is None:
         raise ValueError("items is required: the rows (n_items, d) to cluster.")
     X = check_data(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
+from .._params import Integer, check_param
 from ..explanation import Explanation
 
 KINDS = ("bar", "beeswarm")
@@ -156,8 +157,7 @@ def plot_grouped(
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
-    if isinstance(max_display, (bool, np.bool_)) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
-        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
+    check_param(max_display, "max_display", Integer(1))
     plt = require("matplotlib.pyplot", "kexplain.preference.plots.plot_grouped")
     ex = _check_explanation(explanation)
     labels, imp = group_importance(ex, groups, order=order)
@@ -227,8 +227,7 @@ def plot_global(explanation: Explanation, *, kind: str = "bar", max_display: int
     ex = _check_explanation(explanation)
     if kind == "bar":
         return plots.bar(ex, max_display=max_display, show=show)
-    if isinstance(max_display, (bool, np.bool_)) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
-        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
+    check_param(max_display, "max_display", Integer(1))
     shap = require("shap", "kexplain.preference.plots.plot_global")
     plt = require("matplotlib.pyplot", "kexplain.preference.plots.plot_global")
     fig, ax = plt.subplots()

@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_solve
 
-from ..embeddings._ridge import ExactRidge, NystroemRidge, choose_landmarks, jittered_cholesky
 from ..embeddings.cme import cme_cv_loss_from_grams
+from ..embeddings.ridge import ExactRidge, NystroemRidge, choose_landmarks, jittered_cholesky
 
 __all__ = [
     "DEFAULT_CME_REGULARIZATION",

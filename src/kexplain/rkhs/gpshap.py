@@ -42,13 +42,14 @@ import numpy as np
 
 from .._validation import check_bool
 from ..shapley.enumeration import all_coalitions, shapley_weights
+from ..shapley.routes import BACKGROUND_TABLE_BYTES
 from ..shapley.subsets import subset_products
 from .cme import ProductCME
 
 #: bytes of the stacked (pairs, n, points) arrays built at once in the prior term
 _PAIR_BYTES = 32 * 2**20
 #: bytes of the per-point tables (kernel products and CME weights of every coalition) held at once
-_TABLE_BYTES = 256 * 2**20
+_TABLE_BYTES = BACKGROUND_TABLE_BYTES
 #: bytes of the background Gram products K_U(R, R) kept between blocks (2^d n^2 in all: 1.3 GB at
 #: d = 12, n = 200); beyond the budget they are recomputed, d 2^(d-1) n^2 operations per block, small
 #: beside the 3^d n^2 of the prior term

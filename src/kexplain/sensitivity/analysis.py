@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_weights, feature_names_of
 from ..attribution import GlobalAttribution
 from ..exceptions import UnsupportedModelError
@@ -264,8 +265,7 @@ class SensitivityAnalysis:
         >>> draws["shapley_effect"].shape, bool(np.allclose(draws["shapley_effect"].sum(axis=1), 1.0))
         ((50, 2), True)
         """
-        if isinstance(n_draws, (bool, np.bool_)) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-            raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}.")
+        check_param(n_draws, "n_draws", Integer(1))
         try:
             post = self.model if isinstance(self.model, GPPosterior) else gp_posterior(self.model)
         except UnsupportedModelError as exc:

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import stats
 
 from .._optional import require
+from .._params import Integer, check_param
 from ..explanation import Explanation
 
 
@@ -180,8 +181,7 @@ def global_importance(
         )
     if not (isinstance(level, float) and 0.0 < level < 1.0):
         raise ValueError(f"level must be a float in (0, 1), got {level!r}.")
-    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
-        raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}.")
+    check_param(n_samples, "n_samples", Integer(2))
     mu = np.asarray(explanation.values, dtype=np.float64)
     N, d = mu.shape
     cov = np.asarray(jc, dtype=np.float64).reshape(N * d, N * d)

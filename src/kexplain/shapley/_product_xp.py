@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array_api import device_of, from_numpy, is_foreign_array, resolve_dtype
+from .array_api import device_of, from_numpy, is_foreign_array, resolve_dtype
 from .interactions import interaction_rule
 from .quadrature import gauss_legendre_01, nodes_for_degree
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_interactions
 from .result import ShapleyValues
 
@@ -79,8 +80,7 @@ def interaction_weights(d: int, index: str = "sii") -> np.ndarray:
 
 
 def _check_d(d) -> int:
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer (the number of players), got {d!r}.")
+    check_param(d, "d", Integer(1), note="the number of players")
     if d > MAX_ENUMERATION_FEATURES:
         raise ValueError(
             f"d={d} is too large for exact enumeration (2^{d} coalitions); it accepts "
@@ -284,8 +284,7 @@ def exact_shapley(
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
     index = check_interactions(interactions)
-    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    check_param(batch_size, "batch_size", Integer(1))
     w = _cached_shapley_weights(d)
     w2 = _cached_interaction_weights(d, index) if (index is not None and d >= 2) else None
     n_total = 2**d
@@ -342,8 +341,7 @@ def _exact_any_order(
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
     spec = check_interaction_spec(interactions, d)
-    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    check_param(batch_size, "batch_size", Integer(1))
     n_total = 2**d
     parts = []
     for start in range(0, n_total, batch_size):

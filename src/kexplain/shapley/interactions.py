@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array_api import array_namespace, device_of, is_foreign_array
+from .array_api import array_namespace, device_of, is_foreign_array
 from .quadrature import gauss_legendre_01, nodes_for_degree
 
 

@@ -24,6 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._params import Integer, check_param
+
 #: angles below this use the recurrence in y = 1 - cos(theta); the others the plain recurrence
 _SPLIT_ANGLE = np.pi / 3
 
@@ -123,8 +125,7 @@ def gauss_legendre_01(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(abs(np.sum(w * t**1999) * 2000 - 1) < 1e-13)   # numpy's leggauss: 9e-11
     True
     """
-    if isinstance(n_nodes, (bool, np.bool_)) or not isinstance(n_nodes, (int, np.integer)) or n_nodes < 1:
-        raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}.")
+    check_param(n_nodes, "n_nodes", Integer(1))
     n = int(n_nodes)
     if n == 1:
         t, w = np.array([0.5]), np.array([1.0])

@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from .._params import Integer, Real, check_param
 from .._validation import check_random_state
 from .enumeration import _evaluate, _to_points_first
 from .result import ShapleyValues
@@ -289,16 +290,13 @@ def sampled_shapley(
     >>> np.round(res.values, 6), float(res.standard_errors.max()) < 1e-9, res.n_evaluations
     (array([ 1. , -2. ,  0.5]), True, 100)
     """
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, Integral) or d < 1:
-        raise ValueError(f"d must be a positive integer (the number of players), got {d!r}.")
+    check_param(d, "d", Integer(1), note="the number of players")
     d = int(d)
     if not callable(value_function):
         raise TypeError(f"value_function must be callable, got {type(value_function).__name__}.")
     budget = _check_budget(budget, d)
-    if tol is not None and (isinstance(tol, (bool, np.bool_)) or not isinstance(tol, Real) or not tol > 0):
-        raise ValueError(f"tol must be a positive number or None, got {tol!r}.")
-    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, Integral) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    check_param(tol, "tol", Real(0, closed="neither", finite=False), None)
+    check_param(batch_size, "batch_size", Integer(1))
     rng = check_random_state(random_state)
 
     ends = np.zeros((2, d), dtype=bool)

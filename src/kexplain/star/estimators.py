@@ -10,8 +10,7 @@ coefficients a fitted by regularised least squares (their appendix E, equations 
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -19,6 +18,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._params import Boolean, Integer, Options, Real, check_param, validate_params
 from .._validation import check_legacy_random_state
 from .instantiations import INSTANTIATIONS, _GaussianInstantiation
 from .model import StarModel
@@ -55,28 +55,26 @@ class _RKHSWeightingBase(BaseEstimator):
         self.standardize = standardize
         self.random_state = random_state
 
+    #: what each hyper-parameter accepts, checked at fit (as scikit-learn's ``_parameter_constraints``;
+    #: another name, so that scikit-learn's own machinery never reads kexplain's constraints)
+    _param_constraints: ClassVar[dict[str, list[Any]]] = {
+        "instantiation": [Options(sorted(INSTANTIATIONS))],
+        "interaction_order": [None, Integer(1)],
+        "regularization": [Real(0)],
+        "epsilon": [Real(0)],
+        "standardize": [Boolean()],
+    }
+
     # -- validation of hyper-parameters (at fit, as scikit-learn does) -------------------------
     def _check_params(self, n_features: int) -> tuple[_GaussianInstantiation, SubsetDistribution | None]:
-        if self.instantiation not in INSTANTIATIONS:
-            raise ValueError(f"instantiation must be one of {sorted(INSTANTIATIONS)}, got {self.instantiation!r}.")
-        T = self.n_parameters
-        if isinstance(T, (bool, np.bool_)) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(
-                f"n_parameters must be a positive integer (T, the number of sampled parameters), got {T!r}."
-            )
-        k = self.interaction_order
-        if k is not None and (isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1):
-            raise ValueError(f"interaction_order must be None or a positive integer, got {k!r}.")
+        check_param(self.instantiation, "instantiation", *self._param_constraints["instantiation"])
+        check_param(self.n_parameters, "n_parameters", Integer(1), note="T, the number of sampled parameters")
+        validate_params(self.get_params(deep=False), self._param_constraints)
         if not isinstance(self.subsets, SubsetDistribution) and self.subsets not in SUBSET_DISTRIBUTIONS:
             raise ValueError(f"subsets must be one of {sorted(SUBSET_DISTRIBUTIONS)}, got {self.subsets!r}.")
-        for name in ("regularization", "epsilon"):
-            v = getattr(self, name)
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v < 0:
-                raise ValueError(f"{name} must be a non-negative number, got {v!r}.")
-        if not isinstance(self.standardize, (bool, np.bool_)):
-            raise ValueError(f"standardize must be True or False, got {self.standardize!r}.")
         if self.gamma is None and self.c is None:
             raise ValueError("give gamma (kernel width) or c in (0, 1) (equation 65), not both None.")
+        k = self.interaction_order
         inst = INSTANTIATIONS[self.instantiation](
             sigma=self.sigma, gamma=self.gamma, c=None if self.gamma is not None else self.c
         )

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_data, check_weights, feature_names_of
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -153,8 +154,7 @@ class StarExplainer(Explainer):
         self.background_weights = (
             np.full(m, 1.0 / m) if background_weights is None else check_weights(background_weights, m)
         )
-        if isinstance(max_rows, (bool, np.bool_)) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
-            raise ValueError(f"max_rows must be a positive integer, got {max_rows!r}.")
+        check_param(max_rows, "max_rows", Integer(1))
         self.max_rows = int(max_rows)
         too_big = [t.name for t in self.star_model.terms if t.size > MAX_ENUMERATION_FEATURES]
         if too_big:

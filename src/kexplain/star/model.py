@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_data
 
 #: the output a StarModel built from plain terms explains
@@ -139,8 +140,7 @@ class StarModel:
         largest = max((max(t.features) for t in self.terms), default=-1)
         if n_features is None:
             n_features = len(feature_names) if feature_names is not None else largest + 1
-        if isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
+        check_param(n_features, "n_features", Integer(1))
         n_features = int(n_features)
         for i, t in enumerate(self.terms):
             bad = [j for j in t.features if j >= n_features]

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
+
 
 class SubsetDistribution:
     """Base class of the distributions over feature subsets.
@@ -47,8 +49,7 @@ class SubsetDistribution:
 
     def __init__(self, n_features: int, order: int) -> None:
         for nm, v in (("n_features", n_features), ("interaction_order", order)):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{nm} must be a positive integer, got {v!r}.")
+            check_param(v, nm, Integer(1))
         if order > n_features:
             raise ValueError(
                 f"interaction_order={order} exceeds the number of features ({n_features}); "

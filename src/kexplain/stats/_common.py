@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_bool
 
 ESTIMATORS = ("unbiased", "biased")
@@ -19,30 +19,23 @@ def check_estimator_name(estimator: Any) -> str:
 
 
 def check_n_permutations(n_permutations: Any) -> int:
-    if isinstance(n_permutations, (bool, np.bool_)) or not isinstance(n_permutations, Integral) or n_permutations < 1:
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    check_param(n_permutations, "n_permutations", Integer(1))
     return int(n_permutations)
 
 
 def check_n_pairs(n_pairs: Any, minimum: int = 8) -> int | None:
-    if n_pairs is None:
-        return None
-    if isinstance(n_pairs, (bool, np.bool_)) or not isinstance(n_pairs, Integral) or n_pairs < minimum:
-        raise ValueError(
-            f"n_pairs must be None (all pairs: the complete statistic) or an integer >= {minimum} "
-            f"(the number of randomly drawn pairs of an incomplete U-statistic), got {n_pairs!r}."
-        )
-    return int(n_pairs)
+    return check_param(
+        n_pairs,
+        "n_pairs",
+        None,
+        Integer(minimum),
+        what=f"None (all pairs: the complete statistic) or an integer >= {minimum} (the number of randomly "
+        "drawn pairs of an incomplete U-statistic)",
+    )
 
 
 def check_max_block_bytes(max_block_bytes: Any) -> int:
-    if (
-        isinstance(max_block_bytes, (bool, np.bool_))
-        or not isinstance(max_block_bytes, Integral)
-        or max_block_bytes < 1
-    ):
-        raise ValueError(f"max_block_bytes must be a positive integer, got {max_block_bytes!r}.")
-    return int(max_block_bytes)
+    return int(check_param(max_block_bytes, "max_block_bytes", Integer(1)))
 
 
 def seed_entropy(rng: np.random.Generator) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_data, feature_names_of, to_array
+from .._validation import MAGNITUDE_LIMIT, check_data, feature_names_of, to_array
 from ..kernels.base import Kernel, SumKernel, default_kernel, term_amplitude
 
 BANDWIDTHS = ("median", "median_per_feature")
@@ -50,16 +50,20 @@ def as_2d(data: Any, name: str) -> Any:
 def validate_sample(
     data: Any, kernel: Kernel | None, name: str, min_rows: int, n_features: int | None = None
 ) -> tuple[np.ndarray, list[str]]:
-    """(array, feature names) for a sample whose kernel may be None (numeric then)."""
+    """(array, feature names) for a sample whose kernel may be None (numeric then).
+
+    The data are converted once (a DataFrame's ``to_numpy``); :func:`kexplain._validation.check_data`
+    then validates that array, naming a DataFrame's columns in its messages.
+    """
     data = as_2d(data, name)
     names = feature_names_of(data)
-    arr0 = data.to_numpy() if hasattr(data, "to_numpy") else np.asarray(data)
+    arr0 = to_array(data, name)
     d = arr0.shape[1] if arr0.ndim == 2 else None
     mask = None
     if kernel is not None and d is not None:
         kernel.check_n_features(d, name)
         mask = kernel.numeric_mask(d)
-    arr = check_data(data, name=name, numeric_mask=mask, min_rows=min_rows)
+    arr = check_data(arr0, name=name, numeric_mask=mask, min_rows=min_rows, column_names=names)
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(
             f"{name} has {arr.shape[1]} features but the other sample has {n_features}; the two "
@@ -90,7 +94,7 @@ def pair_factors(kernel: Kernel, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
 
 
 #: magnitudes beyond this make differences (and the median heuristic's squared distances) overflow
-_OVERFLOW = 1e150
+_OVERFLOW = MAGNITUDE_LIMIT
 
 
 def overflow_scale(kernel: Kernel | None, arrays: Any, name: str) -> float:

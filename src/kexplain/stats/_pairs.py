@@ -27,20 +27,16 @@ kernels, or no numba, take the numpy path (same numbers up to rounding).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..kernels.base import Kernel
-from ..shapley.product import _numba_kernel, _weighted_loo_integrals, product_game_block
+from ..shapley.product import compiled_available, leave_one_out_integrals, product_game_block
 from ..shapley.quadrature import gauss_legendre_01, nodes_for_degree
 from ._kernels import pair_factors
-
-#: default bound, in bytes, for the temporaries of one task (a run of consecutive tiles)
-DEFAULT_BLOCK_BYTES = 32 * 2**20
+from .runner import DEFAULT_BLOCK_BYTES, RUNNER, Runner, run_tasks, use_runner  # noqa: F401  (re-exported to the statistics)
 
 #: bytes of one tile's per-pair arrays: fixes the tile length for given d and weight columns
 TILE_BYTES = 2**20
@@ -143,7 +139,7 @@ def _compiled(name: str) -> Any:
     """The compiled function ``name`` of ``_pairs_numba``, or None without (usable) numba."""
     if name not in _COMPILED:
         fn = None
-        if _numba_kernel() is not None:
+        if compiled_available():
             try:
                 from . import _pairs_numba
             except Exception:  # pragma: no cover - numba unusable here
@@ -189,8 +185,8 @@ def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise FloatingPointError("the kernel returned NaN or infinite values for some sample pairs.")
     if r == 0:
         return np.zeros((0, d)), np.zeros(0)
-    t, w = gauss_legendre_01(nodes_for_degree(d - 1))
-    return _weighted_loo_integrals(np.ascontiguousarray(a), np.ones((1, d)), t, w, _numba_kernel())
+    # the engine's pass (its b = 1 game, log space where products under- or overflow)
+    return leave_one_out_integrals(a)
 
 
 def pair_contributions(kernel: Any, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -219,44 +215,6 @@ def task_ranges(n_items: int, tile: int, per_task: int) -> list[tuple[int, int]]
     """Consecutive runs of whole tiles: [(first tile, end tile)] covering ceil(n_items / tile) tiles."""
     n_tiles = -(-n_items // tile)
     return [(t0, min(n_tiles, t0 + per_task)) for t0 in range(0, n_tiles, per_task)]
-
-
-#: where tasks run: None for this process (joblib threads), else a callable
-#: ``runner(task, ranges) -> iterator of per-task lists, in order`` (kexplain.dask sets one)
-Runner = Callable[[Callable[[int, int], list[Any]], Sequence[tuple[int, int]]], Iterator[list[Any]]]
-RUNNER: ContextVar[Runner | None] = ContextVar("kexplain_stats_runner", default=None)
-
-
-@contextmanager
-def use_runner(runner: Runner) -> Iterator[None]:
-    """Run every task of the statistics computed inside the ``with`` block through ``runner``."""
-    token = RUNNER.set(runner)
-    try:
-        yield
-    finally:
-        RUNNER.reset(token)
-
-
-def run_tasks(
-    task: Callable[[int, int], list[Any]], ranges: Sequence[tuple[int, int]], n_jobs: int
-) -> Iterator[list[Any]]:
-    """Each task's list of per-tile results, in task order (joblib threads when n_jobs > 1)."""
-    from threadpoolctl import threadpool_limits
-
-    runner = RUNNER.get()
-    if runner is not None:
-        yield from runner(task, ranges)
-        return
-
-    # per-tile matrix products are small: one BLAS thread each keeps the cores for the tiles
-    with threadpool_limits(1, user_api="blas"):
-        if n_jobs == 1 or len(ranges) <= 1:
-            for r in ranges:
-                yield task(*r)
-            return
-        from joblib import Parallel, delayed
-
-        yield from Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(delayed(task)(*r) for r in ranges)
 
 
 def add_in_order(results: Iterator[list[Any]], acc: list[np.ndarray], bar: Any = None) -> list[np.ndarray]:

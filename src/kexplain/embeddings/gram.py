@@ -42,7 +42,7 @@ def rbf(A: Any, B: Any, lengthscale: Any, amplitude: float = 1.0) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kexplain.embeddings._kernels import rbf
+    >>> from kexplain.embeddings.gram import rbf
     >>> print(np.round(rbf(np.zeros((1, 1)), np.ones((1, 1)), 1.0), 3))
     [[0.607]]
     """

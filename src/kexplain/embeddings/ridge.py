@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from .._params import check_positive
 from .._validation import check_random_state, to_array
-from ._checks import check_matrix, check_positive
+from ._checks import check_matrix
 
 # relative jitter added to landmark Gram matrices before a Cholesky factorisation
 _JITTER = 1e-9
@@ -54,7 +55,7 @@ def nystroem_jitters(m: int) -> tuple[float, ...]:
 
     Examples
     --------
-    >>> from kexplain.embeddings._ridge import nystroem_jitters
+    >>> from kexplain.embeddings.ridge import nystroem_jitters
     >>> nystroem_jitters(10)[:1], nystroem_jitters(10)[1] < 1e-13
     ((0.0,), True)
     """

@@ -8,7 +8,7 @@ namespace, on that device.  numpy input keeps the numpy/numba path; anything els
 Examples
 --------
 >>> import numpy as np
->>> from kexplain.shapley._array_api import array_namespace, is_numpy_namespace
+>>> from kexplain.shapley.array_api import array_namespace, is_numpy_namespace
 >>> xp = array_namespace(np.ones(2), 1.0)
 >>> is_numpy_namespace(xp)
 True
@@ -38,7 +38,7 @@ def is_foreign_array(x: Any) -> bool:
     Examples
     --------
     >>> import numpy as np
-    >>> from kexplain.shapley._array_api import is_foreign_array
+    >>> from kexplain.shapley.array_api import is_foreign_array
     >>> is_foreign_array(np.ones(2)), is_foreign_array([1.0, 2.0])
     (False, False)
     """
@@ -59,7 +59,7 @@ def array_namespace(*arrays: Any) -> Any:
     Examples
     --------
     >>> import numpy as np
-    >>> from kexplain.shapley._array_api import array_namespace
+    >>> from kexplain.shapley.array_api import array_namespace
     >>> array_namespace(np.zeros(1)).__name__
     'array_api_compat.numpy'
     """
@@ -111,7 +111,7 @@ def to_numpy(x: Any) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from kexplain.shapley._array_api import to_numpy
+    >>> from kexplain.shapley.array_api import to_numpy
     >>> to_numpy(np.arange(2.0))
     array([0., 1.])
     """
