@@ -379,6 +379,7 @@ game='interventional (summarised background)')
         Returns
         -------
         FunctionalGame or InterventionalGame
+            The game, with its per-row tables.
 
         Examples
         --------
@@ -409,10 +410,12 @@ game='interventional (summarised background)')
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, d)
+            Rows (only their columns are read).
 
         Returns
         -------
         list of str
+            One name per feature.
 
         Examples
         --------
