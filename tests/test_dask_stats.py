@@ -13,6 +13,9 @@ from distributed import Client, LocalCluster  # noqa: E402
 import kexplain as kx  # noqa: E402
 from kexplain.dask import stats as dstats  # noqa: E402
 
+# these tests keep calling the deprecated client= aliases (tests/test_dask_on.py tests kexplain.dask.on)
+pytestmark = pytest.mark.filterwarnings("ignore:kexplain.dask.*is deprecated:FutureWarning")
+
 
 @pytest.fixture(scope="module")
 def client2():

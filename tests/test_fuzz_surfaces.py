@@ -246,7 +246,7 @@ def _calls() -> list[tuple[str, Outcome]]:
     mats("cme_log_marginal_likelihood", "L", n, n, lambda v: cme_log_marginal_likelihood(K, v, 0.1))
     opts("cme_log_marginal_likelihood", "lam", lambda v: cme_log_marginal_likelihood(K, K, v))
     mats("cme_cv_loss_from_grams", "L", n, n, lambda v: cme_cv_loss_from_grams(K, v, 0.1, [np.arange(4)]))
-    opts("cme_cv_loss_from_grams", "eta", lambda v: cme_cv_loss_from_grams(K, K, v, [np.arange(4)]))
+    opts("cme_cv_loss_from_grams", "regularization", lambda v: cme_cv_loss_from_grams(K, K, v, [np.arange(4)]))
     opts("cme_cv_loss_from_grams", "folds", lambda v: cme_cv_loss_from_grams(K, K, 0.1, [v]), BAD_INT_OPTIONS)
     mats("nuclear_dominant_rbf", "A", 3, 2, lambda v: nuclear_dominant_rbf(v, X1, 1.0, 1.0))
     mats("nuclear_dominant_rbf", "B", 3, 2, lambda v: nuclear_dominant_rbf(X1, v, 1.0, 1.0))

@@ -129,6 +129,7 @@ def test_sum_kernel_gram_is_sum_of_terms(rng):
     np.testing.assert_array_equal(np.diag(k(X)), k.diag_value())
 
 
+@pytest.mark.slow
 def test_gram_blocks_bound_memory(rng):
     """A Gram matrix costs its output plus blocks, never the (n, m, d) factor tensor."""
     n, d = 1500, 40
@@ -148,6 +149,7 @@ def test_gram_blocks_bound_memory(rng):
         assert peak < output * d / 10  # the factor tensor would be d times the output
 
 
+@pytest.mark.slow
 def test_gram_blocks_do_not_change_results(rng, monkeypatch):
     import kexplain.kernels._gram as gram
 

@@ -134,6 +134,7 @@ def _title_clear_of_everything(fig):
         assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.width
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_features,max_display", [(4, 10), (12, 12), (12, 3)])
 def test_waterfall_title_never_overlaps_the_plot(n_features, max_display):
     rng = np.random.default_rng(n_features)
@@ -150,6 +151,7 @@ def test_waterfall_title_never_overlaps_the_plot(n_features, max_display):
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_bar_and_beeswarm_titles_are_clear(two):
     for fig in (kx.plots.bar(two[1]), kx.plots.beeswarm(two[1])):
         _title_clear_of_everything(fig)

@@ -309,6 +309,7 @@ def test_kernel_ridge_default_gamma_is_one_over_features(data):
     np.testing.assert_allclose(em.predict(X[:5]), model.predict(X[:5]), rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_gpr_dot_product_squared(route, data):
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import ConstantKernel, DotProduct, WhiteKernel

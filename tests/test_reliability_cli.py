@@ -90,6 +90,7 @@ def _report_argv(model_files, files, out, *extra):
             "--compare-rows", "0", "--top", "1", *extra]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_report_refuses_a_dangling_symlink_and_force_replaces_the_link_not_its_target(model_files, files, capsys):
     out = files / "r"
     out.mkdir()
@@ -167,6 +168,7 @@ def test_explain_out_symlink_uses_the_same_helper(model_files, files, capsys):
     assert not (files / "t.csv").exists() and not (files / "v.csv").is_symlink()
 
 
+@pytest.mark.slow
 def test_sigterm_while_the_report_writes_values_leaves_no_partial_file(model_files, files, capsys, monkeypatch):
     """The reviewers' SIGTERM during `report` left a truncated values.csv that looked complete."""
 
@@ -327,6 +329,7 @@ def test_explain_background_with_the_same_id_column(model_files, files, data, ca
     np.testing.assert_allclose(got[NAMES].to_numpy(), ref.values, rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.slow
 def test_drop_applies_to_data_and_background_of_explain_and_report(model_files, files, data, capsys):
     X, _ = data
     X.iloc[:6].assign(notes="a").to_csv(files / "Xn.csv", index=False)

@@ -123,6 +123,7 @@ def _enumerated_covariance(gpr, x, Z, w):
     return Cmat @ cov @ Cmat.T
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -260,6 +261,7 @@ def test_background_summary_is_recorded():
     assert "summarised" not in repr(full) and "background_summary" not in full.explain(X[:2]).info
 
 
+@pytest.mark.slow
 def test_sample_refuses_a_list_beyond_its_budget_and_sample_values_draws_in_blocks(monkeypatch):
     import tracemalloc
 
@@ -348,6 +350,7 @@ def test_oak_gamma_against_50_digit_arithmetic_up_to_long_length_scales(ratio):
     np.testing.assert_allclose(np.diag(k.gamma(a, a, ratio * delta)), Ga, rtol=1e-12, atol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("eta", "weighted"), [(1e-3, False), (1e-5, True)])
 def test_nystroem_cme_weights_follow_the_documented_formula(eta, weighted):
     """beta = D^2 K_XL c, (K_LX D^2 K_XL + lam K_LL) c = K_Lx, against 40-digit arithmetic on the same

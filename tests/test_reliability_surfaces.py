@@ -480,7 +480,13 @@ CASES = [
     Case("cme_log_marginal_likelihood.lam-zero", lambda: _lml(lam=0.0), ValueError, "lam must be", "silent"),
     Case("cme_cv_loss_from_grams.folds-int", lambda: _cv(3), ValueError, "folds must be", "unclear"),
     Case("cme_cv_loss_from_grams.folds-range", lambda: _cv([np.arange(8, 12)]), ValueError, "folds must be", "crash"),
-    Case("cme_cv_loss_from_grams.eta-zero", lambda: _cv([np.arange(3)], eta=0.0), ValueError, "eta must be", "crash"),
+    Case(
+        "cme_cv_loss_from_grams.regularization-zero",
+        lambda: _cv([np.arange(3)], eta=0.0),
+        ValueError,
+        "regularization must be",
+        "crash",
+    ),
     Case("nuclear_dominant_rbf.lengthscale-nan", lambda: _nuclear(np.nan), ValueError, "lengthscale must", "silent"),
     Case("nuclear_dominant_rbf.lengthscale-zero", lambda: _nuclear(0.0), ValueError, "lengthscale must", "silent"),
     Case(

@@ -92,6 +92,7 @@ def test_univariate_target_with_1d_kernel_and_class_labels(rng):
     assert np.argmax(att_c.values) == 0
 
 
+@pytest.mark.slow
 @given(
     n=st.integers(4, 8),
     d=st.integers(1, 4),
@@ -155,6 +156,7 @@ def test_hsic_test_detects_dependence_and_the_feature(rng):
     assert np.argmin(res.feature_p_values) == 2
 
 
+@pytest.mark.slow
 def test_hsic_permutation_test_is_calibrated_under_the_null():
     rng = np.random.default_rng(7)
     pvals = np.array(

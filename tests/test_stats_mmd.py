@@ -187,6 +187,7 @@ def test_mmd_test_detects_a_difference_and_the_feature(rng):
     assert list(frame.columns) == ["value", "p_value"]
 
 
+@pytest.mark.slow
 def test_mmd_permutation_test_is_calibrated_under_the_null():
     rng = np.random.default_rng(123)
     pvals = []

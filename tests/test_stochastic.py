@@ -183,6 +183,7 @@ def test_normalize_y_matches_sklearn_posterior(gpr_setting):
     assert post.scale != 1.0 and post.offset != 0.0
 
 
+@pytest.mark.slow
 def test_baseline_game_is_one_background_row(gpr_setting):
     gpr, X = gpr_setting
     z = X[3]

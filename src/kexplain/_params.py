@@ -95,7 +95,7 @@ class Boolean(Constraint):
 
 
 def _bounds_text(kind: str, low: float | None, high: float | None, closed: str) -> str:
-    """ "a positive integer", "a number in (0, 1)", "an integer >= 2", ..."""
+    """The accepted range in words: "a positive integer", "a number in (0, 1)", "an integer >= 2", ..."""
     left = closed in ("left", "both")
     right = closed in ("right", "both")
     if high is None and low == 0:

@@ -33,11 +33,13 @@ class GlobalAttribution:
     total : float
         The decomposed number (the value of the full coalition; the empty coalition is 0).
     feature_names : sequence of str
+        Names of the d features.
     quantity : str
         What ``total`` is, in words: ``"MMD^2"``, ``"HSIC"``, ``"variance"``.
     standard_errors : array-like of shape (d,), optional
         Standard errors of estimated values (incomplete U-statistics).
     total_standard_error : float, optional
+        Standard error of an estimated ``total``.
     p_values : array-like of shape (d,), optional
         Per-feature permutation p-values (set by the permutation tests).
     p_value : float, optional
@@ -50,6 +52,7 @@ class GlobalAttribution:
         Further per-feature quantities under names of their own (for an additive GP:
         ``first_order_sobol`` and ``total_sobol``); each is an attribute and a ``to_frame`` column.
     info : dict, optional
+        Further results and settings, by name.
     game : str, optional
         The game whose Shapley values these are, a name of the games table
         (:mod:`kexplain.games`): ``"MMD^2"``, ``"HSIC"``, ``"variance"``, ...; another string is
@@ -138,7 +141,13 @@ class GlobalAttribution:
         return f"GlobalAttribution({self.quantity or 'total'}={self.total:.6g}, {len(self)} features)"
 
     def ranking(self) -> list[str]:
-        """Feature names, largest value first."""
+        """Feature names, largest value first.
+
+        Returns
+        -------
+        list of str
+            The names, ordered by value.
+        """
         return [self.feature_names[j] for j in np.argsort(-self.values, kind="stable")]
 
     def to_frame(self) -> Any:
@@ -146,6 +155,11 @@ class GlobalAttribution:
 
         Columns: ``value``, then ``standard_error`` and ``p_value`` when present, then the extra
         ``columns``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature.
 
         Examples
         --------
@@ -175,7 +189,21 @@ class GlobalAttribution:
     ) -> Any:
         """Horizontal bar chart of the values (largest magnitude on top, standard errors as bars).
 
-        Returns the matplotlib axes; needs the optional ``matplotlib`` (extra ``plots``).
+        Needs the optional ``matplotlib`` (extra ``plots``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Draw into this Axes; a new figure is made otherwise.
+        max_features : int or None, default 20
+            Show the largest values only (None: all).
+        color_positive, color_negative : str
+            Colours of the positive and of the negative bars.
+
+        Returns
+        -------
+        matplotlib Axes
+            The Axes drawn into.
         """
         plt = require("matplotlib.pyplot", "GlobalAttribution.plot")
         order = np.argsort(-np.abs(self.values), kind="stable")
@@ -202,6 +230,7 @@ class PermutationTestResult:
     Parameters
     ----------
     statistic : float
+        The test statistic on the data.
     p_value : float
         ``(1 + #{null >= statistic}) / (1 + n_permutations)``.
     attribution : GlobalAttribution or tuple of two
@@ -209,8 +238,11 @@ class PermutationTestResult:
         each Shapley value, with the same permutations); for HSIC attributed to both X and Y, the
         pair ``(x, y)``.
     null_distribution : array-like of shape (n_permutations,)
+        The statistic under each permutation.
     null_attributions : array of shape (n_permutations, d), or a pair of them
+        The Shapley values under each permutation.
     n_permutations : int
+        Number of permutations.
     name : str
         ``"MMD^2"`` or ``"HSIC"``.
 
@@ -255,14 +287,31 @@ class PermutationTestResult:
         )
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame per feature with value and p_value (a ``side`` level for two sides)."""
+        """A pandas DataFrame per feature with value and p_value (a ``side`` level for two sides).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature (and side).
+        """
         pd = require("pandas", "PermutationTestResult.to_frame")
         if isinstance(self.attribution, tuple):
             return pd.concat({side: att.to_frame() for side, att in zip(("x", "y"), self.attribution)}, names=["side"])
         return self.attribution.to_frame()
 
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart of the attribution (two panels for two sides); returns the axes."""
+        """Bar chart of the attribution (two panels for two sides).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or pair of them, optional
+            Draw into these Axes; a new figure is made otherwise.
+
+        Returns
+        -------
+        matplotlib Axes or array of two
+            The Axes drawn into.
+        """
         if isinstance(self.attribution, tuple):
             plt = require("matplotlib.pyplot", "PermutationTestResult.plot")
             if ax is None:

@@ -13,16 +13,61 @@ and returns an :class:`~kexplain.Explanation` whose ``game`` says which game was
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
+from ._typing import RandomStateLike
 from ._validation import check_bool, check_interactions, check_n_jobs, feature_names_of
 from .explanation import Explanation
 
 #: rows per block below which parallel explanation is not worth the threads
 _MIN_ROWS_PER_JOB = 1
+
+#: where :func:`explain_in_blocks` runs: None for this process (joblib threads), else a callable
+#: ``runner(fn, n_rows) -> Explanation`` that cuts the rows into blocks, runs ``fn`` on each
+#: and stacks the results in row order (``kexplain.dask.on`` sets one)
+BlockRunner = Callable[[Callable[[slice], Explanation], int], Explanation]
+BLOCK_RUNNER: ContextVar[BlockRunner | None] = ContextVar("kexplain_block_runner", default=None)
+
+
+@contextmanager
+def use_block_runner(runner: BlockRunner) -> Iterator[None]:
+    """Run the row blocks of every ``explain`` call made inside the ``with`` block through ``runner``.
+
+    Parameters
+    ----------
+    runner : callable
+        ``runner(fn, n_rows) -> Explanation``: calls ``fn(rows)`` on slices covering
+        ``range(n_rows)`` (anywhere, in any order) and returns their results concatenated in
+        row order (:meth:`Explanation.concatenate`).
+
+    Yields
+    ------
+    None
+        Inside the block, :func:`explain_in_blocks` hands its work to ``runner``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.base import use_block_runner
+    >>> def halves(fn, n_rows):
+    ...     return kx.Explanation.concatenate([fn(slice(0, n_rows // 2)), fn(slice(n_rows // 2, n_rows))])
+    >>> em = kx.KernelExpansion(np.zeros((1, 2)), [1.0], kx.kernels.RBF(1.0))
+    >>> with use_block_runner(halves):
+    ...     ex = kx.ProductKernelExplainer(em).explain(np.ones((4, 2)))
+    >>> np.round(ex.values[0], 3)
+    array([-0.316, -0.316])
+    """
+    token = BLOCK_RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        BLOCK_RUNNER.reset(token)
 
 
 class Explainer:
@@ -81,12 +126,28 @@ class Explainer:
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> Explanation:
         """Shapley values of each row of ``X``; see the subclass for its game.
 
-        ``interactions``: False, True (same as ``"sii"``) or ``"stii"``; see
-        :func:`check_explain_options` for the layout.
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (N, d)
+            The rows to explain.
+        interactions : bool or str, default False
+            False, True (same as ``"sii"``) or ``"stii"`` for pairwise interaction values; see
+            :func:`check_explain_options` for the layout.
+        progress : bool, default False
+            Show a progress bar.
+        n_jobs : int, optional
+            Threads over row blocks (-1: all cores); the values do not depend on it.
+        random_state : None, int, numpy Generator, RandomState or SeedSequence
+            Seeds sampled solvers; exact explainers accept it and it has no effect.
+
+        Returns
+        -------
+        Explanation
+            The values, the base values and the game solved.
         """
         raise NotImplementedError
 
@@ -208,6 +269,9 @@ def explain_in_blocks(
     >>> ex.values.sum(axis=1)
     array([ 1.,  5.,  9., 13.])
     """
+    runner = BLOCK_RUNNER.get()
+    if runner is not None:
+        return runner(fn, n_rows)
     if n_jobs <= 1 or n_rows < 2 * _MIN_ROWS_PER_JOB:
         return fn(slice(0, n_rows))
     from joblib import Parallel, delayed

@@ -439,6 +439,7 @@ class Explanation:
         k : int
             Number of draws.
         random_state : None, int or numpy Generator
+            Seeds the draws.
 
         Returns
         -------
@@ -493,10 +494,12 @@ class Explanation:
         k : int
             Number of draws.
         random_state : None, int or numpy Generator
+            Seeds the draws (the same numbers as :meth:`sample` for the same seed).
 
         Returns
         -------
         ndarray of shape (k, N, d)
+            The draws of the values.
 
         Examples
         --------
@@ -823,6 +826,11 @@ class Explanation:
     def mean_abs(self) -> np.ndarray:
         """Global importance: mean absolute value per feature (and output).
 
+        Returns
+        -------
+        ndarray of shape (d,) or (d, n_outputs)
+            The mean absolute value of each feature over the rows.
+
         Examples
         --------
         >>> import numpy as np
@@ -891,8 +899,15 @@ class Explanation:
         return sh
 
     def base_column(self) -> str:
-        """Name of the base-value column of ``to_frame``: ``"base_value"``, or with underscores
-        appended while a feature already has that name."""
+        """Name of the base-value column of ``to_frame``.
+
+        ``"base_value"``, or with underscores appended while a feature already has that name.
+
+        Returns
+        -------
+        str
+            The column name.
+        """
         name = BASE_COLUMN
         while name in self.feature_names:
             name += "_"
@@ -913,6 +928,7 @@ class Explanation:
         Returns
         -------
         pandas.DataFrame
+            The values in the layout of ``kind``.
 
         Examples
         --------

@@ -433,6 +433,7 @@ def games() -> tuple[Game, ...]:
     Returns
     -------
     tuple of Game
+        The records, the package's own first.
 
     Examples
     --------
@@ -449,6 +450,7 @@ def game_names() -> list[str]:
     Returns
     -------
     list of str
+        The names (without the aliases), in the table's order.
 
     Examples
     --------
@@ -465,10 +467,12 @@ def is_game(name: object) -> bool:
     Parameters
     ----------
     name : object
+        Anything; only strings can name a game.
 
     Returns
     -------
     bool
+        True for a name or an alias of the table.
 
     Examples
     --------
@@ -501,10 +505,12 @@ def get_game(name: str) -> Game:
     Parameters
     ----------
     name : str
+        A name or an alias of the table.
 
     Returns
     -------
     Game
+        The game's record.
 
     Raises
     ------
@@ -543,10 +549,12 @@ def describe(game: str) -> Game:
     Parameters
     ----------
     game : str
+        What an explanation's ``game`` holds.
 
     Returns
     -------
     Game
+        The table's record, or :data:`CUSTOM` for a game of the user's own.
 
     Raises
     ------
@@ -574,6 +582,7 @@ def games_table() -> str:
     Returns
     -------
     str
+        The list-table, one row per game.
 
     Examples
     --------

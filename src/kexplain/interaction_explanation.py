@@ -38,6 +38,8 @@ class InteractionExplanation(Explanation):
         As for :class:`~kexplain.Explanation`.
     table : InteractionTable
         One entry per point (row).
+    v_full, efficiency_error
+        As for :class:`~kexplain.Explanation`.
 
     Examples
     --------
@@ -116,7 +118,19 @@ class InteractionExplanation(Explanation):
     ) -> InteractionExplanation:
         """``ex`` (its rows, names, game and info) with the interactions of ``table``.
 
-        ``values`` replaces the explanation's values (the Banzhaf values for index "BV").
+        Parameters
+        ----------
+        ex : Explanation
+            The explanation of the same rows.
+        table : InteractionTable
+            The interactions, one entry per row.
+        values : array-like, optional
+            Replaces the explanation's values (the Banzhaf values for index "BV").
+
+        Returns
+        -------
+        InteractionExplanation
+            The explanation with its interactions.
         """
         return cls(
             ex.values if values is None else values,
@@ -173,6 +187,7 @@ class InteractionExplanation(Explanation):
         Parameters
         ----------
         row : int
+            Which row (point).
         output : int or str, optional
             Needed with several outputs.
         names : bool
@@ -181,6 +196,7 @@ class InteractionExplanation(Explanation):
         Returns
         -------
         dict
+            The value of every set (a tuple of positions, or of names with ``names=True``).
 
         Examples
         --------
@@ -206,11 +222,13 @@ class InteractionExplanation(Explanation):
         Parameters
         ----------
         row : int
+            Which row (point).
         n : int
             How many (a positive integer).
         order : int, optional
             Only this order; default every order >= 1.
         output : int or str, optional
+            Needed with several outputs.
 
         Returns
         -------
@@ -235,7 +253,10 @@ class InteractionExplanation(Explanation):
     def interactions_frame(self) -> Any:
         """A pandas DataFrame with one row per (point, output, set of order >= 1) kept.
 
-        Columns ``row``, ``output``, ``order``, ``features`` (a tuple of names) and ``value``.
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``row``, ``output``, ``order``, ``features`` (a tuple of names) and ``value``.
         """
         pd = require("pandas", "InteractionExplanation.interactions_frame")
         rows: list[tuple[Any, ...]] = []
@@ -259,12 +280,14 @@ class InteractionExplanation(Explanation):
         Parameters
         ----------
         row : int
+            Which row (point).
         output : int or str, optional
             Needed with several outputs.
 
         Returns
         -------
         shapiq.InteractionValues
+            The row's interactions in shapiq's type.
         """
         shapiq = require("shapiq", "InteractionExplanation.to_shapiq")
         i, o = self._row(row), self._out(output)
@@ -295,7 +318,18 @@ class InteractionExplanation(Explanation):
 
     @classmethod
     def concatenate(cls, explanations: Sequence[Explanation]) -> InteractionExplanation:
-        """Stack interaction explanations of the same model, game and index along the rows."""
+        """Stack interaction explanations of the same model, game and index along the rows.
+
+        Parameters
+        ----------
+        explanations : sequence of InteractionExplanation
+            The parts, in row order.
+
+        Returns
+        -------
+        InteractionExplanation
+            All their rows.
+        """
         parts = list(explanations)
         if not parts or not all(isinstance(e, InteractionExplanation) for e in parts):
             raise TypeError("explanations must be a non-empty sequence of kexplain.InteractionExplanation.")

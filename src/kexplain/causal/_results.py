@@ -22,9 +22,10 @@ class _FittedIMP(Protocol):
 class InterventionalPrediction:
     """Mean and covariance of E[T | do(X) = x] at query treatments, with the covariance's parts.
 
-    Attributes
+    Parameters
     ----------
     mean : ndarray of shape (q,)
+        The posterior mean at each query treatment.
     cov : ndarray of shape (q, q)
         The sum of ``components``.
     components : dict of str to ndarray of shape (q, q)
@@ -80,11 +81,28 @@ class InterventionalKernel(_SkKernel):
         return K
 
     def diag(self, X: Any) -> np.ndarray:
-        """Prior variances at the rows of X."""
+        """Prior variances at the rows of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d_x)
+            Treatments.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The prior variance at each row.
+        """
         return np.diag(self(X))
 
     def is_stationary(self) -> bool:
-        """False: the interventional covariance is not stationary."""
+        """False: the interventional covariance is not stationary.
+
+        Returns
+        -------
+        bool
+            False.
+        """
         return False
 
 
@@ -112,5 +130,16 @@ class InterventionalGPPrior:
         self.kernel = InterventionalKernel(model)
 
     def mean(self, x: Any) -> np.ndarray:
-        """Prior mean E[T | do(X) = x] at the rows of x."""
+        """Prior mean E[T | do(X) = x] at the rows of x.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d_x)
+            Treatments.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The prior mean at each row.
+        """
         return np.asarray(self.model.predict(x))

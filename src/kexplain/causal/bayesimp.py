@@ -179,6 +179,7 @@ class BayesIMP:
         Returns
         -------
         self
+            The fitted estimator.
         """
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}; got {self.method!r}.")
@@ -348,6 +349,8 @@ class BayesIMP:
         Returns
         -------
         ndarray of shape (q,) or InterventionalPrediction
+            The posterior mean of E[T | do(x)] at each query, or with ``return_cov`` an
+            InterventionalPrediction holding the mean, the covariance and its parts.
 
         Examples
         --------
@@ -369,6 +372,18 @@ class BayesIMP:
 
     def cross_cov(self, xa: Any, xb: Any) -> np.ndarray:
         """Covariance between E[T | do(xa)] and E[T | do(xb)], shape (len(xa), len(xb)).
+
+        Parameters
+        ----------
+        xa : array-like of shape (qa, d_x)
+            Query treatments.
+        xb : array-like of shape (qb, d_x)
+            Query treatments.
+
+        Returns
+        -------
+        ndarray of shape (qa, qb)
+            The posterior covariance.
 
         Examples
         --------

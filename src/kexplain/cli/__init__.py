@@ -69,34 +69,13 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ._demo import DemoFailure, run_demo
-from ._explain import run_explain
-from ._frames import interactions_frame, values_frame
-from ._models import MODEL_WARNING, load_model
+from ._demo import DemoFailure
 from ._parser import build_parser
-from ._report import run_report
-from ._stats import run_hsic, run_mmd
-from ._tables import CLIError, check_output_path, os_error, read_table, write_table
+from ._tables import CLIError
 
-__all__ = [
-    "CLIError",
-    "DemoFailure",
-    "MODEL_WARNING",
-    "build_parser",
-    "check_output_path",
-    "interactions_frame",
-    "load_model",
-    "main",
-    "os_error",
-    "read_table",
-    "run_demo",
-    "run_explain",
-    "run_hsic",
-    "run_mmd",
-    "run_report",
-    "values_frame",
-    "write_table",
-]
+# the command line is the interface: the package exports its entry point only (the commands and their
+# helpers are in the private modules)
+__all__ = ["main"]
 
 
 def _one_line(exc: BaseException) -> str:

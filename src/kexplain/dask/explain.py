@@ -51,6 +51,7 @@ class DaskExplanation:
     blocks : list of dask.delayed.Delayed
         One delayed :class:`~kexplain.Explanation` per row block.
     feature_names, output_names : list of str
+        Names of the features and of the outputs.
     game, output : str
         As in :class:`~kexplain.Explanation`.
     interaction_index : {"sii", "stii"} or None
@@ -144,6 +145,7 @@ class DaskExplanation:
         Returns
         -------
         DaskExplanation
+            The same result with its blocks computed and held in the cluster's memory.
 
         Examples
         --------

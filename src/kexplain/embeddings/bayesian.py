@@ -42,6 +42,22 @@ def nuclear_dominant_rbf(
         (2 pi)^(D/2) |2 Sigma^-1 + s^-2 I|^(-1/2) exp(-(a - b)^T (2 Sigma)^-1 (a - b) / 2)
         * exp(-m^T (Sigma / 2 + s^2 I)^-1 m / 2),        m = (a + b) / 2.
 
+    Parameters
+    ----------
+    A : array-like of shape (n, q)
+        Points.
+    B : array-like of shape (m, q)
+        Points.
+    lengthscale : float or array-like of shape (q,)
+        Lengthscale of the RBF kernel l.
+    measure_scale : float
+        Standard deviation of the Gaussian measure nu.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The nuclear dominant kernel r(A, B).
+
     Raises
     ------
     ValueError
@@ -148,6 +164,18 @@ class BayesianCME(BaseEstimator):
     def nuclear_kernel(self, A: ArrayLike, B: ArrayLike) -> np.ndarray:
         """The nuclear dominant kernel r(A, B) of the fitted target kernel.
 
+        Parameters
+        ----------
+        A : array-like of shape (n, q)
+            Target points.
+        B : array-like of shape (m, q)
+            Target points.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            r(A, B).
+
         Examples
         --------
         >>> import numpy as np
@@ -161,6 +189,18 @@ class BayesianCME(BaseEstimator):
 
     def target_kernel(self, A: ArrayLike, B: ArrayLike) -> np.ndarray:
         """The RBF target kernel l(A, B).
+
+        Parameters
+        ----------
+        A : array-like of shape (n, q)
+            Target points.
+        B : array-like of shape (m, q)
+            Target points.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            l(A, B).
 
         Examples
         --------
@@ -179,6 +219,7 @@ class BayesianCME(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d)
+            Rows of the conditioning variable.
         y : array-like of shape (n,) or (n, q)
             The targets Y.
 
@@ -274,6 +315,22 @@ class BayesianCME(BaseEstimator):
     def predict(self, X: Any, Y: Any, *, return_cov: bool = False) -> Any:
         """Posterior mean of mu(x, y), shape (N, M), and with ``return_cov`` its covariance (N, M, N, M).
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        Y : array-like of shape (M, q)
+            Target points.
+        return_cov : bool, default False
+            Also return the posterior covariance.
+
+        Returns
+        -------
+        mean : ndarray of shape (N, M)
+            The posterior mean of mu(x, y).
+        cov : ndarray of shape (N, M, N, M)
+            Its covariance, with ``return_cov=True`` only.
+
         Examples
         --------
         >>> import numpy as np
@@ -309,6 +366,24 @@ class BayesianCME(BaseEstimator):
         The mean is sum_j coef_j mean(x, p_j); the covariance is
         k(x, x') a^T R_PP a - k(x, X) (K + n eta I)^-1 k(X, x') a^T R_PY R^-1 R_YP a (Chau, 2023,
         thesis Proposition 4.3.3, where f is a kernel ridge regression with coefficients a).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        points : array-like of shape (J, q)
+            Target points p_j of f.
+        coef : array-like of shape (J,)
+            Coefficients of f = sum_j coef_j l(., p_j).
+        return_cov : bool, default False
+            Also return the posterior covariance.
+
+        Returns
+        -------
+        mean : ndarray of shape (N,)
+            The posterior mean of <f, mu(x, .)>.
+        cov : ndarray of shape (N, N)
+            Its covariance, with ``return_cov=True`` only.
 
         Examples
         --------

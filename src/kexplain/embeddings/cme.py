@@ -16,6 +16,7 @@ which equals repeating rows in proportion to their weights.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -72,10 +73,34 @@ def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> flo
     return float(-0.5 * n * np.sum(np.log(e)) - 0.5 * np.sum(Lt / e))
 
 
-def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequence[np.ndarray]) -> float:
+def cme_cv_loss_from_grams(
+    K: np.ndarray,
+    L: np.ndarray,
+    regularization: float | None = None,
+    folds: Sequence[np.ndarray] | None = None,
+    *,
+    eta: float | None = None,
+) -> float:
     """Held-out squared RKHS error sum ``||l(y, .) - mu_{Y|x}||^2`` over the folds, divided by n.
 
-    ``K`` and ``L`` are the Gram matrices of the conditioning and target kernels on all rows.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the conditioning kernel on all rows.
+    L : ndarray of shape (n, n)
+        Gram matrix of the target kernel on the same rows.
+    regularization : float
+        The ridge of the embedding, as ``ConditionalMeanEmbedding(regularization=...)``: each fold
+        solves with ``K_train + n_train * regularization * I``.
+    folds : sequence of 1-D int arrays
+        The held-out row indices of each fold.
+    eta : float, optional
+        Deprecated spelling of ``regularization`` (a ``FutureWarning``).
+
+    Returns
+    -------
+    float
+        The summed held-out error divided by n.
 
     Examples
     --------
@@ -90,7 +115,19 @@ def cme_cv_loss_from_grams(K: np.ndarray, L: np.ndarray, eta: float, folds: Sequ
     K = check_matrix(K, "K", square=True)
     n = K.shape[0]
     L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
-    eta = check_positive(eta, "eta")
+    if eta is not None:
+        if regularization is not None:
+            raise TypeError("give regularization, not both regularization and its deprecated spelling eta.")
+        warnings.warn(
+            "cme_cv_loss_from_grams(eta=...) is deprecated: write regularization=... (the keyword of the CME "
+            "estimators).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        regularization = eta
+    if regularization is None or folds is None:
+        raise TypeError("cme_cv_loss_from_grams needs regularization and folds.")
+    eta = check_positive(regularization, "regularization")
     if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
         raise ValueError(f"folds must be a sequence of arrays of held-out row indices, got {folds!r:.80}.")
     checked = []
@@ -142,12 +179,17 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         (``cme_log_marginal_likelihood``) over log10(eta) in [-8, 2].  The selectors use the
         exact system on at most ``max_selection_rows`` rows, unweighted.
     approximation : None or "nystroem"
+        None for the exact ridge; "nystroem" for the Nystroem approximation on ``n_landmarks`` landmark
+        rows.
     n_landmarks : int
         Landmark rows of the Nystroem approximation (all rows when there are fewer).
     grid : sequence of float, optional
         Candidates for ``regularization="cv"``; default 1e-6, 1e-5, ..., 1.
     n_folds : int
+        Number of cross-validation folds of ``regularization="cv"``.
     max_selection_rows : int
+        The largest number of rows the selection of ``regularization`` solves on (a random subset
+        beyond).
     random_state : None, int or numpy Generator
         Picks the landmarks, the folds and the selection subsample.
 
@@ -239,6 +281,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d)
+            Rows of the conditioning variable.
         y : array-like of shape (n,) or (n, q)
             The targets Y.
         sample_weight : array-like of shape (n,), optional
@@ -355,6 +398,16 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def weights(self, X: Any) -> np.ndarray:
         """beta(x) over the training rows, shape (n, N): E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i).
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+
+        Returns
+        -------
+        ndarray of shape (n, N)
+            The weights beta(x) over the training rows, one column per query row.
+
         Examples
         --------
         >>> import numpy as np
@@ -376,6 +429,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
 
         ``g`` is a callable applied to the training targets (a 2-D (n, q) array; it returns (n,)
         or (n, o)), or the values g(y_i) themselves, shape (n,) or (n, o).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        g : callable or array-like
+            A function of the training targets (applied to the (n, q) array), or its values at them.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, o)
+            E[g(Y) | X = x] for every query row.
 
         Examples
         --------
@@ -408,6 +473,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def embedding(self, X: Any, Y: Any) -> np.ndarray:
         """mu_{Y|x}(y) = sum_i beta_i(x) l(y_i, y), shape (N, M), for the rows of ``X`` and ``Y``.
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+        Y : array-like of shape (M, q)
+            Points of the target variable.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            The embedding mu_{Y|x}(y) at every pair of rows.
+
         Examples
         --------
         >>> import numpy as np
@@ -428,6 +505,18 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
         """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
 
+        Parameters
+        ----------
+        X1 : array-like of shape (N1, d)
+            Query rows.
+        X2 : array-like of shape (N2, d), optional
+            Second set of query rows; None means X1.
+
+        Returns
+        -------
+        ndarray of shape (N1, N2)
+            The inner products of the embeddings in the target RKHS.
+
         Examples
         --------
         >>> import numpy as np
@@ -446,6 +535,16 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
 
         Computed in blocks of query rows: memory is the fitted factor (n x n exact, n x m
         Nystroem) plus the output plus ``BLOCK_BYTES`` (64 MiB) of weights at a time.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Query rows of the conditioning variable.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, q)
+            The conditional mean E[Y | X = x].
 
         Examples
         --------

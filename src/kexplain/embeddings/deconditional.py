@@ -202,6 +202,7 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         if self.estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {', '.join(map(repr, _ESTIMATORS))}; got {self.estimator!r}.")

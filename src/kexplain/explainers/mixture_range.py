@@ -30,7 +30,7 @@ class MixtureRange:
     tol : float
         Target uniform error of every mixture factor (validated by the caller).
     rows : ndarray
-        Rows that bound the range from the start (reference points, background).
+        Rows that bound the range from the start (support points, background).
 
     Examples
     --------

@@ -27,7 +27,7 @@ from ..shapley.polynomial import PolynomialTerms
 
 
 class PolynomialFunctionalGame:
-    """The functional game of a PolynomialExpansion at the rows ``X``: rows are reference points."""
+    """The functional game of a PolynomialExpansion at the rows ``X``: rows are support points."""
 
     def __init__(self, em: PolynomialExpansion, X: np.ndarray) -> None:
         self.em, self.X = em, X
@@ -36,13 +36,13 @@ class PolynomialFunctionalGame:
         self.terms: PolynomialTerms = em.kernel.terms
 
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
-        """(a, 0, c) for these points and reference points."""
+        """(a, 0, c) for these points and support points."""
         a = self.em.kernel.feature_terms(self.X[points], self.em.X_ref[rows])
         return a, 0.0, self.em.coef[rows]
 
 
 class PolynomialInterventionalGame:
-    """The interventional (or baseline) game: rows are (reference point, background row) pairs."""
+    """The interventional (or baseline) game: rows are (support point, background row) pairs."""
 
     def __init__(self, em: PolynomialExpansion, X: np.ndarray, Z: np.ndarray, w: np.ndarray) -> None:
         self.em, self.X, self.Z, self.w = em, X, Z, w
@@ -51,14 +51,14 @@ class PolynomialInterventionalGame:
         self.terms: PolynomialTerms = em.kernel.terms
 
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(a, b, c) for these points and (reference point, background row) pairs, i-major."""
+        """(a, b, c) for these points and (support point, background row) pairs, i-major."""
         nz = self.Z.shape[0]
         r = np.arange(rows.start, rows.stop)
         i, z = r // nz, r % nz
         ref = self.em.X_ref
         kern = self.em.kernel
         i0, i1 = int(i[0]), int(i[-1]) + 1
-        # the present terms depend on the reference point only: compute them once per point and i
+        # the present terms depend on the support point only: compute them once per point and i
         a_ref = kern.feature_terms(self.X[points], ref[i0:i1])  # (p, n_i, d)
         a = a_ref[:, i - i0, :]
         # the absent terms h_j(z_j, X_ij) of each pair: the diagonal of a (pairs x pairs) table

@@ -1,17 +1,17 @@
 """Product games built from a KernelExpansion, for either exact route.
 
 Rows of the functional-baseline game (Mohammadi, Chau & Muandet, 2025, section 3.1) are the
-expansion's (term, reference point) pairs; rows of the interventional game are (term, reference
+expansion's (term, support point) pairs; rows of the interventional game are (term, reference
 point, background row) triples.  Both build dense blocks on demand, so the engine's chunking
 bounds memory (design notes, docs/design.md section 1, table of instances).
 
 What depends only on the model and the background is built once, by the explainer's
 constructor, and shared by every ``explain`` call:
 
-- :class:`BackgroundFactors`: the per-feature kernel factors k_ij(z_j) of every reference point i
+- :class:`BackgroundFactors`: the per-feature kernel factors k_ij(z_j) of every support point i
   against every background row z, used by the quadrature route of the interventional game;
 - :func:`subset_game`: for few features and many background rows, the interventional value
-  factorises per reference point i into a part that depends on x and one that does not,
+  factorises per support point i into a part that depends on x and one that does not,
 
       v_x(S) = sum_i coef_i * prod_{j in S} k_ij(x_j) * B_i(complement of S),
       B_i(T) = sum_z w_z prod_{j in T} k_ij(z_j),
@@ -157,7 +157,7 @@ class BackgroundFactors:
 class InterventionalGame:
     """v_x(S) = sum_z w_z f(x_S, z_not S) (minus the intercept): exact interventional SHAP.
 
-    Baseline Shapley at a reference point is the special case of one background row.  A
+    Baseline Shapley at a reference row is the special case of one background row.  A
     ``ProductGame`` for :func:`kexplain.shapley.solve_product_game`, whose rows are (expansion
     row, background row) pairs; the background's factors come from a :class:`BackgroundFactors`
     built once per explainer.
@@ -202,7 +202,7 @@ class InterventionalGame:
         self.n_rows = model.n_rows * self.nb
         self.n_outputs = model.n_outputs
         # row blocks that hold whole groups of background rows need a_base for their own
-        # reference points only (no recomputed or discarded kernel rows at block edges)
+        # support points only (no recomputed or discarded kernel rows at block edges)
         self.row_alignment = self.nb
 
     def block(self, points: slice, rows: slice) -> tuple[Any, Any, Any]:

@@ -81,7 +81,7 @@ class ProductKernelExplainer(Explainer):
       (``game="baseline"``).
 
     Everything that depends only on the model and the background is built here, once, and
-    reused by every ``explain`` call: the per-feature kernel factors of the reference points
+    reused by every ``explain`` call: the per-feature kernel factors of the support points
     against the background rows and, for few features and many background rows, the table of
     absent-set values of the subset route (``kexplain.shapley.subsets``).  A cost model
     (:func:`~kexplain.shapley.routes.choose_route`) picks the cheaper exact route.
@@ -272,7 +272,7 @@ class ProductKernelExplainer(Explainer):
         if background_summary is not None and self.game not in ("interventional", SUMMARISED_GAME):
             raise ValueError("background_summary summarises a background: give background= too.")
         self._covariance: PosteriorCovariance | None = None
-        # a Matérn or rational quadratic kernel: discretise it for the box of the reference points
+        # a Matérn or rational quadratic kernel: discretise it for the box of the support points
         # and the background (widened by explain when explained points fall outside)
         self._mixture: MixtureRange | None = None
         if isinstance(em.kernel, ScaleMixtureKernel):
@@ -347,10 +347,12 @@ game='interventional (summarised background)')
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, d)
+            Rows.
 
         Returns
         -------
         ndarray of shape (N,) or (N, n_outputs)
+            The model's explained output at every row (one column per output for several).
 
         Examples
         --------
@@ -377,6 +379,7 @@ game='interventional (summarised background)')
         Returns
         -------
         FunctionalGame or InterventionalGame
+            The game, with its per-row tables.
 
         Examples
         --------
@@ -407,10 +410,12 @@ game='interventional (summarised background)')
         Parameters
         ----------
         X : array-like or DataFrame of shape (N, d)
+            Rows (only their columns are read).
 
         Returns
         -------
         list of str
+            One name per feature.
 
         Examples
         --------
@@ -532,7 +537,7 @@ game='interventional (summarised background)')
 
         Matérn and rational quadratic kernels (any game, interactions and ``uncertainty``): the
         kernel is a positive sum of RBF kernels within a uniform error eps measured on the range of
-        the data (reference points, background and ``X``; see
+        the data (support points, background and ``X``; see
         :class:`~kexplain.kernels.ScaleMixtureKernel`).  The values are the exact Shapley values of
         that sum, itself a valid kernel model within ``eps sum_i |c_i|`` of the model everywhere on the
         data's range, and ``ex.kernel_error_bound`` = ``2 eps sum_i |c_i|`` bounds their distance to

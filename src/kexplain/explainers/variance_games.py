@@ -31,7 +31,7 @@ from ..models.posterior import GPPosterior
 def covariance_rows(post: GPPosterior) -> tuple[list[tuple[Kernel | None, np.ndarray]], np.ndarray]:
     """Rows of the posterior covariance's quadratic part and their symmetric weight matrix C.
 
-    Returns ``groups`` (a list of (kernel term or None for the constant, reference rows)) and
+    Returns ``groups`` (a list of (kernel term or None for the constant, support points)) and
     C (R, R) with the amplitudes and the constant folded in (without ``scale``).
 
     Examples

@@ -123,12 +123,42 @@ class ConstrainedGaussianRBF:
         return 1.0 - s / (s + 2 * self.delta2)
 
     def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y)).
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The constrained kernel matrix.
+        """
         s = _lengthscale(l)
         return np.exp(-_sq(x, y) / (2 * s)) - np.outer(self._m(x, s), self._m(y, s)) / self._v(s)
 
     def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Derivative of ``k(x, y, l)`` in log l."""
+        """Derivative of ``k(x, y, l)`` in log l.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The derivative of ``k(x, y, l)`` with respect to log l.
+        """
         s = _lengthscale(l)
         sq = _sq(x, y)
         base = np.exp(-sq / (2 * s)) * sq / s
@@ -136,7 +166,20 @@ class ConstrainedGaussianRBF:
         return base - mm * (self._dlog_m(x, s)[:, None] + self._dlog_m(y, s)[None, :] - self._dlog_v(s))
 
     def diag(self, x: Any, l: float | None = None) -> np.ndarray:
-        """k~(x_a, x_a) for each a."""
+        """k~(x_a, x_a) for each a.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The diagonal of ``k(x, x, l)``.
+        """
         s = _lengthscale(l)
         return 1.0 - self._m(x, s) ** 2 / self._v(s)
 
@@ -161,6 +204,20 @@ class ConstrainedGaussianRBF:
         l / delta = 10, none left at 1e3), by Gauss-Hermite quadrature of k~ k~ computed without
         cancellation (``_k_tilde_units``): relative error within 1e-12 of 50-digit arithmetic
         up to l / delta = 1e5 (tests/test_reliability_numerics.py).
+
+        Parameters
+        ----------
+        a : array-like of shape (n,)
+            Values of the feature.
+        b : array-like of shape (m,)
+            Values of the feature.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The integral of k~(s, a) k~(s, b) under the input measure.
         """
         s = _lengthscale(l)
         if s > (GAMMA_QUADRATURE_RATIO**2) * self.delta2:
@@ -196,7 +253,20 @@ class ConstrainedGaussianRBF:
         return J - (np.outer(ma, hb) + np.outer(ha, mb)) / v + np.outer(ma, mb) * M2 / v**2
 
     def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
-        """n draws from the measure."""
+        """n draws from the measure.
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        rng : numpy.random.RandomState
+            Source of the draws.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Draws from the input measure.
+        """
         return self.mu + np.sqrt(self.delta2) * rng.standard_normal(n)
 
 
@@ -257,12 +327,42 @@ class ConstrainedEmpiricalRBF:
         return float(self.weights @ self._base(self.points, self.points, s) @ self.weights)
 
     def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y)).
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The constrained kernel matrix.
+        """
         s = _lengthscale(l)
         return self._base(x, y, s) - np.outer(self._m(x, s), self._m(y, s)) / self._v(s)
 
     def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Derivative of ``k(x, y, l)`` in log l."""
+        """Derivative of ``k(x, y, l)`` in log l.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The derivative of ``k(x, y, l)`` with respect to log l.
+        """
         s = _lengthscale(l)
         sq = _sq(x, y)
         base = np.exp(-sq / (2 * s)) * sq / s
@@ -277,22 +377,76 @@ class ConstrainedEmpiricalRBF:
         return base - (np.outer(dmx, my) + np.outer(mx, dmy)) / v + np.outer(mx, my) * dv / v**2
 
     def diag(self, x: Any, l: float | None = None) -> np.ndarray:
-        """k~(x_a, x_a) for each a."""
+        """k~(x_a, x_a) for each a.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The diagonal of ``k(x, x, l)``.
+        """
         s = _lengthscale(l)
         return 1.0 - self._m(x, s) ** 2 / self._v(s)
 
     def at_measure(self, y: Any, l: float | None = None) -> np.ndarray:
-        """k~(s, y) for the measure's points s: shape (n_points, len(y))."""
+        """k~(s, y) for the measure's points s: shape (n_points, len(y)).
+
+        Parameters
+        ----------
+        y : array-like of shape (m,)
+            Values of the feature.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n_points, m)
+            k~(s, y) for the measure's points s.
+        """
         return self.k(self.points, y, l)
 
     def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
-        """sum_s w_s k~(s, a) k~(s, b): shape (len(a), len(b))."""
+        """sum_s w_s k~(s, a) k~(s, b): shape (len(a), len(b)).
+
+        Parameters
+        ----------
+        a : array-like of shape (n,)
+            Values of the feature.
+        b : array-like of shape (m,)
+            Values of the feature.
+        l : float, optional
+            Lengthscale; None uses the kernel's own.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The integral of k~(s, a) k~(s, b) under the input measure.
+        """
         ka = self.at_measure(a, l)
         kb = ka if b is a else self.at_measure(b, l)
         return (ka * self.weights[:, None]).T @ kb
 
     def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
-        """n draws from the measure."""
+        """n draws from the measure.
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        rng : numpy.random.RandomState
+            Source of the draws.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Draws from the input measure.
+        """
         return rng.choice(self.points, size=n, p=self.weights)
 
 
@@ -339,28 +493,105 @@ class ConstrainedCategorical:
         return np.where(ok, self.probs[np.clip(c, 0, self.probs.size - 1)], 0.0)
 
     def k(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y))."""
+        """Constrained kernel matrix k~(x_a, y_b), shape (len(x), len(y)).
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Ignored: the kernel has no lengthscale (kept for the common signature).
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The constrained kernel matrix.
+        """
         cx, cy = self._codes(x), self._codes(y)
         return (cx[:, None] == cy[None, :]).astype(np.float64) - np.outer(self._m(x), self._m(y)) / self.v
 
     def dk_dlog_l(self, x: Any, y: Any, l: float | None = None) -> np.ndarray:
-        """Zero: the kernel has no lengthscale."""
+        """Zero: the kernel has no lengthscale.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        y : array-like of shape (m,)
+            Values of the feature to compare them with.
+        l : float, optional
+            Ignored: the kernel has no lengthscale (kept for the common signature).
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The derivative of ``k(x, y, l)`` with respect to log l.
+        """
         return np.zeros((len(x), len(y)))
 
     def diag(self, x: Any, l: float | None = None) -> np.ndarray:
-        """k~(x_a, x_a) for each a."""
+        """k~(x_a, x_a) for each a.
+
+        Parameters
+        ----------
+        x : array-like of shape (n,)
+            Values of the feature.
+        l : float, optional
+            Ignored: the kernel has no lengthscale (kept for the common signature).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The diagonal of ``k(x, x, l)``.
+        """
         return 1.0 - self._m(x) ** 2 / self.v
 
     def levels(self) -> np.ndarray:
-        """The category codes 0..L-1 (the support of the measure), as floats."""
+        """The category codes 0..L-1 (the support of the measure), as floats.
+
+        Returns
+        -------
+        ndarray of shape (L,)
+            The category codes 0..L-1, as floats.
+        """
         return np.arange(self.probs.size, dtype=np.float64)
 
     def gamma(self, a: Any, b: Any, l: float | None = None) -> np.ndarray:
-        """sum_c p_c k~(c, a) k~(c, b): shape (len(a), len(b))."""
+        """sum_c p_c k~(c, a) k~(c, b): shape (len(a), len(b)).
+
+        Parameters
+        ----------
+        a : array-like of shape (n,)
+            Values of the feature.
+        b : array-like of shape (m,)
+            Values of the feature.
+        l : float, optional
+            Ignored: the kernel has no lengthscale (kept for the common signature).
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The integral of k~(s, a) k~(s, b) under the input measure.
+        """
         ka = self.k(self.levels(), a)
         kb = self.k(self.levels(), b)
         return (ka * self.probs[:, None]).T @ kb
 
     def sample(self, n: int, rng: np.random.RandomState) -> np.ndarray:
-        """n draws from the measure (codes as floats)."""
+        """n draws from the measure (codes as floats).
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        rng : numpy.random.RandomState
+            Source of the draws.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Draws from the input measure.
+        """
         return rng.choice(self.probs.size, size=n, p=self.probs).astype(np.float64)

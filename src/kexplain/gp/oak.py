@@ -41,7 +41,7 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         Gaussian measure fits the data (the role of the normalising flows in section 6 of the
         additive-GP paper, see :mod:`kexplain.gp`): smooth, strictly monotone, it extrapolates beyond
         the training range (a quantile map clips there) and has one parameter per feature.
-    categorical_features : None, list of column indices or names, or boolean mask
+    categorical_features : None, list of column indices or names, or mask of bool
         Features with discrete measures (binary or categorical, integer codes or labels). None:
         the columns holding non-numeric labels.
     n_inducing : int or None

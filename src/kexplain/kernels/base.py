@@ -91,7 +91,15 @@ class Kernel:
     numeric: bool = True
 
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """Per-feature kernel values, shape (len(X), len(Y), d), without the amplitude."""
+        """Per-feature kernel values, shape (len(X), len(Y), d), without the amplitude.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Rows (validated).
+        Y : ndarray of shape (m, d)
+            Rows to compare them with.
+        """
         raise NotImplementedError
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
@@ -127,6 +135,7 @@ class Kernel:
         Returns
         -------
         ndarray of shape (n, m)
+            The Gram matrix amplitude * prod_j k_j(X_pj, Y_rj).
 
         Raises
         ------
@@ -166,21 +175,52 @@ class Kernel:
         return out
 
     def diag_value(self) -> float:
-        """k(x, x), which is the amplitude for every kernel here."""
+        """k(x, x), which is the amplitude for every kernel here.
+
+        Returns
+        -------
+        float
+            k(x, x), which is the amplitude for every kernel here.
+        """
         return self.amplitude
 
     def check_n_features(self, d: int, name: str = "X") -> None:
-        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features."""
+        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features.
+
+        Parameters
+        ----------
+        d : int
+            Number of features of the input.
+        name : str, default 'X'
+            Name of the input, for the error message.
+        """
         nf = self.n_features
         if nf is not None and nf != d:
             raise ValueError(f"{name} has {d} features but the kernel {self!r} is defined on {nf} features.")
 
     def rescaled(self, scale: np.ndarray) -> Kernel:
-        """The same kernel seen from inputs x with x_scaled = scale * x + shift (per feature)."""
+        """The same kernel seen from inputs x with x_scaled = scale * x + shift (per feature).
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+        """
         raise NotImplementedError
 
     def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features this kernel needs as numbers."""
+        """Boolean array (d,): which features this kernel needs as numbers.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        ndarray of bool, shape (d,)
+            True for the features the kernel needs as numbers.
+        """
         return np.full(d, self.numeric, dtype=bool)
 
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
@@ -189,6 +229,18 @@ class Kernel:
         What the kernel statistics need for their sample pairs (the numpy pair path).  Here one
         call of :meth:`feature_values` per pair (slow but correct); the kernels of this module
         override it with direct formulas.
+
+        Parameters
+        ----------
+        P : ndarray of shape (r, d)
+            Rows of the first sample.
+        Q : ndarray of shape (r, d)
+            Rows of the second sample, matched to those of ``P`` row by row.
+
+        Returns
+        -------
+        ndarray of shape (r, d)
+            The per-feature values k_j(P_ij, Q_ij), without the amplitude.
 
         Examples
         --------
@@ -211,6 +263,11 @@ class Kernel:
         ``PAIR_RBF``, ``PAIR_LAPLACE``, ``PAIR_CAUCHY`` and ``PAIR_DELTA`` of this module.  None
         (the default) sends the kernel to the numpy pair path (:meth:`pair_values`), which is
         correct for every kernel.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
         """
         return None
 
@@ -276,7 +333,7 @@ class _Stationary(Kernel):
 
     @classmethod
     def from_data(cls, *arrays: ArrayLike, per_feature: bool = False, standardize: bool = True) -> Any:
-        """This kernel with kexplain's default lengthscale for the pooled rows of ``arrays``.
+        """The same kernel with kexplain's default lengthscale for the pooled rows of ``arrays``.
 
         The one policy of :func:`kexplain.kernels.default_lengthscale` (the median heuristic on
         standardised features, design notes section "Default kernels"); a subclass whose profile
@@ -500,7 +557,20 @@ class Categorical(Kernel):
         return self._n_features
 
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """1.0 where labels are equal and ``mismatch`` elsewhere, shape (len(X), len(Y), d)."""
+        """1.0 where labels are equal and ``mismatch`` elsewhere, shape (len(X), len(Y), d).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Rows (validated).
+        Y : ndarray of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            The per-feature values k_j(X_pj, Y_rj), without the amplitude.
+        """
         Xa = np.asarray(X)
         Ya = np.asarray(Y)
         eq = Xa[:, None, :] == Ya[None, :, :]
@@ -511,15 +581,52 @@ class Categorical(Kernel):
         return _mismatch_gram([(np.asarray(X), np.asarray(Y), self.mismatch)], len(X), len(Y))
 
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """1.0 where the matched labels are equal, else ``mismatch``, shape (r, d)."""
+        """1.0 where the matched labels are equal, else ``mismatch``, shape (r, d).
+
+        Parameters
+        ----------
+        P : ndarray of shape (r, d)
+            Rows of the first sample.
+        Q : ndarray of shape (r, d)
+            Rows of the second sample, matched to those of ``P`` row by row.
+
+        Returns
+        -------
+        ndarray of shape (r, d)
+            The per-feature values k_j(P_ij, Q_ij), without the amplitude.
+        """
         return np.where(np.asarray(P) == np.asarray(Q), 1.0, self.mismatch)
 
     def pair_loop_params(self, d: int) -> PairParams | None:
-        """The delta code and ``mismatch`` per feature (see :meth:`Kernel.pair_loop_params`)."""
+        """The delta code and ``mismatch`` per feature (see :meth:`Kernel.pair_loop_params`).
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        tuple of ndarray or None
+            (codes, inverse lengthscales, mismatches), one entry per feature, or None for the numpy
+            pair path.
+        """
         return np.full(d, PAIR_DELTA, np.int64), np.ones(d), np.full(d, self.mismatch)
 
     def rescaled(self, scale: ArrayLike) -> Kernel:
-        """The same kernel: a nonzero affine map keeps equal labels equal and others different."""
+        """The same kernel: a nonzero affine map keeps equal labels equal and others different.
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         # an affine map with nonzero scale keeps equal labels equal and different ones different
         if np.any(np.asarray(scale) == 0):
             raise ValueError("a Categorical feature cannot be scaled by zero.")
@@ -654,7 +761,20 @@ class ProductKernel(Kernel):
         return np.ones((n, m)) if out is None else out
 
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """The parts' values on their features for matched rows, shape (r, d)."""
+        """The parts' values on their features for matched rows, shape (r, d).
+
+        Parameters
+        ----------
+        P : ndarray of shape (r, d)
+            Rows of the first sample.
+        Q : ndarray of shape (r, d)
+            Rows of the second sample, matched to those of ``P`` row by row.
+
+        Returns
+        -------
+        ndarray of shape (r, d)
+            The per-feature values k_j(P_ij, Q_ij), without the amplitude.
+        """
         r = np.shape(P)[0]
         out = np.empty((r, self._d))
         for k, feats in self.parts:
@@ -665,7 +785,19 @@ class ProductKernel(Kernel):
         return out
 
     def pair_loop_params(self, d: int) -> PairParams | None:
-        """The parts' codes on their features, or None when a part has none."""
+        """The parts' codes on their features, or None when a part has none.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        tuple of ndarray or None
+            (codes, inverse lengthscales, mismatches), one entry per feature, or None for the numpy
+            pair path.
+        """
         self.check_n_features(d)
         kinds, inv, mism = np.empty(d, np.int64), np.empty(d), np.empty(d)
         for k, feats in self.parts:
@@ -676,11 +808,30 @@ class ProductKernel(Kernel):
         return kinds, inv, mism
 
     def diag_value(self) -> float:
-        """k(x, x): the total amplitude."""
+        """k(x, x): the total amplitude.
+
+        Returns
+        -------
+        float
+            k(x, x), the amplitude.
+        """
         return self.total_amplitude
 
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """Per-feature values of the parts, without amplitudes, shape (len(X), len(Y), d)."""
+        """Per-feature values of the parts, without amplitudes, shape (len(X), len(Y), d).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Rows (validated).
+        Y : ndarray of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            The per-feature values k_j(X_pj, Y_rj), without the amplitude.
+        """
         Xa = np.asarray(X)
         Ya = np.asarray(Y)
         out = np.empty((Xa.shape[0], Ya.shape[0], self._d))
@@ -692,7 +843,18 @@ class ProductKernel(Kernel):
         return out
 
     def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features the parts need as numbers."""
+        """Boolean array (d,): which features the parts need as numbers.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        ndarray of bool, shape (d,)
+            True for the features the kernel needs as numbers.
+        """
         self.check_n_features(d)
         mask = np.ones(d, dtype=bool)
         for k, feats in self.parts:
@@ -700,7 +862,19 @@ class ProductKernel(Kernel):
         return mask
 
     def rescaled(self, scale: ArrayLike) -> ProductKernel:
-        """Every part rescaled by the entries of ``scale`` on its features."""
+        """Every part rescaled by the entries of ``scale`` on its features.
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), (self._d,))
         parts = [(k.rescaled(scale[f]), f) for k, f in self.parts]
         return ProductKernel(parts, amplitude=self.amplitude)
@@ -776,11 +950,28 @@ class PointwiseProduct(Kernel):
         return self.amplitude * float(np.prod([f.diag_value() for f in self.factors]))
 
     def diag_value(self) -> float:
-        """k(x, x): the total amplitude."""
+        """k(x, x): the total amplitude.
+
+        Returns
+        -------
+        float
+            k(x, x), the amplitude.
+        """
         return self.total_amplitude
 
     def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features some factor needs as numbers."""
+        """Boolean array (d,): which features some factor needs as numbers.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        ndarray of bool, shape (d,)
+            True for the features the kernel needs as numbers.
+        """
         return np.logical_or.reduce([f.numeric_mask(d) for f in self.factors])
 
     @staticmethod
@@ -789,7 +980,20 @@ class PointwiseProduct(Kernel):
         return X.astype(np.float64) if f.numeric_mask(X.shape[1]).all() else X
 
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """The product of the factors' per-feature values, shape (len(X), len(Y), d)."""
+        """The product of the factors' per-feature values, shape (len(X), len(Y), d).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Rows (validated).
+        Y : ndarray of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            The per-feature values k_j(X_pj, Y_rj), without the amplitude.
+        """
         Xa, Ya = np.asarray(X), np.asarray(Y)
         out = None
         for f in self.factors:
@@ -808,7 +1012,20 @@ class PointwiseProduct(Kernel):
         return out
 
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """The product of the factors' values for matched rows, shape (r, d)."""
+        """The product of the factors' values for matched rows, shape (r, d).
+
+        Parameters
+        ----------
+        P : ndarray of shape (r, d)
+            Rows of the first sample.
+        Q : ndarray of shape (r, d)
+            Rows of the second sample, matched to those of ``P`` row by row.
+
+        Returns
+        -------
+        ndarray of shape (r, d)
+            The per-feature values k_j(P_ij, Q_ij), without the amplitude.
+        """
         out = None
         for f in self.factors:
             v = f.pair_values(self._inputs(f, np.asarray(P)), self._inputs(f, np.asarray(Q)))
@@ -817,7 +1034,19 @@ class PointwiseProduct(Kernel):
         return out
 
     def rescaled(self, scale: ArrayLike) -> PointwiseProduct:
-        """Every factor rescaled (see :meth:`Kernel.rescaled`)."""
+        """Every factor rescaled (see :meth:`Kernel.rescaled`).
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         s = np.asarray(scale, dtype=np.float64)
         return PointwiseProduct([f.rescaled(s) for f in self.factors], amplitude=self.amplitude)
 
@@ -828,7 +1057,7 @@ class PointwiseProduct(Kernel):
 
 class SumKernel:
     """Sum of product kernels, k = sum_t k_t.  Each term is a product kernel, so a model built on
-    a SumKernel is still a product game, with one row per (term, reference point).
+    a SumKernel is still a product game, with one row per (term, support point).
 
     Parameters
     ----------
@@ -872,17 +1101,48 @@ class SumKernel:
         return nfs.pop() if nfs else None
 
     def check_n_features(self, d: int, name: str = "X") -> None:
-        """Raise a ValueError naming ``name`` when a term is defined on another number of features."""
+        """Raise a ValueError naming ``name`` when a term is defined on another number of features.
+
+        Parameters
+        ----------
+        d : int
+            Number of features of the input.
+        name : str, default 'X'
+            Name of the input, for the error message.
+        """
         for t in self.terms:
             t.check_n_features(d, name)
 
     def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features some term needs as numbers."""
+        """Boolean array (d,): which features some term needs as numbers.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        ndarray of bool, shape (d,)
+            True for the features the kernel needs as numbers.
+        """
         masks = [t.numeric_mask(d) for t in self.terms]
         return np.logical_or.reduce(masks)
 
     def rescaled(self, scale: ArrayLike) -> SumKernel:
-        """Every term rescaled (see :meth:`Kernel.rescaled`)."""
+        """Every term rescaled (see :meth:`Kernel.rescaled`).
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         return SumKernel([t.rescaled(scale) for t in self.terms])
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
@@ -902,6 +1162,7 @@ class SumKernel:
         Parameters
         ----------
         X : array-like of shape (n, d)
+            Rows (a 1-D array is one column).
         Y : array-like of shape (m, d), optional
             None means X.
         check_input : bool
@@ -912,6 +1173,7 @@ class SumKernel:
         Returns
         -------
         ndarray of shape (n, m)
+            The sum of the terms' Gram matrices.
 
         Examples
         --------
@@ -973,7 +1235,13 @@ class SumKernel:
         return NotImplemented
 
     def diag_value(self) -> float:
-        """k(x, x): the sum of the terms' amplitudes."""
+        """k(x, x): the sum of the terms' amplitudes.
+
+        Returns
+        -------
+        float
+            k(x, x): the sum of the terms' amplitudes.
+        """
         return float(sum(t.diag_value() for t in self.terms))
 
     def __repr__(self) -> str:
@@ -986,10 +1254,12 @@ def kernel_terms(kernel: Kernel | SumKernel) -> list[Kernel]:
     Parameters
     ----------
     kernel : Kernel or SumKernel
+        A product kernel or a sum of product kernels.
 
     Returns
     -------
     list of Kernel
+        The product-kernel terms, in order.
 
     Raises
     ------
@@ -1050,6 +1320,7 @@ def default_kernel(*arrays: ArrayLike, per_feature: bool = False, standardize: b
     Returns
     -------
     RBF
+        The kernel, with its lengthscales set from the data.
 
     Examples
     --------

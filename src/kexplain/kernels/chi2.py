@@ -59,14 +59,39 @@ class Chi2(Kernel):
         return None if np.ndim(self.gamma) == 0 else int(np.size(self.gamma))
 
     def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """exp(-gamma_j (x_j - y_j)^2 / (x_j + y_j)), shape (len(X), len(Y), d)."""
+        """exp(-gamma_j (x_j - y_j)^2 / (x_j + y_j)), shape (len(X), len(Y), d).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            Rows (validated).
+        Y : ndarray of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            The per-feature values k_j(X_pj, Y_rj), without the amplitude.
+        """
         Xa, Ya = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
         if np.any(Xa < 0) or np.any(Ya < 0):
             raise ValueError("the chi-squared kernel needs non-negative input (as scikit-learn's chi2_kernel).")
         return np.exp(-_chi2_terms(Xa, Ya) * self.gamma)
 
     def rescaled(self, scale: ArrayLike) -> Kernel:
-        """The kernel seen from x with x_scaled = scale * x: gamma_j becomes gamma_j * scale_j (scale > 0)."""
+        """The kernel seen from x with x_scaled = scale * x: gamma_j becomes gamma_j * scale_j (scale > 0).
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of a scaler without shift, x_scaled = scale * x (positive).
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         s = np.asarray(scale, dtype=np.float64)
         if np.any(s <= 0) or not np.all(np.isfinite(s)):
             raise ValueError("the chi-squared kernel can only be rescaled by positive finite factors.")

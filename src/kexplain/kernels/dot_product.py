@@ -112,13 +112,33 @@ class PolynomialOfSum:
         return None
 
     def check_n_features(self, d: int, name: str = "X") -> None:
-        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features."""
+        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features.
+
+        Parameters
+        ----------
+        d : int
+            Number of features of the input.
+        name : str, default 'X'
+            Name of the input, for the error message.
+        """
         nf = self.n_features
         if nf is not None and nf != d:
             raise ValueError(f"{name} has {d} features but the kernel {self!r} is defined on {nf} features.")
 
     def feature_terms(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
         """h_j(X_pj, Y_rj), shape (len(X), len(Y), d).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        Y : array-like of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            The per-feature terms h_j.
 
         Examples
         --------
@@ -142,6 +162,18 @@ class PolynomialOfSum:
     def pair_terms(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
         """h_j(X_rj, Y_rj) of aligned rows, shape (len(X), d).
 
+        Parameters
+        ----------
+        X : array-like of shape (r, d)
+            Rows.
+        Y : array-like of shape (r, d)
+            Rows aligned with those of X.
+
+        Returns
+        -------
+        ndarray of shape (r, d)
+            The per-feature terms h_j of each aligned pair.
+
         Examples
         --------
         >>> import numpy as np
@@ -159,7 +191,20 @@ class PolynomialOfSum:
         return out * self.gamma
 
     def inner_sum(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """u(X_p, Y_r) = sum_j h_j, shape (len(X), len(Y)), without the (p, r, d) tensor for dot products."""
+        """u(X_p, Y_r) = sum_j h_j, shape (len(X), len(Y)), without the (p, r, d) tensor for dot products.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        Y : array-like of shape (m, d)
+            Rows to compare them with.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The sum u of the per-feature terms.
+        """
         Xa = np.asarray(X, dtype=np.float64)
         Ya = np.asarray(Y, dtype=np.float64)
         if self.inner == "dot":
@@ -171,7 +216,18 @@ class PolynomialOfSum:
         return out
 
     def polynomial(self, u: ArrayLike) -> np.ndarray:
-        """P(u), elementwise."""
+        """P(u), elementwise.
+
+        Parameters
+        ----------
+        u : array-like
+            Values of the inner sum.
+
+        Returns
+        -------
+        ndarray
+            P(u), of the shape of ``u``.
+        """
         from ..shapley.polynomial import taylor_coefficients
 
         return taylor_coefficients(self.terms, u, self.degree)[..., 0]
@@ -182,6 +238,18 @@ class PolynomialOfSum:
 
     def gram(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """Gram matrix P(u(X_p, Y_r)), shape (len(X), len(Y)); Y defaults to X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        Y : array-like of shape (m, d), optional
+            Rows to compare them with; None means X.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The Gram matrix.
 
         Examples
         --------
@@ -201,6 +269,19 @@ class PolynomialOfSum:
 
         For the dot product gamma (s x + t - m)(s y + t - m) = gamma s^2 (x - m')(y - m') with
         m' = (m - t) / s.  The additive chi-squared term scales by s and admits no shift.
+
+        Parameters
+        ----------
+        scale : array-like of shape (d,)
+            Per-feature factor of the scaler.
+        shift : array-like of shape (d,) or float, default 0.0
+            Per-feature shift of the scaler.
+
+        Returns
+        -------
+        PolynomialOfSum
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
 
         Examples
         --------

@@ -138,6 +138,7 @@ def median_heuristic(
     Returns
     -------
     float or ndarray of shape (d,)
+        The median pairwise distance (pooled, or per feature).
 
     Raises
     ------
@@ -199,6 +200,7 @@ def default_lengthscale(
     Returns
     -------
     ndarray of shape (d,), or float when ``standardize`` and ``per_feature`` are both False
+        The lengthscale(s) kexplain's default kernels use for these rows.
 
     Raises
     ------

@@ -133,10 +133,10 @@ def _sq_range(inv_sq: Any, span: np.ndarray | None) -> float:
 
 
 class ScaleMixtureKernel(SumKernel):
-    """Matérn and rational quadratic kernels (and their products and sums with RBF kernels), as a
-    positive sum of RBF product kernels within a measured uniform error.
+    """Matérn and rational quadratic kernels as a positive sum of RBF product kernels.
 
-    The kernel is ``sum_c amplitude_c * RBF_c(x, y) * prod_f k_f(u_f(x, y))`` with each ``k_f`` a
+    Also their products and sums with RBF kernels, within a measured uniform error.  The kernel
+    is ``sum_c amplitude_c * RBF_c(x, y) * prod_f k_f(u_f(x, y))`` with each ``k_f`` a
     Matérn or rational quadratic profile of its own scaled squared distance u_f (scikit-learn's
     conventions: Matérn 2^(1-nu)/Gamma(nu) z^nu K_nu(z) with z = sqrt(2 nu u); rational quadratic
     (1 + u / (2 alpha))^(-alpha)).  Its ``terms`` are the RBF kernels of the discretised mixtures
@@ -148,6 +148,7 @@ class ScaleMixtureKernel(SumKernel):
     Parameters
     ----------
     components : sequence of MixtureComponent
+        The terms amplitude_c * RBF_c * prod_f k_f of the kernel.
     tol : float, optional
         Target uniform error of each mixture factor, in (0, 1); default :data:`DEFAULT_KERNEL_TOL`.
     span : array-like of shape (d,), optional
@@ -236,8 +237,10 @@ class ScaleMixtureKernel(SumKernel):
             Positive smoothness; ``inf`` gives the RBF kernel.
         amplitude : float
             Positive factor.
-        tol, span
-            See :class:`ScaleMixtureKernel`.
+        tol : float, optional
+            Target uniform error of each mixture factor (see :class:`ScaleMixtureKernel`).
+        span : array-like of shape (d,), optional
+            Width of the data's bounding box per feature (see :class:`ScaleMixtureKernel`).
 
         Returns
         -------
@@ -279,8 +282,10 @@ class ScaleMixtureKernel(SumKernel):
             Positive scale-mixture parameter.
         amplitude : float
             Positive factor.
-        tol, span
-            See :class:`ScaleMixtureKernel`.
+        tol : float, optional
+            Target uniform error of each mixture factor (see :class:`ScaleMixtureKernel`).
+        span : array-like of shape (d,), optional
+            Width of the data's bounding box per feature (see :class:`ScaleMixtureKernel`).
 
         Returns
         -------
@@ -303,6 +308,18 @@ class ScaleMixtureKernel(SumKernel):
     def with_span(self, span: ArrayLike | None, tol: float | None = None) -> ScaleMixtureKernel:
         """The same kernel discretised for a bounding box of widths ``span`` (and tolerance ``tol``).
 
+        Parameters
+        ----------
+        span : array-like of shape (d,) or None
+            Width of the data's bounding box per feature (None: the default range).
+        tol : float, optional
+            Target uniform error of each factor; None keeps the kernel's.
+
+        Returns
+        -------
+        ScaleMixtureKernel
+            The kernel discretised for that range.
+
         Examples
         --------
         >>> import numpy as np
@@ -314,11 +331,29 @@ class ScaleMixtureKernel(SumKernel):
         return ScaleMixtureKernel(self.components, tol=self.tol if tol is None else tol, span=span)
 
     def max_sq_dists(self) -> list[list[float]]:
-        """The range [0, R] of each factor's scaled squared distance its discretisation covers."""
+        """The range [0, R] of each factor's scaled squared distance its discretisation covers.
+
+        Returns
+        -------
+        list of list of float
+            R for each factor of each component.
+        """
         return [[r.max_sq_dist for r in rules] for rules in self.rules]
 
     def exact(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """The Gram matrix of the kernel itself (not of its discretisation), shape (len(X), len(Y)).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        Y : array-like of shape (m, d), optional
+            Second set of rows; None means X.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The exact Gram matrix.
 
         Examples
         --------
@@ -341,7 +376,19 @@ class ScaleMixtureKernel(SumKernel):
 
     # -- algebra and rescaling ---------------------------------------------------------------
     def rescaled(self, scale: ArrayLike) -> ScaleMixtureKernel:
-        """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees."""
+        """The kernel on inputs x whose scaled version ``scale * x + shift`` this kernel sees.
+
+        Parameters
+        ----------
+        scale : ndarray of shape (d,)
+            Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
+
+        Returns
+        -------
+        Kernel
+            The kernel that gives, on the unscaled inputs, the values this kernel gives on the
+            scaled ones.
+        """
         s2 = np.asarray(scale, dtype=np.float64) ** 2
 
         def _r(v: Any) -> Any:

@@ -26,12 +26,15 @@ class PolynomialExpansion:
     Parameters
     ----------
     X_ref : array (n, d)
-        Reference points (support vectors, training rows).
+        Support points (support vectors, training rows).
     coef : array (n,) or (n, n_outputs)
+        The weight of each support point in each output.
     kernel : kexplain.kernels.PolynomialOfSum
         A linear, polynomial or additive chi-squared kernel (or a sum/product of them).
     intercept : float or array (n_outputs,)
+        The constant of each output.
     feature_names, output_names : optional lists of names
+        Names of the d features and of the outputs.
 
     Examples
     --------
@@ -87,11 +90,26 @@ class PolynomialExpansion:
 
     @property
     def n_rows(self) -> int:
-        """Number of reference points."""
+        """Number of support points."""
         return int(self.X_ref.shape[0])
 
     def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:
-        """Validated rows for this model (finite numbers, d columns; non-negative for chi-squared)."""
+        """Validated rows for this model (finite numbers, d columns; non-negative for chi-squared).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows to validate.
+        name : str, default "X"
+            Name of the argument, for error messages.
+        feature_names : sequence of str, optional
+            The columns a DataFrame must have (default: the model's own feature names).
+
+        Returns
+        -------
+        ndarray of shape (N, d)
+            The validated rows, as floats.
+        """
         Xv = check_data(
             X,
             name=name,
@@ -104,11 +122,31 @@ class PolynomialExpansion:
         return Xv
 
     def functional_base(self) -> np.ndarray:
-        """The value of the empty coalition of the functional game, sum_i coef_i P(0) + intercept."""
+        """The value of the empty coalition of the functional game, sum_i coef_i P(0) + intercept.
+
+        Returns
+        -------
+        ndarray of shape (n_outputs,)
+            The base value of the functional game, per output.
+        """
         return self.kernel.polynomial(np.zeros(1))[0] * self.coef.sum(axis=0) + self.intercept
 
     def predict(self, X: ArrayLike, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
         """f(X), shape (N,) for a single output, else (N, n_outputs).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+        validate : bool, default True
+            Validate X (False for rows already validated).
+        max_block_bytes : int, default 32 MiB
+            Bound on the memory of one block of the Gram matrix.
+
+        Returns
+        -------
+        ndarray of shape (N,) or (N, n_outputs)
+            f(X).
 
         Examples
         --------
@@ -147,6 +185,7 @@ def as_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = No
     Parameters
     ----------
     model : fitted estimator or Pipeline
+        A fitted estimator or Pipeline.
     feature_names : sequence of str, optional
         Default: the model's ``feature_names_in_``.
 

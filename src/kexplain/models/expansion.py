@@ -69,7 +69,7 @@ def check_coef_intercept(coef: Any, intercept: Any, n_rows: int) -> tuple[np.nda
 
 
 class KernelExpansion:
-    """A kernel model written as an expansion over reference points.
+    """A kernel model written as an expansion over support points.
 
     f(x) = sum_i coef_i k(x, X_ref_i) + intercept, with ``k`` a product kernel (or a sum of
     product kernels) from ``kexplain.kernels``.  Several outputs share the kernel; outputs with a
@@ -79,11 +79,15 @@ class KernelExpansion:
     Parameters
     ----------
     X_ref : array (n, d)
-        Reference points (support vectors, training rows).
+        Support points (support vectors, training rows).
     coef : array (n,) or (n, n_outputs)
+        The weight of each support point in each output.
     kernel : kexplain kernel
+        A product kernel or a sum of product kernels.
     intercept : float or array (n_outputs,)
+        The constant of each output.
     feature_names, output_names : optional lists of names
+        Names of the d features and of the outputs (default x0..x{d-1} and a default per output).
 
     Examples
     --------
@@ -117,7 +121,7 @@ class KernelExpansion:
             raise ValueError(f"X_ref must have at least one feature (column), got shape {X_probe.shape}.")
         kernel.check_n_features(d, name="X_ref")
         self.numeric_mask = kernel.numeric_mask(d)
-        # no reference points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
+        # no support points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
         self.X_ref = check_data(X_probe, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
         self.coef, self.single_output, self.intercept = check_coef_intercept(coef, intercept, self.X_ref.shape[0])
         self.terms = kernel_terms(kernel)
@@ -139,8 +143,8 @@ class KernelExpansion:
         """One expansion whose output k is ``expansions[k]``, each output with its own kernel.
 
         f_k(x) = sum_i coef_ik k_k(x, X_ref_i) + intercept_k.  It is still one product game with
-        a row per (kernel term, reference point); a term feeds only its own output (the other
-        outputs' weights in that row are zero).  Reference points are shared when every
+        a row per (kernel term, support point); a term feeds only its own output (the other
+        outputs' weights in that row are zero).  Support points are shared when every
         expansion has the same ones, else concatenated.
 
         Parameters
@@ -217,8 +221,10 @@ class KernelExpansion:
 
     @property
     def term_weights(self) -> np.ndarray:
-        """(n_terms, n_outputs): the amplitude of each kernel term in each output (0 where the
-        term does not feed the output)."""
+        """(n_terms, n_outputs): the amplitude of each kernel term in each output.
+
+        Zero where the term does not feed the output.
+        """
         return self._amplitudes[:, None] * self.term_outputs
 
     @property
@@ -250,12 +256,27 @@ class KernelExpansion:
 
     @property
     def n_rows(self) -> int:
-        """Rows of the expanded product game: one per (kernel term, reference point)."""
+        """Rows of the expanded product game: one per (kernel term, support point)."""
         return len(self.terms) * self.X_ref.shape[0]
 
     def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:
-        """Validated rows for this model; DataFrame columns must equal ``feature_names`` (default:
-        the model's own feature names, when it has them)."""
+        """Validated rows for this model.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows to validate.
+        name : str, default "X"
+            Name of the argument, for error messages.
+        feature_names : sequence of str, optional
+            The columns a DataFrame must have (default: the model's own feature names, when it
+            has them).
+
+        Returns
+        -------
+        ndarray of shape (N, d)
+            The validated rows.
+        """
         return check_data(
             X,
             name=name,
@@ -267,8 +288,19 @@ class KernelExpansion:
     def row_factors(self, X: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
         """Per-feature kernel factors and weights for a block of expanded rows.
 
-        Returns a (p, r, d) with a[p, r, j] = k_{t,j}(X_pj, X_ref_ij) for row r = (t, i), and
-        c (r, o) = amplitude_t * coef_i.
+        Parameters
+        ----------
+        X : ndarray of shape (p, d)
+            Validated rows.
+        rows : slice
+            The block of expanded rows r = (kernel term t, support point i), in ``range(n_rows)``.
+
+        Returns
+        -------
+        a : ndarray of shape (p, r, d)
+            a[p, r, j] = k_{t,j}(X_pj, X_ref_ij).
+        c : ndarray of shape (r, o)
+            c[r] = amplitude_t * coef_i.
         """
         n = self.X_ref.shape[0]
         a_parts, c_parts = [], []
@@ -280,7 +312,7 @@ class KernelExpansion:
             ref = self.X_ref[lo - t * n : hi - t * n]
             a_parts.append(term.feature_values(X, ref))
             c_parts.append(self.term_weights[t] * self.coef[lo - t * n : hi - t * n])
-        if not a_parts:  # an empty block (or a model without reference points)
+        if not a_parts:  # an empty block (or a model without support points)
             return np.ones((len(X), 0, self.n_features)), np.zeros((0, self.n_outputs))
         a = a_parts[0] if len(a_parts) == 1 else np.concatenate(a_parts, axis=1)
         c = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts, axis=0)
@@ -289,9 +321,9 @@ class KernelExpansion:
     def predict(self, X: ArrayLike, *, validate: bool = True, max_block_bytes: int = 32 * 2**20) -> np.ndarray:
         """f(X), shape (N,) for a single-output expansion, else (N, n_outputs).
 
-        Each kernel term's Gram matrix against the reference points is computed from distances
+        Each kernel term's Gram matrix against the support points is computed from distances
         (:meth:`kexplain.kernels.Kernel.gram`, no per-feature factor tensor) in blocks of points
-        and reference points whose Gram block holds at most ``max_block_bytes`` bytes, then
+        and support points whose Gram block holds at most ``max_block_bytes`` bytes, then
         multiplied by the coefficients.
 
         Parameters
@@ -301,11 +333,12 @@ class KernelExpansion:
         validate : bool
             Check X (False: X must already be a validated array, e.g. from :meth:`check_input`).
         max_block_bytes : int
-            Bytes of one Gram block (points x reference points).
+            Bytes of one Gram block (points x support points).
 
         Returns
         -------
         ndarray of shape (N,) or (N, n_outputs)
+            f(X) for every row (one column per output for several outputs).
 
         Examples
         --------

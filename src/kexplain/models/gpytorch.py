@@ -9,7 +9,7 @@ with m the constant of the mean module, K the kernel's Gram matrix of the traini
 the likelihood's noise covariance (Rasmussen & Williams, 2006, eq. 2.25-2.26).  Both are read from
 the model's own forward pass and likelihood in float64, and the conversion checks them against the
 model's own prediction.  BoTorch's affine input transforms (``Normalize``, ``InputStandardize``) are
-folded into the length scales and reference points; ``Standardize`` outcome transforms into the
+folded into the length scales and support points; ``Standardize`` outcome transforms into the
 coefficients, the intercept and the posterior's ``offset``/``scale``.  torch, gpytorch and botorch
 are imported only when such a model is passed.
 """

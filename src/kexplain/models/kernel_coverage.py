@@ -37,7 +37,7 @@ _SHORT = {
 class CoverageRow:
     """One (kernel, estimator) answer of :func:`coverage`.
 
-    Attributes
+    Parameters
     ----------
     kernel : str
         The kernel as a user writes it (a pairwise name, or a GP kernel expression).
@@ -268,6 +268,7 @@ def coverage_table(rows: list[CoverageRow] | None = None) -> str:
     Returns
     -------
     str
+        The reST grid table (as pasted between the markers of the kernels page).
 
     Examples
     --------

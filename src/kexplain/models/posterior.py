@@ -105,6 +105,7 @@ class GPPosterior:
     output : str
         What f is, in words (the ``output`` of the explanations).
     feature_names : sequence of str, optional
+        Names of the d features (default x0..x{d-1}).
     cholesky : array-like of shape (n, n), optional
         A lower-triangular L with A = D (L L^T)^{-1} D (D = ``diag(cholesky_scale)``, default the
         identity): the Cholesky factor of K + s^2 I a GaussianProcessRegressor holds (``L_``), or
@@ -255,6 +256,18 @@ class GPPosterior:
     def prior(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         """The prior kernel of f, ``kernel(X, Y) + constant`` (without ``scale``).
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+        Y : array-like of shape (M, d), optional
+            Second set of rows; None means X.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            The prior covariance kernel(X, Y) + constant.
+
         Examples
         --------
         >>> import numpy as np
@@ -267,6 +280,11 @@ class GPPosterior:
 
     def expansion(self) -> KernelExpansion:
         """The posterior mean as a KernelExpansion (what the product-kernel explainer explains).
+
+        Returns
+        -------
+        KernelExpansion
+            The posterior mean written as a kernel expansion over the training rows.
 
         Examples
         --------
@@ -287,6 +305,16 @@ class GPPosterior:
 
     def mean(self, X: ArrayLike) -> np.ndarray:
         """Posterior mean of f at the rows of X, shape (N,).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The posterior mean of f.
 
         Examples
         --------
@@ -325,6 +353,7 @@ class GPPosterior:
         Returns
         -------
         ndarray of shape (n, m)
+            V = F K, so that K^T A K' = V^T V'.
 
         Examples
         --------
@@ -371,12 +400,14 @@ class GPPosterior:
         Parameters
         ----------
         K : array-like of shape (n, m)
+            Columns of (functionals of) k(X, .), as for :meth:`whiten`.
         V : array-like of shape (n, m), optional
             ``whiten(K)`` when already computed.
 
         Returns
         -------
         ndarray of shape (m,)
+            The radius r_j of each column.
 
         Examples
         --------
@@ -404,6 +435,11 @@ class GPPosterior:
 
     def precision_matrix(self) -> np.ndarray:
         """The matrix A itself (an explicit inverse: for inspection, not for computing with).
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            The matrix A of the data term.
 
         Examples
         --------
@@ -435,6 +471,20 @@ class GPPosterior:
         triangular-solved factors (class Notes); with Y None the result is symmetric with a
         non-negative diagonal.
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+        Y : array-like of shape (M, d), optional
+            Second set of rows; None means X.
+        noisy : bool, default False
+            Add the noise variance: the covariance of y = f + noise rather than of f.
+
+        Returns
+        -------
+        ndarray of shape (N, M)
+            The posterior covariance.
+
         Examples
         --------
         >>> import numpy as np
@@ -462,6 +512,18 @@ class GPPosterior:
     def variance(self, X: ArrayLike, *, noisy: bool = False) -> np.ndarray:
         """Posterior variance of f (or of y with ``noisy=True``) at the rows of X, shape (N,); never negative.
 
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+        noisy : bool, default False
+            Add the noise variance: the covariance of y = f + noise rather than of f.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            The posterior variance, never negative.
+
         Examples
         --------
         >>> import numpy as np
@@ -474,6 +536,20 @@ class GPPosterior:
 
     def variance_and_bound(self, X: ArrayLike, *, noisy: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The posterior variance (N,) and a bound (N,) on its rounding error (``error_radius``), both scaled.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            Rows.
+        noisy : bool, default False
+            Add the noise variance: the covariance of y = f + noise rather than of f.
+
+        Returns
+        -------
+        variance : ndarray of shape (N,)
+            The posterior variance.
+        bound : ndarray of shape (N,)
+            A bound on its rounding error.
 
         Examples
         --------
@@ -693,6 +769,7 @@ def gp_posterior(model: Any) -> GPPosterior:
     Returns
     -------
     GPPosterior
+        The posterior of the fitted Gaussian process, for exact covariances of Shapley values.
 
     Raises
     ------

@@ -48,7 +48,7 @@ SUPPORTED_MODELS = (
 )
 
 
-#: what an adapter returns: reference points, coefficients, kernel, intercept, output names
+#: what an adapter returns: support points, coefficients, kernel, intercept, output names
 _Parts = tuple[np.ndarray, np.ndarray, Any, Any, "list[str] | None"]
 
 
@@ -349,7 +349,7 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
 
     The expansion computes exactly the output the model explains (see :func:`describe_output`);
     per-feature affine scalers of a Pipeline are folded into the kernel's lengthscales and the
-    reference points, so values belong to the original features.
+    support points, so values belong to the original features.
 
     Parameters
     ----------
@@ -361,6 +361,7 @@ def as_kernel_expansion(model: Any, feature_names: Sequence[str] | None = None) 
     Returns
     -------
     KernelExpansion
+        The model's decision function (or prediction) as an expansion over its support points.
 
     Raises
     ------
@@ -449,7 +450,7 @@ def _model_parts(model: Any) -> tuple[list[Any], _Parts | list[_Parts]]:
 def _unfold(
     steps: list[Any], X_ref: np.ndarray, coef: Any, kernel: Any, intercept: Any, model: Any
 ) -> tuple[np.ndarray, Any, Any, Any]:
-    """Fold a Pipeline's per-feature affine scalers into the kernel and the reference points."""
+    """Fold a Pipeline's per-feature affine scalers into the kernel and the support points."""
     d = X_ref.shape[1]
     if steps:
         scale, shift = np.ones(d), np.zeros(d)
@@ -564,11 +565,14 @@ def model_output(model: Any, X: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     model : fitted estimator or Pipeline
+        The fitted model.
     X : array-like of shape (N, d)
+        Rows.
 
     Returns
     -------
     ndarray of shape (N,) or (N, n_outputs)
+        The output the adapter explains, from the model's own method.
 
     Examples
     --------

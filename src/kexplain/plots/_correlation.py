@@ -25,8 +25,11 @@ def correlation(
     explanation : Explanation
         With ``covariance``.
     row : int
+        Which row (point) of the explanation.
     output : int or str, optional
+        Which output of a multi-output explanation.
     ax : matplotlib Axes, optional
+        Draw into this Axes; a new figure is made otherwise.
 
     Returns
     -------
@@ -83,11 +86,14 @@ def correlation_matrix(explanation: Explanation, row: int = 0, *, output: int | 
     explanation : Explanation
         With ``covariance``.
     row : int
+        Which row (point) of the explanation.
     output : int or str, optional
+        Which output of a multi-output explanation.
 
     Returns
     -------
     ndarray of shape (d, d)
+        The posterior correlation of every pair of the row's Shapley values.
 
     Examples
     --------

@@ -20,12 +20,14 @@ def global_importance(explanation: Explanation, output: int | str | None = None)
     Parameters
     ----------
     explanation : Explanation
+        The explanation to plot.
     output : int or str, optional
         Which output of a multi-output explanation.
 
     Returns
     -------
     ndarray of shape (d,)
+        The mean absolute value of each feature.
 
     Examples
     --------
@@ -71,6 +73,7 @@ def compare_importance(
     Returns
     -------
     matplotlib Axes
+        The Axes drawn into.
 
     Examples
     --------

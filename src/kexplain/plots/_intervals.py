@@ -49,16 +49,20 @@ def bar_intervals(
     explanation : Explanation
         With ``covariance`` (``explain(X, uncertainty=True)``).
     row : int
+        Which row (point) of the explanation.
     level : float
         Probability inside each interval (Gaussian posterior).
     output : int or str, optional
         Which output of a multi-output explanation.
     max_display : int
+        Number of features shown, the most important first.
     ax : matplotlib Axes, optional
+        Draw into this Axes; a new figure is made otherwise.
 
     Returns
     -------
     matplotlib Axes
+        The Axes drawn into.
 
     Examples
     --------
@@ -107,14 +111,20 @@ def waterfall_intervals(
     explanation : Explanation
         With ``covariance``.
     row : int
+        Which row (point) of the explanation.
     level : float
+        Probability inside each central credible interval.
     output : int or str, optional
+        Which output of a multi-output explanation.
     max_display : int
+        Number of features shown, the most important first.
     ax : matplotlib Axes, optional
+        Draw into this Axes; a new figure is made otherwise.
 
     Returns
     -------
     matplotlib Axes
+        The Axes drawn into.
 
     Examples
     --------
@@ -171,6 +181,7 @@ def excludes_zero(explanation: Explanation, level: float = 0.95, *, output: int 
     level : float
         Probability inside each central credible interval.
     output : int or str, optional
+        Which output of a multi-output explanation.
 
     Returns
     -------
@@ -210,10 +221,13 @@ def distinguishable(
     explanation : Explanation
         With ``covariance``; typically many points of a data set.
     level : float
+        Probability inside each central credible interval.
     output : int or str, optional
+        Which output of a multi-output explanation.
     max_display : int
         Features shown, those distinguishable at most points first.
     ax : matplotlib Axes, optional
+        Draw into this Axes; a new figure is made otherwise.
 
     Returns
     -------

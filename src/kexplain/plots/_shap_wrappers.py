@@ -98,6 +98,7 @@ def waterfall(
     Parameters
     ----------
     explanation : Explanation
+        The explanation to plot.
     row : int
         Which row.
     output : int or str, optional
@@ -110,6 +111,7 @@ def waterfall(
     Returns
     -------
     matplotlib Figure
+        The figure, titled with the explained output and the game.
 
     Examples
     --------
@@ -144,16 +146,20 @@ def bar(
     Parameters
     ----------
     explanation : Explanation
+        The explanation to plot.
     row : int, optional
         Plot this row's values; default the mean absolute value over all rows.
     output : int or str, optional
         Which output of a multi-output explanation (required there).
     max_display : int
+        Number of features shown, the most important first.
     show : bool
+        Call ``matplotlib.pyplot.show()``.
 
     Returns
     -------
     matplotlib Figure
+        The figure, titled with the explained output and the game.
 
     Examples
     --------
@@ -184,14 +190,18 @@ def beeswarm(
     Parameters
     ----------
     explanation : Explanation
+        The explanation to plot.
     output : int or str, optional
         Which output of a multi-output explanation (required there).
     max_display : int
+        Number of features shown, the most important first.
     show : bool
+        Call ``matplotlib.pyplot.show()``.
 
     Returns
     -------
     matplotlib Figure
+        The figure, titled with the explained output and the game.
 
     Examples
     --------

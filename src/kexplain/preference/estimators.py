@@ -21,6 +21,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted, check_scalar
 from threadpoolctl import threadpool_limits
 
+from .._typing import RandomStateLike
 from .._validation import check_random_state, check_weights, to_array
 from ..kernels.base import RBF
 from ._checks import check_duels, check_labels, fitted_columns, reference_lengthscale, side_names
@@ -158,7 +159,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         The cross-validation uses at most this many training duels (a random subset).
     max_iter, tol : int, float
         Newton iterations at most, and the relative decrease of the objective at which they stop.
-    random_state : int, Generator or None
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the landmarks, the CV subset and the folds.
 
     Attributes
@@ -203,7 +204,7 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
         cv_max_duels: int = 4000,
         max_iter: int = 100,
         tol: float = 1e-10,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.utility = utility
         self.lengthscale = lengthscale
@@ -296,7 +297,8 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        PreferenceClassifier
+            The fitted estimator.
         """
         self._check_params()
         # the linear algebra is on k x k matrices (k landmarks): one BLAS thread is fastest and
@@ -370,7 +372,22 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     # -- prediction ---------------------------------------------------------------------------
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
-        """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r)."""
+        """The logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric in (x^l, x^r).
+
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The logit of "left wins".
+        """
         check_is_fitted(self, "expansion_")
         Xl, Xr, C = check_duels(
             X_left,
@@ -386,6 +403,11 @@ class PreferenceClassifier(_PreferenceMixin, BaseEstimator):
 
     def to_expansion(self) -> PreferenceExpansion:
         """The fitted model as a :class:`PreferenceExpansion` over its landmark duels (what PREF-SHAP reads).
+
+        Returns
+        -------
+        PreferenceExpansion
+            The fitted model over its landmark duels.
 
         Examples
         --------

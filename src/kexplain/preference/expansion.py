@@ -246,6 +246,22 @@ class PreferenceExpansion:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Validated (X_left, X_right, context): same shapes, finite numbers, context exactly when fitted with one.
 
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        X_left, X_right : ndarray of shape (n, d)
+            The validated item features.
+        context : ndarray of shape (n, p) or None
+            The validated context features.
+
         Examples
         --------
         >>> import numpy as np
@@ -270,6 +286,20 @@ class PreferenceExpansion:
 
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
         """The logit g(x^l, x^r, c) of "left wins" for each duel, shape (n,).
+
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The logit of "left wins".
 
         Examples
         --------
@@ -362,6 +392,16 @@ def preference_expansion(model: Any) -> PreferenceExpansion:
     Accepts a :class:`PreferenceExpansion` (returned as is), a fitted
     :class:`~kexplain.preference.PreferenceClassifier` or a fitted
     :class:`~kexplain.preference.PreferenceGPClassifier`.
+
+    Parameters
+    ----------
+    model : PreferenceExpansion or fitted preference model
+        A PreferenceExpansion, or a fitted PreferenceClassifier or PreferenceGPClassifier.
+
+    Returns
+    -------
+    PreferenceExpansion
+        The model's expansion.
 
     Raises
     ------

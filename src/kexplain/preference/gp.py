@@ -130,13 +130,16 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         Parameters
         ----------
         X_left, X_right : array-like of shape (n, d)
+            Features of the left and of the right item of each duel.
         y : array-like of shape (n,)
             Outcomes coded 0/1 or -1/+1 (1: left wins); one class only is accepted.
         context : array-like of shape (n, p), optional
+            Features of the context of each duel.
 
         Returns
         -------
-        self
+        PreferenceGPClassifier
+            The fitted estimator.
         """
         for name in ("n_restarts_optimizer", "max_iter_predict"):
             if isinstance(getattr(self, name), (bool, np.bool_)):  # check_scalar takes True for 1
@@ -224,7 +227,22 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
         )
 
     def decision_function(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
-        """Posterior mean of the logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric."""
+        """Posterior mean of the logit g(x^l, x^r, c) of "left wins", shape (n,); skew-symmetric.
+
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The posterior mean of the logit of "left wins".
+        """
         Xl, Xr, C = self._stacked(X_left, X_right, context)
         if self.expansion_ is not None:
             return self.expansion_._logit(Xl, Xr, C)
@@ -238,6 +256,20 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
 
     def latent_variance(self, X_left: ArrayLike, X_right: ArrayLike, context: ArrayLike | None = None) -> np.ndarray:
         """Posterior variance of g at each duel (the same for (l, r) and (r, l)), shape (n,).
+
+        Parameters
+        ----------
+        X_left : array-like of shape (n, d)
+            Features of the left item of each duel.
+        X_right : array-like of shape (n, d)
+            Features of the right item of each duel.
+        context : array-like of shape (n, p), optional
+            Features of the context of each duel.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The posterior variance of the logit at each duel.
 
         Examples
         --------
@@ -263,6 +295,11 @@ class PreferenceGPClassifier(_PreferenceMixin, BaseEstimator):
 
         The Laplace posterior mean is sum_i (y_i - pi_i) k((x^l, x^r, c), duel_i), with pi the
         probabilities at the posterior mode (Rasmussen & Williams, 2006, Algorithm 3.2).
+
+        Returns
+        -------
+        PreferenceExpansion
+            The posterior mean of g over the training duels.
 
         Raises
         ------

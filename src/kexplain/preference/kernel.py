@@ -91,6 +91,16 @@ class PreferenceKernel(SkKernel):
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameters of this kernel, and with ``deep`` those of its item and context kernels.
 
+        Parameters
+        ----------
+        deep : bool, default True
+            Also return the parameters of the item and context kernels.
+
+        Returns
+        -------
+        dict
+            Parameter names mapped to their values.
+
         Examples
         --------
         >>> from kexplain.preference import PreferenceKernel
@@ -138,6 +148,11 @@ class PreferenceKernel(SkKernel):
 
     def is_stationary(self) -> bool:
         """False: k_E is not a function of differences of duels.
+
+        Returns
+        -------
+        bool
+            False.
 
         Examples
         --------
@@ -239,6 +254,16 @@ class PreferenceKernel(SkKernel):
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """k(x, x) for each duel x, shape (n,), without the full Gram matrix.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_columns)
+            Duels stacked as ``[X_left, X_right(, context)]``.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            k(x, x) for each duel.
 
         Examples
         --------

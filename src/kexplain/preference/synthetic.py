@@ -3,10 +3,9 @@ and duels drawn from a generalised preferential GP (Chau, 2023, thesis chapters 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_random_state
 from ..kernels.base import RBF
 from .data import DuelData, _check_count
@@ -24,7 +23,7 @@ def _random_pairs(n_items: int, n_duels: int, rng: np.random.Generator) -> tuple
 CLUSTER_FEATURES = ["x0", "xAB", "xAC", "xBC", "A", "B", "C"]
 
 
-def make_cluster_duels(n_duels: int = 2000, n_items: int = 1000, random_state: Any = None) -> DuelData:
+def make_cluster_duels(n_duels: int = 2000, n_items: int = 1000, random_state: RandomStateLike = None) -> DuelData:
     """The non-rankable cluster duels of Chau (2023, Section 7.4, Figure 7.1).
 
     Items have four covariates ``[x0, xAB, xAC, xBC] ~ N(0, I_4)`` and a cluster A, B or C (equally
@@ -36,7 +35,9 @@ def make_cluster_duels(n_duels: int = 2000, n_items: int = 1000, random_state: A
     Parameters
     ----------
     n_duels, n_items : int
-    random_state : int, Generator or None
+        Numbers of duels and of items.
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------
@@ -84,7 +85,7 @@ def make_latent_state_duels(
     *,
     across: str = "utility",
     lengthscale: float | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
 ) -> DuelData:
     """Duels between items with latent states, after Chau (2023, Sections 6.4.1 and 6.4.2).
 
@@ -98,12 +99,14 @@ def make_latent_state_duels(
     Parameters
     ----------
     n_items, n_features, n_states : int
+        Numbers of items, of item features and of latent states.
     density : float in (0, 1]
         Fraction of the n_items (n_items - 1) / 2 pairs that are played (1 - sparsity).
     across : {"utility", "random"}
     lengthscale : float, optional
         RBF lengthscale of the utilities (default sqrt(n_features)).
-    random_state : int, Generator or None
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------
@@ -162,7 +165,7 @@ def make_gpm_duels(
     *,
     lengthscale: float = 1.0,
     amplitude: float = 3.0,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
 ) -> DuelData:
     """Duels whose outcomes follow a preference function g drawn from the GPM prior.
 
@@ -174,11 +177,13 @@ def make_gpm_duels(
     Parameters
     ----------
     n_duels, n_items, n_features : int
+        Numbers of duels, of items and of item features.
     lengthscale : float
         RBF lengthscale of the item kernel.
     amplitude : float
         Scale a of g (larger: less noisy outcomes).
-    random_state : int, Generator or None
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
+        Seeds the items and the duels.
 
     Returns
     -------

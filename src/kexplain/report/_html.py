@@ -124,6 +124,7 @@ def render_html(
         Explanations of the same points; the first is the one reported (values table, output);
         with two or more, a comparison section says how they differ.
     title : str
+        The report's title.
     summary : dict or list of (name, value), optional
         Model and data facts (model, parameters, scores).
     why : str or dict {label: str}, optional
@@ -137,12 +138,14 @@ def render_html(
     speed : list of dict, optional
         Rows of the speed comparison table (``method``, ``rows``, ``seconds``, ``max_error``...).
     notes : list of str, optional
+        Paragraphs of a "Notes" section.
     table_rows : int
         Rows of the searchable table of per-row values (0: no table).
 
     Returns
     -------
     str
+        The report as one self-contained HTML document.
 
     Examples
     --------
@@ -223,6 +226,7 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     Parameters
     ----------
     path : str or Path
+        Where to write the HTML file.
     explanations : Explanation or dict {label: Explanation}
     **kwargs
         Passed to :func:`render_html`.
@@ -230,6 +234,7 @@ def write_html(path: str | Path, explanations: Explanations, **kwargs: Any) -> P
     Returns
     -------
     Path
+        The path written.
 
     Examples
     --------

@@ -65,11 +65,14 @@ def figure_to_png(fig: Any, dpi: int = 110) -> bytes:
     Parameters
     ----------
     fig : matplotlib Figure
+        The figure to render.
     dpi : int
+        Resolution in dots per inch.
 
     Returns
     -------
     bytes
+        The PNG file's bytes.
 
     Examples
     --------
@@ -135,6 +138,7 @@ def efficiency_errors(explanations: Explanations, predictions: Any) -> dict[str,
     Returns
     -------
     dict {label: (absolute error, relative error)}
+        The largest absolute and relative efficiency error of each explanation.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Kernel expectations under independent inputs: the factor tables of the pair games.
 
-For rows r = (kernel term t, reference point y_r) of an expansion and an input X with independent
+For rows r = (kernel term t, support point y_r) of an expansion and an input X with independent
 components X_j ~ P_j, the pair games of this package need, per feature j,
 
     m_rj  = E k_tj(X_j, y_rj)                         (mean factor, shape (R, d))

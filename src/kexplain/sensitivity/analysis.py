@@ -1,6 +1,6 @@
 """Exact global sensitivity analysis of kernel models: Sobol indices and Shapley effects.
 
-For a model f(x) = sum_r c_r prod_j k_rj(x_j) + b (one row r per kernel term and reference point)
+For a model f(x) = sum_r c_r prod_j k_rj(x_j) + b (one row r per kernel term and support point)
 and independent inputs X_j ~ P_j, the closed Sobol index of a set S of features is
 V_S = Var(E[f(X) | X_S]).  Since E[f | X_S] = sum_r c_r prod_{j in S} k_rj(X_j) prod_{j not in S} m_rj
 with m_rj = E k_rj(X_j),
@@ -69,12 +69,15 @@ class SensitivityAnalysis:
     Parameters
     ----------
     model : fitted estimator, Pipeline, KernelExpansion or GPPosterior
+        The model to analyse.
     background : array-like or DataFrame of shape (B, d), optional
+        Rows whose per-column (weighted) empirical marginals are the input distribution.
     background_weights : array-like of shape (B,), optional
         Non-negative weights of the background rows (each marginal is the weighted one).
     distributions : list of d frozen scipy.stats distributions, optional
         Not together with ``background``.
     feature_names : sequence of str, optional
+        Names of the d features.
     output : int, optional
         Which output of a multi-output model (required when it has several).
     target : {"mean", "posterior_expectation"}
@@ -239,14 +242,17 @@ class SensitivityAnalysis:
         Parameters
         ----------
         n_draws : int
-        random_state : None, int or numpy Generator
+            Number of posterior draws.
+        random_state : None, int, numpy Generator, RandomState or SeedSequence
+            Seeds the draws.
         rtol : float
             Relative eigenvalue cutoff of K.
 
         Returns
         -------
-        dict with ``variance`` (n_draws,), and ``shapley_effect``, ``first_order_sobol`` and
-        ``total_sobol`` (n_draws, d), normalised by each draw's variance.
+        dict
+            ``variance`` (n_draws,), and ``shapley_effect``, ``first_order_sobol`` and
+            ``total_sobol`` (n_draws, d), normalised by each draw's variance.
 
         Examples
         --------
@@ -327,11 +333,14 @@ class SensitivityAnalysis:
         Parameters
         ----------
         subsets : list of lists of feature indices or names
+            The subsets S.
         normalized : bool
+            Divide by the variance V (False: V_S in units of variance).
 
         Returns
         -------
         ndarray of shape (len(subsets),)
+            The closed index of each subset.
 
         Examples
         --------
@@ -348,11 +357,33 @@ class SensitivityAnalysis:
         return np.array([(self._value(self._subset_mask(s)) - self._w_empty) * scale for s in subsets])
 
     def first_order(self, *, normalized: bool = True) -> np.ndarray:
-        """First-order Sobol indices V_{j} / V, shape (d,) (see :meth:`closed_index`)."""
+        """First-order Sobol indices V_{j} / V, shape (d,) (see :meth:`closed_index`).
+
+        Parameters
+        ----------
+        normalized : bool, default True
+            Divide by the variance V (False: in units of variance).
+
+        Returns
+        -------
+        ndarray of shape (d,)
+            The first-order Sobol index of each feature.
+        """
         return self.closed_index([[j] for j in range(self._d)], normalized=normalized)
 
     def total_order(self, *, normalized: bool = True) -> np.ndarray:
-        """Total Sobol indices (V - V_{-j}) / V, shape (d,), from prefix and suffix products."""
+        """Total Sobol indices (V - V_{-j}) / V, shape (d,), from prefix and suffix products.
+
+        Parameters
+        ----------
+        normalized : bool, default True
+            Divide by the variance V (False: in units of variance).
+
+        Returns
+        -------
+        ndarray of shape (d,)
+            The total Sobol index of each feature.
+        """
         loo = sum(p.leave_one_out()[:, 0] for p in self._parts)
         return (self.variance + self._w_empty - np.asarray(loo)) * self._scale(normalized)
 
@@ -363,10 +394,13 @@ class SensitivityAnalysis:
         ----------
         pairs : list of (j, k), optional
             Default: every pair, returned as a symmetric (d, d) matrix with zeros on the diagonal.
+        normalized : bool
+            Divide by the variance V (False: in units of variance).
 
         Returns
         -------
         ndarray of shape (len(pairs),), or (d, d) when ``pairs`` is None
+            The second-order index of each pair.
         """
         first = self.first_order(normalized=normalized)
         if pairs is None:
@@ -385,7 +419,18 @@ class SensitivityAnalysis:
         return np.array(res)
 
     def shapley_values(self, *, progress: bool = False) -> np.ndarray:
-        """Shapley effects in units of variance (Shapley values of S -> V_S), shape (d,)."""
+        """Shapley effects in units of variance (Shapley values of S -> V_S), shape (d,).
+
+        Parameters
+        ----------
+        progress : bool, default False
+            Show a progress bar.
+
+        Returns
+        -------
+        ndarray of shape (d,)
+            The Shapley effects in units of variance; they sum to the variance.
+        """
         total = np.zeros(self._d)
         for p in self._parts:
             game: PairGame | PriorGame = PairGame(p) if isinstance(p, PairPart) else PriorGame(p)
@@ -400,6 +445,20 @@ class SensitivityAnalysis:
         normalised.  ``info`` holds ``second_order`` ({(j, k): index} for the requested ``pairs``)
         and ``closed`` ({tuple(subset): index} for the requested ``subsets``), with ``measure``
         and ``output``.
+
+        Parameters
+        ----------
+        pairs : list of (j, k), optional
+            Pairs whose second-order indices go into ``info["second_order"]``.
+        subsets : list of lists of features, optional
+            Subsets whose closed indices go into ``info["closed"]``.
+        progress : bool, default False
+            Show a progress bar.
+
+        Returns
+        -------
+        GlobalAttribution
+            The Shapley effects of the variance, with the Sobol indices as columns.
 
         Examples
         --------
@@ -453,6 +512,32 @@ def sobol_indices(
     :class:`kx.GlobalAttribution` of Var f(X) whose ``values`` are the Shapley effects (units of
     variance), with the normalised columns ``shapley_effect``, ``first_order_sobol`` and
     ``total_sobol``, and the requested second-order and closed indices in ``info``.
+
+    Parameters
+    ----------
+    model : fitted estimator, Pipeline, KernelExpansion or GPPosterior
+        As in :class:`SensitivityAnalysis`.
+    background : array-like or DataFrame of shape (B, d), optional
+        As in :class:`SensitivityAnalysis`.
+    background_weights : array-like of shape (B,), optional
+        As in :class:`SensitivityAnalysis`.
+    distributions : list of d frozen scipy.stats distributions, optional
+        As in :class:`SensitivityAnalysis`.
+    feature_names : sequence of str, optional
+        As in :class:`SensitivityAnalysis`.
+    output : int, optional
+        As in :class:`SensitivityAnalysis`.
+    target : str, default "mean"
+        As in :class:`SensitivityAnalysis`.
+    pairs : list of (j, k), optional
+        As in :meth:`SensitivityAnalysis.shapley_effects`.
+    subsets : list of lists of features, optional
+        As in :meth:`SensitivityAnalysis.shapley_effects`.
+
+    Returns
+    -------
+    GlobalAttribution
+        The Shapley effects of the variance, with the Sobol indices as columns.
 
     Examples
     --------

@@ -27,9 +27,10 @@ from ..explanation import Explanation
 class ImportanceIntervals:
     """Mean ``|Shapley value|`` per feature with credible intervals and rank probabilities.
 
-    Attributes
+    Parameters
     ----------
     feature_names : list of str
+        Names of the d features.
     mean_abs : ndarray (d,)
         Posterior mean of ``mean_i |phi_ij|`` (exact).
     plug_in : ndarray (d,)
@@ -40,7 +41,9 @@ class ImportanceIntervals:
         [j, r]: posterior probability that feature j has rank r + 1 (rank 1 the most important;
         sampled).
     level : float
+        Probability inside each credible interval.
     n_samples : int
+        Posterior draws behind the sampled quantities.
     """
 
     def __init__(
@@ -69,7 +72,13 @@ class ImportanceIntervals:
         )
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame indexed by feature (mean_abs, lower, upper, p_rank_1)."""
+        """A pandas DataFrame indexed by feature (mean_abs, lower, upper, p_rank_1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature.
+        """
         pd = require("pandas", "ImportanceIntervals.to_frame")
         return pd.DataFrame(
             {
@@ -84,7 +93,19 @@ class ImportanceIntervals:
     def plot(self, ax: Any = None, max_features: int | None = 20) -> Any:
         """Bars of the posterior mean importance with credible intervals, labelled with P(rank 1).
 
-        Returns the matplotlib axes; needs matplotlib (extra ``plots``).
+        Needs matplotlib (extra ``plots``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Draw into this Axes; a new figure is made otherwise.
+        max_features : int or None, default 20
+            Show the most important features only (None: all).
+
+        Returns
+        -------
+        matplotlib Axes
+            The Axes drawn into.
         """
         plt = require("matplotlib.pyplot", "ImportanceIntervals.plot")
         order = np.argsort(-self.mean_abs, kind="stable")
@@ -127,13 +148,16 @@ def global_importance(
     level : float
         Credible level in (0, 1).
     n_samples : int
+        Number of posterior draws of the Shapley values for the intervals and ranks.
     random_state : None, int or numpy Generator
+        Seeds the draws.
     output : int, optional
         Not used for single-output explanations (the only ones with a joint covariance).
 
     Returns
     -------
     ImportanceIntervals
+        The exact posterior mean importances with sampled intervals and rank probabilities.
 
     Examples
     --------

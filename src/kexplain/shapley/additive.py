@@ -365,7 +365,9 @@ def additive_game_block(
     Returns
     -------
     phi : ndarray of shape (p, d, o)
+        The values of every point (for the index ``index``).
     v_full, v_empty : ndarray of shape (p, o)
+        The values of the full and of the empty coalition.
 
     Examples
     --------
@@ -424,7 +426,15 @@ class AdditiveGame(Protocol):
     weights: np.ndarray
 
     def block(self, points: slice, rows: slice) -> tuple[Any, ...]:
-        """(z, c) or (z, c, options) for these points and rows."""
+        """(z, c) or (z, c, options) for these points and rows.
+
+        Parameters
+        ----------
+        points : slice
+            The block of explained points.
+        rows : slice
+            The block of rows of the game.
+        """
         ...
 
 
@@ -510,8 +520,11 @@ class DenseAdditiveGame:
     Parameters
     ----------
     z : ndarray of shape (p, r, d)
+        Factor of player j in row r, for each of p points.
     c : ndarray of shape (r, o)
+        Row weights for each of o outputs.
     weights : array-like of shape (Q + 1,)
+        w_q, the weight of every interaction of order q (w_0 is the constant term).
     y : ndarray of shape (p, r, d), optional
         Leading factors (see :func:`additive_game_block`).
     absent : ndarray of shape (p, r, d) or (r, d), optional
@@ -546,7 +559,21 @@ class DenseAdditiveGame:
         self.n_outputs = c.shape[1]
 
     def block(self, points: slice, rows: slice) -> tuple[Any, ...]:
-        """(z, c, options) for these points and rows."""
+        """(z, c, options) for these points and rows.
+
+        Parameters
+        ----------
+        points : slice
+            The block of explained points.
+        rows : slice
+            The block of rows of the game.
+
+        Returns
+        -------
+        tuple
+            (z, c, options): the arrays of :func:`additive_game_block` for the block, and its
+            keyword arguments.
+        """
         options: dict[str, np.ndarray] = {}
         if self.y is not None:
             options["y"] = self.y[points, rows]
@@ -579,6 +606,7 @@ def additive_shapley(
         Factors of absent players (default 0): v(S) = sum_r c_r sum_q w_q e_q(y^S) with
         y^S = z on S and ``absent`` off S.
     max_block_bytes : int
+        Bound on the memory of one block of the solver's arrays.
 
     Returns
     -------

@@ -24,6 +24,16 @@ MAX_ENUMERATION_FEATURES = 20
 def all_coalitions(d: int) -> np.ndarray:
     """Every coalition of d players: a boolean array (2^d, d) whose row m has the bits of m.
 
+    Parameters
+    ----------
+    d : int
+        Number of players.
+
+    Returns
+    -------
+    ndarray of bool, shape (2**d, d)
+        Row m holds the bits of m.
+
     Examples
     --------
     >>> from kexplain.shapley import all_coalitions

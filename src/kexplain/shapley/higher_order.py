@@ -714,18 +714,21 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
 class InteractionTable:
     """Interactions of orders 1..max_order of a batch of games, per point, possibly a selection.
 
-    Attributes
+    Parameters
     ----------
     index : str
         One of :data:`INDICES`.
     max_order : int
+        The highest order of interaction held.
     n_features : int
+        Number of players d.
     entries : list of dict
         Per point, order t -> (sets (m, t) int array, values (m, n_outputs)); only the kept sets
         when a selection (``top_k``/``threshold``) was asked for.
     empty : ndarray (n_points, n_outputs)
         The value of the empty set (module docstring).
     v_full, v_empty : ndarray (n_points, n_outputs)
+        Values of the full and of the empty coalition.
     efficiency_gap : ndarray (n_points, n_outputs) or None
         For the efficient indices (:data:`EFFICIENT_INDICES`), the sum of every value of orders
         1..max_order minus (v_full - v_empty), taken before any selection; None for the others.
@@ -766,7 +769,20 @@ class InteractionTable:
         return int(self.empty.shape[1])
 
     def as_dict(self, point: int = 0, output: int = 0) -> dict[tuple[int, ...], float]:
-        """{set (tuple of feature positions): value} of one point and output, the empty set first."""
+        """{set (tuple of feature positions): value} of one point and output, the empty set first.
+
+        Parameters
+        ----------
+        point : int, default 0
+            Which point.
+        output : int, default 0
+            Which output.
+
+        Returns
+        -------
+        dict of tuple of int to float
+            The value of every kept set (a tuple of feature positions), the empty set first.
+        """
         out: dict[tuple[int, ...], float] = {(): float(self.empty[point, output])}
         for t in sorted(self.entries[point]):
             sets, vals = self.entries[point][t]
@@ -775,7 +791,18 @@ class InteractionTable:
         return out
 
     def rows(self, idx: Any) -> InteractionTable:
-        """The table of the points ``idx`` (an integer array)."""
+        """The table of the points ``idx`` (an integer array).
+
+        Parameters
+        ----------
+        idx : int or array-like of int
+            Positions of the points to keep, in order.
+
+        Returns
+        -------
+        InteractionTable
+            The table of those points.
+        """
         idx = np.atleast_1d(np.asarray(idx))
         return InteractionTable(
             self.index,
@@ -790,7 +817,18 @@ class InteractionTable:
         )
 
     def output(self, o: int) -> InteractionTable:
-        """The table of output ``o`` alone."""
+        """The table of output ``o`` alone.
+
+        Parameters
+        ----------
+        o : int
+            Position of the output.
+
+        Returns
+        -------
+        InteractionTable
+            The table of that output, with one output column.
+        """
         return InteractionTable(
             self.index,
             self.max_order,
@@ -805,7 +843,13 @@ class InteractionTable:
 
     @classmethod
     def concatenate(cls, tables: list[InteractionTable]) -> InteractionTable:
-        """Stack tables of the same index, order and features along the points."""
+        """Stack tables of the same index, order and features along the points.
+
+        Parameters
+        ----------
+        tables : list of InteractionTable
+            Tables of the same index, maximum order and number of features.
+        """
         first = tables[0]
         for tab in tables[1:]:
             if (tab.index, tab.max_order, tab.n_features) != (first.index, first.max_order, first.n_features):
@@ -824,7 +868,18 @@ class InteractionTable:
         )
 
     def scaled(self, factors: Any) -> InteractionTable:
-        """The table of the games ``factors[i] * v_i`` (every value of point i times ``factors[i]``)."""
+        """The table of the games ``factors[i] * v_i`` (every value of point i times ``factors[i]``).
+
+        Parameters
+        ----------
+        factors : array-like of shape (n_points,)
+            One factor per point.
+
+        Returns
+        -------
+        InteractionTable
+            The table of the scaled games.
+        """
         f = np.asarray(factors, dtype=np.float64).reshape(-1)
         if f.shape[0] != self.n_points:
             raise ValueError(f"factors must hold one number per point ({self.n_points}), got shape {f.shape}.")
@@ -846,6 +901,16 @@ class InteractionTable:
 
         A constant added to the game (an intercept) changes only the empty set's value (the
         weights of each index's empty set sum to 1) and v_full, v_empty.
+
+        Parameters
+        ----------
+        shift : array-like
+            The constant added to every coalition's value, one per output.
+
+        Returns
+        -------
+        InteractionTable
+            The table of the shifted games.
         """
         s = np.asarray(shift, dtype=np.float64).reshape(1, -1)
         return InteractionTable(
@@ -912,6 +977,18 @@ def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionT
     (:func:`indices_from_moebius`), O(d^2 2^d) per point: the route for games whose 2^d values
     are cheap (the subset route of the interventional game with few features).
 
+    Parameters
+    ----------
+    values : array-like of shape (2**d, points, outputs)
+        The game's value on every coalition (row m: the coalition of the bits of m).
+    spec : InteractionSpec
+        Which index, maximum order and selection.
+
+    Returns
+    -------
+    InteractionTable
+        The interactions of every point.
+
     Examples
     --------
     >>> import numpy as np
@@ -961,6 +1038,7 @@ def solve_product_interactions(
     Returns
     -------
     InteractionTable
+        The interactions of orders 1..max_order of every point.
 
     Examples
     --------

@@ -105,6 +105,18 @@ def interaction_values(phi: np.ndarray, inter: np.ndarray) -> np.ndarray:
     ``phi`` (..., d) and ``inter`` (..., d, d) with the outputs axis, if any, moved before the
     feature axes by the caller.  Each row of the result sums to the feature's Shapley value.
 
+    Parameters
+    ----------
+    phi : ndarray of shape (..., d)
+        Shapley values.
+    inter : ndarray of shape (..., d, d)
+        Pairwise interaction indices I_jk (symmetric).
+
+    Returns
+    -------
+    ndarray of shape (..., d, d)
+        The interactions in shap's layout; each row sums to phi_j.
+
     Examples
     --------
     >>> import numpy as np

@@ -410,10 +410,12 @@ def product_game_block(
     Returns
     -------
     phi : array (p, d, o)
+        The Shapley values of every point.
     v_full, v_empty : arrays (p, o)
         v(all features) and v(no feature); sum_j phi_j = v_full - v_empty exactly up to rounding.
-    inter : array (p, d, d, o), only when ``interactions``; the raw index I_jk off the diagonal,
-        zeros on it (additive over blocks of rows; ``solve_product_game`` returns shap's layout).
+    inter : array (p, d, d, o)
+        Only when ``interactions``: the raw index I_jk off the diagonal, zeros on it (additive
+        over blocks of rows; ``solve_product_game`` returns shap's layout).
 
     Raises ValueError when a, b or c hold NaN or infinite values (never silently converted).
 
@@ -513,7 +515,15 @@ class ProductGame(Protocol):
     n_outputs: int
 
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray | float, np.ndarray]:
-        """Return (a, b, c) for these points and rows: a (p, r, d), b broadcastable, c (r, o)."""
+        """Return (a, b, c) for these points and rows: a (p, r, d), b broadcastable, c (r, o).
+
+        Parameters
+        ----------
+        points : slice
+            The block of explained points.
+        rows : slice
+            The block of rows of the game.
+        """
         ...
 
 

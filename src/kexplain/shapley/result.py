@@ -12,7 +12,7 @@ import numpy as np
 class ShapleyValues:
     """Shapley values of a batch of games, as every solver of ``kexplain.shapley`` returns them.
 
-    Attributes
+    Parameters
     ----------
     values : ndarray of shape (n_points, d, n_outputs)
         (or (n_points, d) / (d,) when the game returned fewer axes, for the generic solvers).

@@ -124,7 +124,7 @@ def choose_route(
     n_features : int
         d, the number of players.
     n_rows : int
-        Rows of the model's expansion (kernel terms x reference points).
+        Rows of the model's expansion (kernel terms x support points).
     n_background : int
         Background rows (1 for the baseline game).
     n_outputs : int

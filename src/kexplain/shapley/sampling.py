@@ -107,6 +107,7 @@ def shapley_kernel_moment(d: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (d, d)
+        The moment matrix A = E[z z^T].
 
     Examples
     --------

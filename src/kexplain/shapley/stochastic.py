@@ -325,12 +325,14 @@ def row_shapley_values(
     b : array-like of shape (n, B, d)
         Absent factors of each row against each background row.
     weights : array-like of shape (B,)
+        Weight of each background row.
     max_block_bytes : int
         Bound on the work arrays of one block.
 
     Returns
     -------
     ndarray of shape (p, n, d)
+        The Shapley values of every (point, row) game.
 
     Examples
     --------

@@ -83,12 +83,15 @@ def absent_set_table(factors: np.ndarray, weights: np.ndarray, *, backend: str =
     Parameters
     ----------
     factors : ndarray of shape (n_background, rows, d)
+        Per-feature factors of each background row z and row i.
     weights : ndarray of shape (n_background,)
+        Weight of each background row.
     backend : {"auto", "numba", "numpy"}
 
     Returns
     -------
     ndarray of shape (rows, 2**d)
+        B[i, T] for every set T of absent features (bit j of T = player j).
 
     Examples
     --------

@@ -222,6 +222,7 @@ class RKHSWeightingRegressor(RegressorMixin, _RKHSWeightingBase):
         Returns
         -------
         self
+            The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if self.standardize:
@@ -235,7 +236,18 @@ class RKHSWeightingRegressor(RegressorMixin, _RKHSWeightingBase):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predictions for the rows of ``X``, shape (n_samples,)."""
+        """Predictions for the rows of ``X``, shape (n_samples,).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+        """
         return self._raw_output(X) * self.y_scale_ + self.y_mean_
 
     def to_star_model(self) -> StarModel:
@@ -297,6 +309,7 @@ class RKHSWeightingClassifier(ClassifierMixin, _RKHSWeightingBase):
         Returns
         -------
         self
+            The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -315,11 +328,33 @@ class RKHSWeightingClassifier(ClassifierMixin, _RKHSWeightingBase):
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Scores: shape (n_samples,) for two classes, (n_samples, n_classes) otherwise."""
+        """Scores: shape (n_samples,) for two classes, (n_samples, n_classes) otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The scores: one column for two classes, one per class otherwise.
+        """
         return self._raw_output(X) + self.intercept_
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels, shape (n_samples,)."""
+        """Predicted class labels, shape (n_samples,).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]

@@ -344,6 +344,7 @@ def explain_star(
     Returns
     -------
     Explanation
+        The exact interventional Shapley values of the rows of ``X``.
 
     Examples
     --------

@@ -199,14 +199,40 @@ class RWSign(_GaussianInstantiation):
     name = "sign"
 
     def expectation(self, U: Any, X: Any) -> np.ndarray:
-        """E_{w ~ p}[K(u_t, w) sign(<w, x_i>)] for rows X (m, dim) or (m, T, dim); shape (m, T)."""
+        """E_{w ~ p}[K(u_t, w) sign(<w, x_i>)] for rows X (m, dim) or (m, T, dim); shape (m, T).
+
+        Parameters
+        ----------
+        U : array-like of shape (T, dim)
+            The sampled parameters u_t.
+        X : array-like of shape (m, dim) or (m, T, dim)
+            Rows (one set per parameter for the 3-D form).
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The expectations over w ~ p.
+        """
         scale, mu, _, s_safe = self._moments(U, X)
         val = erf(mu / (_SQRT2 * s_safe))
         val *= scale[None, :]
         return val
 
     def base_predictor(self, W: Any, X: Any) -> np.ndarray:
-        """sign(<w_t, x_i>), shape (m, T)."""
+        """sign(<w_t, x_i>), shape (m, T).
+
+        Parameters
+        ----------
+        W : array-like of shape (T, dim)
+            Parameters w_t.
+        X : array-like of shape (m, dim)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The base predictor at every (row, parameter) pair.
+        """
         return np.sign(np.asarray(X) @ np.atleast_2d(W).T)
 
 
@@ -235,7 +261,20 @@ class RWRelu(_GaussianInstantiation):
     name = "relu"
 
     def expectation(self, U: Any, X: Any) -> np.ndarray:
-        """E_{w ~ p}[K(u_t, w) max(0, <w, x_i>)] for rows X (m, dim) or (m, T, dim); shape (m, T)."""
+        """E_{w ~ p}[K(u_t, w) max(0, <w, x_i>)] for rows X (m, dim) or (m, T, dim); shape (m, T).
+
+        Parameters
+        ----------
+        U : array-like of shape (T, dim)
+            The sampled parameters u_t.
+        X : array-like of shape (m, dim) or (m, T, dim)
+            Rows (one set per parameter for the 3-D form).
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The expectations over w ~ p.
+        """
         scale, mu, s, s_safe = self._moments(U, X)
         r = mu / s_safe
         dens = np.square(r)
@@ -249,7 +288,20 @@ class RWRelu(_GaussianInstantiation):
         return val
 
     def base_predictor(self, W: Any, X: Any) -> np.ndarray:
-        """max(0, <w_t, x_i>), shape (m, T)."""
+        """max(0, <w_t, x_i>), shape (m, T).
+
+        Parameters
+        ----------
+        W : array-like of shape (T, dim)
+            Parameters w_t.
+        X : array-like of shape (m, dim)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The base predictor at every (row, parameter) pair.
+        """
         return np.maximum(0.0, np.asarray(X) @ np.atleast_2d(W).T)
 
 
@@ -283,7 +335,20 @@ class RWStumps(_GaussianInstantiation):
     single_feature = True
 
     def expectation(self, U: Any, X: Any) -> np.ndarray:
-        """E[K(theta_t, theta) sign(x - theta)] for thresholds U (T, 1) and X (m, 1) or (m, T, 1)."""
+        """E[K(theta_t, theta) sign(x - theta)] for thresholds U (T, 1) and X (m, 1) or (m, T, 1).
+
+        Parameters
+        ----------
+        U : array-like of shape (T, dim)
+            The sampled parameters u_t.
+        X : array-like of shape (m, dim) or (m, T, dim)
+            Rows (one set per parameter for the 3-D form).
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The expectations over w ~ p.
+        """
         U = np.atleast_2d(np.asarray(U, dtype=np.float64))
         X = np.asarray(X, dtype=np.float64)
         if U.shape[1] != 1 or X.shape[-1] != 1:
@@ -298,7 +363,20 @@ class RWStumps(_GaussianInstantiation):
         return erf((x - shifted[None, :]) / (_SQRT2 * zeta)) * scale[None, :]
 
     def base_predictor(self, W: Any, X: Any) -> np.ndarray:
-        """sign(x - theta_t), shape (m, T)."""
+        """sign(x - theta_t), shape (m, T).
+
+        Parameters
+        ----------
+        W : array-like of shape (T, dim)
+            Parameters w_t.
+        X : array-like of shape (m, dim)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The base predictor at every (row, parameter) pair.
+        """
         x = np.asarray(X)[:, 0][:, None] if np.ndim(X) == 2 else np.asarray(X)[..., 0]
         return np.sign(x - np.atleast_2d(W)[:, 0][None, :])
 

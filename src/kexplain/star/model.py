@@ -175,6 +175,7 @@ class StarModel:
         Returns
         -------
         ndarray of shape (N,) for one output, (N, n_outputs) for several.
+            The sum of the terms (plus the intercept) at every row.
         """
         X = check_data(X, name="X", n_features=self.n_features)
         out = np.zeros((X.shape[0], self.intercept.size)) + self.intercept

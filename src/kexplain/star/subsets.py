@@ -59,11 +59,25 @@ class SubsetDistribution:
         self.order = int(order)
 
     def sample(self, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        """Draw ``n`` subsets (sorted tuples of column indices)."""
+        """Draw ``n`` subsets (sorted tuples of column indices).
+
+        Parameters
+        ----------
+        n : int
+            Number of subsets to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+        """
         raise NotImplementedError
 
     def probability(self, subset: Sequence[int]) -> float:
-        """p_[n](I), the probability of drawing ``subset``."""
+        """p_[n](I), the probability of drawing ``subset``.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Feature positions.
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -92,11 +106,35 @@ class UniformSubsets(SubsetDistribution):
     name = "size"
 
     def sample(self, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        """Draw ``n`` subsets of size k."""
+        """Draw ``n`` subsets of size k.
+
+        Parameters
+        ----------
+        n : int
+            Number of subsets to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        list of tuple of int
+            The subsets, each a sorted tuple of feature positions.
+        """
         return [tuple(sorted(rng.choice(self.n_features, self.order, replace=False).tolist())) for _ in range(n)]
 
     def probability(self, subset: Sequence[int]) -> float:
-        """1 / C(n, k) for a subset of size k, else 0."""
+        """1 / C(n, k) for a subset of size k, else 0.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Feature positions.
+
+        Returns
+        -------
+        float
+            The probability of drawing ``subset``.
+        """
         return 1.0 / comb(self.n_features, self.order) if len(subset) == self.order else 0.0
 
 
@@ -123,12 +161,36 @@ class UniformUpTo(SubsetDistribution):
     name = "up_to"
 
     def sample(self, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        """Draw ``n`` subsets of sizes 1..k."""
+        """Draw ``n`` subsets of sizes 1..k.
+
+        Parameters
+        ----------
+        n : int
+            Number of subsets to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        list of tuple of int
+            The subsets, each a sorted tuple of feature positions.
+        """
         sizes = rng.integers(1, self.order + 1, size=n)
         return [tuple(sorted(rng.choice(self.n_features, s, replace=False).tolist())) for s in sizes]
 
     def probability(self, subset: Sequence[int]) -> float:
-        """``1 / (k C(n, |I|))`` for ``1 <= |I| <= k``, else 0."""
+        """``1 / (k C(n, |I|))`` for ``1 <= |I| <= k``, else 0.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Feature positions.
+
+        Returns
+        -------
+        float
+            The probability of drawing ``subset``.
+        """
         s = len(subset)
         return 1.0 / (self.order * comb(self.n_features, s)) if 1 <= s <= self.order else 0.0
 
@@ -156,12 +218,36 @@ class Sequences(SubsetDistribution):
     name = "sequences"
 
     def sample(self, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        """Draw ``n`` runs of k adjacent features."""
+        """Draw ``n`` runs of k adjacent features.
+
+        Parameters
+        ----------
+        n : int
+            Number of subsets to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        list of tuple of int
+            The subsets, each a sorted tuple of feature positions.
+        """
         starts = rng.integers(0, self.n_features - self.order + 1, size=n)
         return [tuple(range(s, s + self.order)) for s in starts.tolist()]
 
     def probability(self, subset: Sequence[int]) -> float:
-        """1 / (n - k + 1) for a run of k adjacent features, else 0."""
+        """1 / (n - k + 1) for a run of k adjacent features, else 0.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Feature positions.
+
+        Returns
+        -------
+        float
+            The probability of drawing ``subset``.
+        """
         ok = len(subset) == self.order and all(b - a == 1 for a, b in zip(subset, subset[1:]))
         return 1.0 / (self.n_features - self.order + 1) if ok else 0.0
 
@@ -189,7 +275,20 @@ class SequencesUpTo(SubsetDistribution):
     name = "sequences_up_to"
 
     def sample(self, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-        """Draw ``n`` runs of lengths 1..k."""
+        """Draw ``n`` runs of lengths 1..k.
+
+        Parameters
+        ----------
+        n : int
+            Number of subsets to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        list of tuple of int
+            The subsets, each a sorted tuple of feature positions.
+        """
         lengths = rng.integers(1, self.order + 1, size=n)
         out: list[tuple[int, ...]] = []
         for L in lengths.tolist():
@@ -198,7 +297,18 @@ class SequencesUpTo(SubsetDistribution):
         return out
 
     def probability(self, subset: Sequence[int]) -> float:
-        """``1 / (k (n - |I| + 1))`` for a run of length 1..k, else 0."""
+        """``1 / (k (n - |I| + 1))`` for a run of length 1..k, else 0.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Feature positions.
+
+        Returns
+        -------
+        float
+            The probability of drawing ``subset``.
+        """
         s = len(subset)
         ok = 1 <= s <= self.order and all(b - a == 1 for a, b in zip(subset, subset[1:]))
         return 1.0 / (self.order * (self.n_features - s + 1)) if ok else 0.0

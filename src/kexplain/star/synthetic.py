@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_legacy_random_state
 from .model import StarModel, StarTerm
 
@@ -26,7 +27,7 @@ class _Unanimity:
         return self.a * np.all(XI == 1.0, axis=1)
 
 
-def unanimity_model(n_features: int, order: int, n_terms: int, random_state: Any = None) -> StarModel:
+def unanimity_model(n_features: int, order: int, n_terms: int, random_state: RandomStateLike = None) -> StarModel:
     """A random k-STAR sum of unanimity games: f(x) = sum_t a_t 1[x_{I_t} = 1].
 
     The I_t are uniform subsets of size ``order`` and a_t ~ U[0, 1] (section 5.1).
@@ -39,12 +40,13 @@ def unanimity_model(n_features: int, order: int, n_terms: int, random_state: Any
         Size k of every term, at most ``n_features``.
     n_terms : int
         Number of terms T.
-    random_state : None, int or RandomState
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the subsets and coefficients.
 
     Returns
     -------
     StarModel
+        The k-STAR sum of unanimity games.
 
     Examples
     --------
@@ -66,19 +68,20 @@ def unanimity_model(n_features: int, order: int, n_terms: int, random_state: Any
     return StarModel(terms, n_features=n_features)
 
 
-def unanimity_data(n_samples: int, n_features: int, random_state: Any = None) -> np.ndarray:
+def unanimity_data(n_samples: int, n_features: int, random_state: RandomStateLike = None) -> np.ndarray:
     """Rows with independent uniform +-1 entries.
 
     Parameters
     ----------
     n_samples, n_features : int
         Shape of the data.
-    random_state : None, int or RandomState
+    random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the draw.
 
     Returns
     -------
     ndarray of shape (n_samples, n_features)
+        Independent uniform +-1 entries.
 
     Examples
     --------

@@ -78,7 +78,20 @@ class RKHSWeighting:
 
     # -- sampling ----------------------------------------------------------------------------
     def sample(self, n_parameters: int, rng: np.random.Generator) -> RKHSWeighting:
-        """Draw (I_t, w_t) ~ p_[n] x p_W|I, t = 1..n_parameters; returns self."""
+        """Draw (I_t, w_t) ~ p_[n] x p_W|I, t = 1..n_parameters; returns self.
+
+        Parameters
+        ----------
+        n_parameters : int
+            Number T of parameters to draw.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        RKHSWeighting
+            self, with the parameters set.
+        """
         if self.subsets is None:
             subs = [tuple(range(self.n_features))] * n_parameters
         else:
@@ -95,7 +108,20 @@ class RKHSWeighting:
         return self
 
     def set_parameters(self, subsets: Sequence[Sequence[int]], weights: Sequence[Any]) -> RKHSWeighting:
-        """Use given subsets I_t (tuples) and parameters w_t (arrays of length ``|I_t|``); returns self."""
+        """Use given subsets I_t (tuples) and parameters w_t (arrays of length ``|I_t|``); returns self.
+
+        Parameters
+        ----------
+        subsets : sequence of sequence of int
+            The subsets I_t.
+        weights : sequence of array-like
+            The parameters w_t, of length ``|I_t|`` each.
+
+        Returns
+        -------
+        RKHSWeighting
+            self, with the parameters set.
+        """
         if len(subsets) != len(weights):
             raise ValueError("subsets and weights must have one entry per parameter.")
         self.subsets_ = [tuple(int(j) for j in s) for s in subsets]
@@ -126,7 +152,18 @@ class RKHSWeighting:
 
     # -- matrices ----------------------------------------------------------------------------
     def design_matrix(self, X: np.ndarray) -> np.ndarray:
-        """Phi[i, t] = p(I_t) E_w[K_W(w_t, w) phi(<w, x_{i, I_t}>)], shape (m, T)."""
+        """Phi[i, t] = p(I_t) E_w[K_W(w_t, w) phi(<w, x_{i, I_t}>)], shape (m, T).
+
+        Parameters
+        ----------
+        X : ndarray of shape (m, n_features)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (m, T)
+            The design matrix Phi.
+        """
         X = np.asarray(X, dtype=np.float64)
         m = X.shape[0]
         Phi = np.empty((m, self.n_parameters))
@@ -143,7 +180,13 @@ class RKHSWeighting:
         return Phi
 
     def gram(self) -> np.ndarray:
-        """G[t, u] = K_W(w_t, w_u) 1[I_t = I_u], shape (T, T)."""
+        """G[t, u] = K_W(w_t, w_u) 1[I_t = I_u], shape (T, T).
+
+        Returns
+        -------
+        ndarray of shape (T, T)
+            The Gram matrix G of the parameters.
+        """
         T = self.n_parameters
         G = np.zeros((T, T))
         ids: dict[tuple[int, ...], int] = {}
@@ -156,7 +199,24 @@ class RKHSWeighting:
 
     # -- learning ----------------------------------------------------------------------------
     def fit_coefficients(self, X: Any, Y: Any, regularization: float, epsilon: float = 1e-10) -> np.ndarray:
-        """Least squares of appendix E: (Phi^T Phi + m lambda G + m eps I) a = Phi^T Y."""
+        """Least squares of appendix E: (Phi^T Phi + m lambda G + m eps I) a = Phi^T Y.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+            Training rows.
+        Y : array-like of shape (m,) or (m, k)
+            Targets.
+        regularization : float
+            The ridge lambda.
+        epsilon : float, default 1e-10
+            The jitter eps that keeps the system positive definite.
+
+        Returns
+        -------
+        ndarray of shape (T,) or (T, k)
+            The coefficients a.
+        """
         Phi = self.design_matrix(X)
         m = Phi.shape[0]
         A = Phi.T @ Phi + m * regularization * self.gram() + m * epsilon * np.eye(self.n_parameters)
@@ -174,8 +234,27 @@ class RKHSWeighting:
 
     # -- STAR view ---------------------------------------------------------------------------
     def star_terms(self, coef: Any, x_mean: Any = None, x_scale: Any = None, out_scale: float = 1.0) -> list[StarTerm]:
-        """One term per distinct subset J: f_J(x_J) = out_scale sum_{t: I_t = J} a_t p(J) E[...],
-        evaluated on ((x - x_mean) / x_scale)_J when a standardisation is given."""
+        """One STAR term per distinct subset J of the fitted parameters.
+
+        f_J(x_J) = out_scale sum_{t: I_t = J} a_t p(J) E[...], evaluated on
+        ((x - x_mean) / x_scale)_J when a standardisation is given.
+
+        Parameters
+        ----------
+        coef : array-like of shape (T,)
+            The coefficients a_t.
+        x_mean : array-like of shape (n_features,), optional
+            Mean of the standardisation of the inputs.
+        x_scale : array-like of shape (n_features,), optional
+            Scale of the standardisation of the inputs.
+        out_scale : float, default 1.0
+            Factor of the outputs.
+
+        Returns
+        -------
+        list of StarTerm
+            One term per distinct subset.
+        """
         coef = np.asarray(coef, dtype=np.float64)
         by_subset: dict[tuple[int, ...], list[int]] = {}
         for t, s in enumerate(self.subsets_):

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_data, check_n_jobs, check_random_state
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import RBF, Categorical, Kernel, ProductKernel
@@ -426,7 +427,7 @@ def hsic_shapley(
     bandwidth: str = "median",
     standardize: bool = True,
     n_pairs: int | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -443,12 +444,19 @@ def hsic_shapley(
     Parameters
     ----------
     X : array-like of shape (n, d_x)
+        Rows of the first set of variables.
     Y : array-like of shape (n, d_y) or (n,)
         Paired with X row for row, e.g. a regression target or class labels.
-    kernel_x, kernel_y, estimator, bandwidth, standardize
+    kernel_x, kernel_y : kexplain product kernel, optional
         As in :func:`hsic`.
     attribute : {"x", "y", "both"}, default "x"
         Whose variables get the Shapley values.
+    estimator : {"biased", "unbiased"}, default "biased"
+        As in :func:`hsic`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As in :func:`hsic`.
+    standardize : bool, default True
+        As in :func:`hsic`.
     n_pairs : int, optional
         None: all n(n - 1)/2 pairs of rows (the complete statistic).  An integer (at least 8): an
         incomplete estimate over that many pairs drawn at random (with replacement), with
@@ -561,7 +569,7 @@ def hsic_test(
     estimator: str = "biased",
     bandwidth: str = "median",
     standardize: bool = True,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,

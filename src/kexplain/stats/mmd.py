@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_n_jobs, check_random_state, feature_names_of
 from ..attribution import GlobalAttribution, PermutationTestResult
 from ..kernels.base import Kernel
@@ -343,7 +344,7 @@ def mmd_shapley(
     bandwidth: str = "median",
     standardize: bool = True,
     n_pairs: int | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -382,7 +383,7 @@ def mmd_shapley(
         Seeds the pairs drawn for ``n_pairs``; it has no effect on the complete statistic.  The
         pairs are drawn in chunks, each from its own stream (``numpy.random.SeedSequence``
         children of one root seed), so they depend on the seed only, never on ``max_block_bytes``,
-        ``n_jobs`` or the workers of :func:`kexplain.dask.mmd_shapley`.
+        ``n_jobs`` or the workers of a Dask cluster (:func:`kexplain.dask.on`).
     max_block_bytes : int, default 32 MiB
         Bound on the memory of one block of pairs (a floor of about 1 MiB per thread applies).  It
         never changes the result: partial sums are taken over fixed tiles of pairs and added in
@@ -470,7 +471,7 @@ def mmd_test(
     estimator: str = "unbiased",
     bandwidth: str = "median",
     standardize: bool = True,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     max_block_bytes: int = DEFAULT_BLOCK_BYTES,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -490,14 +491,30 @@ def mmd_test(
 
     Parameters
     ----------
-    X, Z, kernel, estimator, bandwidth, standardize, max_block_bytes, progress, n_jobs
-        As in :func:`mmd_shapley`; the result is the same for every ``n_jobs`` and block size.
+    X : array-like of shape (n, d)
+        The first sample.
+    Z : array-like of shape (m, d)
+        The second sample.
+    kernel : kexplain product kernel, optional
+        As in :func:`mmd_shapley`.
     n_permutations : int, default 1000
         Number of random relabellings of the pooled sample.  Every relabelling and its null
         attribution are kept, so a number whose memory cannot fit (more than half of the
         machine's) is refused up front with a ValueError.
+    estimator : {"unbiased", "biased"}, default "unbiased"
+        As in :func:`mmd_shapley`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As in :func:`mmd_shapley`.
+    standardize : bool, default True
+        As in :func:`mmd_shapley`.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the relabellings.
+    max_block_bytes : int, default 32 MiB
+        As in :func:`mmd_shapley`; the result is the same for every block size.
+    progress : bool, default False
+        Show a progress bar (needs tqdm).
+    n_jobs : int, optional
+        As in :func:`mmd_shapley`; the result is the same for every ``n_jobs``.
 
     Returns
     -------

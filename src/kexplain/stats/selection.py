@@ -17,6 +17,7 @@ from sklearn.utils import Tags
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, check_scalar, validate_data
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_random_state
 from ..attribution import GlobalAttribution
 from ..kernels.base import Categorical, Kernel
@@ -93,7 +94,7 @@ class HSICShapleySelector(SelectorMixin, BaseEstimator):
         estimator: str = "biased",
         standardize: bool = True,
         max_samples: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.kernel_x = kernel_x
@@ -124,12 +125,14 @@ class HSICShapleySelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Rows of the features to select from.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             A regression target, class labels, or several target columns.
 
         Returns
         -------
         self
+            The fitted estimator.
         """
         if y is None:
             raise ValueError(
