@@ -144,7 +144,8 @@ def run_explain(args: argparse.Namespace) -> int:
         from tqdm.auto import tqdm
 
         # rows and rate without a total: sizing the bar would mean reading the whole file once more
-        bar = tqdm(total=None, unit="row", desc="kexplain explain", leave=False)
+        # (a refresh at every block: blocks are few and large, and the count shown is then never stale)
+        bar = tqdm(total=None, unit="row", desc="kexplain explain", leave=False, mininterval=0, miniters=1)
     n_rows, worst, offset, scale = 0, 0.0, 0, 0.0
     out_names: list[str] = []
     try:
