@@ -82,6 +82,10 @@ def test_table_3_1_indirect_matching_costs_every_model():
     # the thesis: "an anticipated drop in RMSE for all models" (RMSE rises) under indirect matching
     for m in (*te.CMP_MODELS, *te.BAG_MODELS, "GPR"):
         assert _mean(indirect[f"RMSE {m} (indirect)"].ours) > _mean(direct[f"RMSE {m} (direct)"].ours)
+    # the documented disagreement: with lambda learned by marginal likelihood CMP does worse under
+    # indirect matching than with lambda fixed at 0.01 (the ridge runs to its lower bound)
+    fixed = _mean(indirect[f"{te.FIXED}: RMSE (the earlier setting of examples/cmp_swiss_roll.py)"].ours)
+    assert fixed < _mean(indirect["RMSE CMP (indirect)"].ours)
 
 
 @pytest.mark.slow
@@ -127,6 +131,29 @@ def test_fig_b2_calibration_and_the_embedding_amplitude():
     dev_printed = np.abs(cover("bayesimp") - nominal).mean()
     dev_ml = np.abs(cover("bayesimp (c by ML)") - nominal).mean()
     assert dev_ml < dev_printed
+    # and so does a measure nu of scale 1 for the nuclear dominant kernel (the printed prior leaves it open)
+    assert np.abs(cover("bayesimp (nu scale 1)") - nominal).mean() < dev_printed
+
+
+def test_housing_stand_in_bags_are_coarse_cells_with_their_mean_targets():
+    X, f, labels, ylr, z = te.housing_bags(2000, 1.0, np.random.default_rng(0))
+    B = labels.max() + 1
+    assert X.shape[1] == 6 and ylr.shape == (B, 3) and 20 < B < 200
+    assert np.bincount(labels).min() >= 3
+    np.testing.assert_allclose(z, [f[labels == j].mean() for j in range(B)])
+
+
+@pytest.mark.slow
+def test_table_3_2_stand_in_carries_signal_and_documents_the_ordering():
+    rows = _rows(te.cmip6_standin("quick", 0))
+
+    def score(m):
+        return [float(v) for v in rows[f"{m}: RMSE / MAE / Corr"].ours.split(" / ")]
+
+    # the pseudo-target bag GP recovers the HR field better than a constant (house values: sd ~1.15)
+    assert score("VBAGG")[0] < 1.1 and score("VBAGG")[2] > 0.3
+    # documented disagreement: the thesis's VARCMP-first ordering does not carry over to the stand-in
+    assert score("VARCMP")[0] > score("VBAGG")[0]
 
 
 def test_embedding_amplitude_is_the_marginal_likelihood_maximiser():
