@@ -225,6 +225,7 @@ class ModelAgnosticExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d)
+            The points whose coalitions are valued.
 
         Returns
         -------
@@ -263,6 +264,7 @@ class ModelAgnosticExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d) or DataFrame
+            The points to explain (a DataFrame is matched to the model's columns by name).
         interactions : bool or {"sii", "stii"}
             Also compute pairwise interaction values in shap's layout: True or "sii" the Shapley
             interaction index, "stii" the Shapley-Taylor index of order 2 (shap's

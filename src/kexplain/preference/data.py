@@ -122,7 +122,7 @@ class Duels:
     model).  A :class:`DuelData` is accepted in its place (its ``y`` is not read: pass
     ``y=data.y`` to explain winner vs loser).
 
-    Attributes
+    Parameters
     ----------
     left, right : array-like (N, d)
         The two items of each duel.
@@ -148,6 +148,15 @@ class Duels:
     @classmethod
     def of(cls, data: DuelData) -> Duels:
         """The duels of a :class:`DuelData` (items and contexts; the outcomes stay there).
+
+        Parameters
+        ----------
+        data : DuelData
+            The duels, with or without outcomes.
+
+        Returns
+        -------
+        Duels
 
         Examples
         --------
@@ -321,6 +330,11 @@ def load_modechoice(*, random_state: Any = 0, modes_as_features: bool = True) ->
     DuelData
         ``item_labels`` holds the mode (0 air, 1 train, 2 bus, 3 car) of each row of ``items``.
 
+    Raises
+    ------
+    ImportError
+        Naming the extra ``preference`` when statsmodels is missing.
+
     Notes
     -----
     ``ttme`` leaks the outcome.  The data record the terminal waiting time only for the mode the
@@ -329,11 +343,6 @@ def load_modechoice(*, random_state: Any = 0, modes_as_features: bool = True) ->
     model that can single out those values (a GP with a short ``ttme`` lengthscale) predicts every
     held-out duel correctly, whatever the split.  Drop column 0 (``ttme``) of ``X_left``,
     ``X_right`` and ``items`` for an honest accuracy (see ``reproduce/experiments/thesis_preference.py``).
-
-    Raises
-    ------
-    ImportError
-        Naming the extra ``preference`` when statsmodels is missing.
 
     Examples
     --------

@@ -359,8 +359,10 @@ class PrefShapExplainer(Explainer):
 
     @property
     def value(self) -> str:
-        """Deprecated: the ``game=`` option given ("interventional" or "observational"); ``game``
-        is the whole label (a FutureWarning)."""
+        """Deprecated (a FutureWarning): the ``game=`` option given, ``game`` is the whole label.
+
+        "interventional" or "observational".
+        """
         warnings.warn(
             "PrefShapExplainer.value is deprecated; the option is game= and the attribute game holds its label.",
             FutureWarning,

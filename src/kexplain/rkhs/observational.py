@@ -214,6 +214,7 @@ class ObservationalExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d)
+            The points whose coalitions are valued.
 
         Returns
         -------
@@ -264,6 +265,7 @@ class ObservationalExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d) or DataFrame
+            The points to explain (a DataFrame is matched to the model's columns by name).
         interactions : bool or {"sii", "stii"}
             Also compute pairwise interaction values in shap's layout (each row of the d x d
             matrix sums to the feature's Shapley value): True or "sii" the Shapley interaction
