@@ -30,6 +30,7 @@ SHARED = {
     "kexplain._optional": "lazy imports of optional dependencies with the extra to install; used by every "
     "folder that touches one",
     "kexplain._files": "atomic writes of output files, shared by the CLI and the report",
+    "kexplain._typing": "type aliases of the annotations (RandomStateLike), one per idea; not API",
     "kexplain._deprecation": "renamed keywords (the old spelling with a FutureWarning), shared by every "
     "explainer and estimator that renamed an option; not API",
 }
