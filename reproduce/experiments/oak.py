@@ -260,6 +260,7 @@ def run_fitting(size: str, seed: int) -> Result:
     glob: dict[str, list[float]] = {k: [] for k in configs}
     loc: dict[str, list[float]] = {k: [] for k in configs}
     nll: dict[str, list[float]] = {k: [] for k in configs}
+    off = dict.fromkeys(configs, 0)
     ard: list[float] = []
     true = TRUE[2]
     for r in range(reps):
@@ -268,7 +269,10 @@ def run_fitting(size: str, seed: int) -> Result:
         for name, extra in configs.items():
             kw = {"max_interaction_order": 3, "max_iter": max_iter, "random_state": r, **extra}
             oak = kx.gp.OAKRegressor(**kw).fit(X, y)
-            glob[name].append(mean_true_rank(oak.global_importance().values, true))
+            gi = oak.global_importance()
+            glob[name].append(mean_true_rank(gi.values, true))
+            # a true feature "switched off": under 1% of the variance (its lengthscale at the bound)
+            off[name] += int(np.any(gi.values[true] < 0.01 * gi.total))
             loc[name].append(float(np.mean([mean_true_rank(np.abs(v), true) for v in oak.explain(Xe).values])))
             nll[name].append(-float(oak.log_marginal_likelihood_value_))
         vals = kx.ProductKernelExplainer(ard_gp(X, y), X[:50]).explain(Xe).values
@@ -278,21 +282,30 @@ def run_fitting(size: str, seed: int) -> Result:
             "global": round(float(np.mean(glob[k])), 2),
             "local": round(float(np.mean(loc[k])), 2),
             "nll": round(float(np.mean(nll[k])), 1),
+            "reps with a true feature off": off[k],
         }
         for k in configs
     }
     per_rep = {k: [round(x, 2) for x in glob[k]] for k in configs}
     restart_gain = summary["3 restarts"]["nll"] <= summary["one start, Gaussian measure (paper)"]["nll"] + 1e-6
+    paper_fit = summary["one start, Gaussian measure (paper)"]
+    diff = np.asarray(ard) - np.asarray(loc["one start, Gaussian measure (paper)"])
+    ard_noise = abs(diff.mean()) <= 2 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else True
+    near = paper_fit["global"] <= 3.5
+    best = min(summary, key=lambda k: summary[k]["nll"])
     rows = [
         Row(
             "set 2: OAK mean rank of the true features by fitting choice (ideal 3)",
             "~3 (Fig. 1: AGP-SV near the ideal)",
             summary,
-            "within noise" if summary["one start, Gaussian measure (paper)"]["global"] <= 3.5 else "differs",
+            "within noise" if near else "differs",
             ""
-            if summary["one start, Gaussian measure (paper)"]["global"] <= 3.5
-            else "per-repetition ranks vary from ideal to poor (see settings): a few bad repetitions,"
-            " not a biased fit, move the mean",
+            if near
+            else f"the single-start fit switched a true feature off (under 1% of the variance, its lengthscale at"
+            f" the upper bound) in {paper_fit['reps with a true feature off']} of {reps} repetitions: a local"
+            f" optimum of the marginal likelihood, not a bug (300 iterations from the same start: mean rank"
+            f" {summary['one start, 300 iterations']['global']}); the best"
+            f" likelihood came from '{best}' (mean rank {summary[best]['global']})",
         ),
         Row(
             "set 2: local mean rank, RBF-ARD GP exact interventional vs OAK functional-ANOVA",
@@ -301,8 +314,8 @@ def run_fitting(size: str, seed: int) -> Result:
                 "RBF-ARD GP": round(float(np.mean(ard)), 2),
                 "OAK": summary["one start, Gaussian measure (paper)"]["local"],
             },
-            "within noise",
-            "",
+            "within noise" if ard_noise else "differs",
+            "" if ard_noise else "the two models rank the true features differently beyond the spread over repetitions",
         ),
         Row(
             "restarts never worsen the marginal likelihood",
@@ -342,11 +355,13 @@ def real_data(name: str) -> tuple[np.ndarray, np.ndarray, list[str], bool]:
         df = sm.datasets.modechoice.load_pandas().data
         names = ["ttme", "invc", "invt", "gc", "hinc", "psize"]
         return df[names].to_numpy(float), df["choice"].to_numpy(int), names, True
+    pd = require("pandas")
     df = rdataset("HistData", "Guerry")
     names = [
         c
         for c in df.columns
-        if c not in ("rownames", "dept", "Region", "Department", "MainCity", "Crime_pers") and df[c].dtype != object
+        if c not in ("rownames", "dept", "Region", "Department", "MainCity", "Crime_pers")
+        and pd.api.types.is_numeric_dtype(df[c])
     ]
     return df[names].to_numpy(float), df["Crime_pers"].to_numpy(float), names, False
 
