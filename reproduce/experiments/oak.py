@@ -251,9 +251,11 @@ _FIT_NOTE = (
 def run_fitting(size: str, seed: int) -> Result:
     reps, n, max_iter = (1, 60, 20) if size == "quick" else (3, 100, 50)
     rng = np.random.default_rng(seed + 2)
+    long_iter = 60 if size == "quick" else 300
+    long = f"one start, {long_iter} iterations"
     configs = {
         "one start, Gaussian measure (paper)": {},
-        "one start, 300 iterations": {"max_iter": 300},
+        long: {"max_iter": long_iter},
         "3 restarts": {"n_restarts": 2},
         "empirical measure": {"input_measure": "empirical"},
     }
@@ -303,8 +305,8 @@ def run_fitting(size: str, seed: int) -> Result:
             if near
             else f"the single-start fit switched a true feature off (under 1% of the variance, its lengthscale at"
             f" the upper bound) in {paper_fit['reps with a true feature off']} of {reps} repetitions: a local"
-            f" optimum of the marginal likelihood, not a bug (300 iterations from the same start: mean rank"
-            f" {summary['one start, 300 iterations']['global']}); the best"
+            f" optimum of the marginal likelihood, not a bug ({long_iter} iterations from the same start: mean rank"
+            f" {summary[long]['global']}); the best"
             f" likelihood came from '{best}' (mean rank {summary[best]['global']})",
         ),
         Row(
@@ -335,7 +337,16 @@ def run_fitting(size: str, seed: int) -> Result:
             "ARD local per repetition": [round(x, 2) for x in ard],
         },
         [seed + 2],
-        notes="Investigation of issue #27 (not a figure of the paper). " + _FIT_NOTE,
+        notes="Investigation of issue #27 (not a figure of the paper). The paper's fit (its authors' code calls the"
+        " OAK package's oak_model with its defaults): one BFGS run to convergence from lengthscales 1 and noise"
+        " variance 0.01, a Gamma(1, 0.2) prior on the order variances (a MAP fit), exact GP below 1000 rows (200"
+        " k-means inducing points above), Gaussian N(0, 1) measure after a normalising flow. kexplain: one"
+        " L-BFGS-B run (max_iter) from lengthscales = feature scale and noise variance 0.1, maximum likelihood, exact"
+        " GP below 5000 rows, Gaussian measure after a Yeo-Johnson transform. Starting the noise at 0.01 reaches"
+        " the same optimum (checked on set 2); the inducing-point rules do not apply at these sizes. What moves"
+        " the mean rank is a local optimum in which a feature of the three-way term exp(x1 x2 x3) is switched off"
+        " (lengthscale at the bound 1000, under 1% of the variance) and its effect absorbed by the others; the"
+        " rows show how often each fitting choice lands there. " + _FIT_NOTE,
     )
 
 
@@ -371,7 +382,7 @@ REAL = ("diabetes", "modechoice", "guerry")
 
 def real_sizes(size: str) -> dict[str, Any]:
     if size == "quick":
-        return {"rows": 120, "order": 2, "max_iter": 15, "trees": 20, "explained": 4, "shap": False}
+        return {"rows": 120, "order": 2, "max_iter": 15, "trees": 10, "explained": 4, "shap": False}
     return {"rows": 300, "order": 3, "max_iter": 40, "trees": 100, "explained": 20, "shap": True}
 
 
@@ -388,13 +399,13 @@ def real_fit(name: str, size: str, seed: int):
     return X, y, names, classify, oak, time.perf_counter() - t0
 
 
-def incremental_errors(X, y, order, classify, trees, seed) -> list[float]:
-    """3-fold CV error of a random forest on the first k features of ``order``, k = 1..d."""
+def incremental_errors(X, y, order, classify, trees, seed, k_max=None) -> list[float]:
+    """3-fold CV error of a random forest on the first k features of ``order``, k = 1..k_max (default d)."""
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
     from sklearn.model_selection import cross_val_score
 
     out = []
-    for k in range(1, X.shape[1] + 1):
+    for k in range(1, (k_max or X.shape[1]) + 1):
         cols = list(order[:k])
         if classify:
             m = RandomForestClassifier(trees, random_state=seed, n_jobs=1)
@@ -414,7 +425,8 @@ def run_fig2(size: str, seed: int) -> Result:
         half = max(1, (X.shape[1] + 1) // 2)
         area = {}
         for meth, imp in scores.items():
-            err = incremental_errors(X, y, np.argsort(-imp, kind="stable"), classify, s["trees"], seed)
+            k_max = half if size == "quick" else None  # quick: only the part the score reads
+            err = incremental_errors(X, y, np.argsort(-imp, kind="stable"), classify, s["trees"], seed, k_max)
             curves[f"{name}: {meth}"] = [round(e, 3) for e in err]
             area[meth] = round(float(np.mean(err[:half])), 3)
         best = min(area.values())
