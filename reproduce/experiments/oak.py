@@ -170,7 +170,7 @@ def _heavy(res: dict[str, Any], which: int) -> str:
     return (
         f"; on set {which} the largest of the {res['sizes']['n']} targets holds a median {share:.0%} of the"
         " target's sum of squares, so each fit is driven by one or two rows"
-        if share > 0.3
+        if share > 0.5
         else ""
     )
 

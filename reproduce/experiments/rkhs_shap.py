@@ -765,7 +765,10 @@ def run_cancer(size: str, seed: int) -> Result:
                 "most predictive (Fig. C.7)",
                 hit,
                 "reproduced" if len(hit) == 3 else "partly",
-                "" if len(hit) == 3 else f"our top six: {ranking[:6]}",
+                ""
+                if len(hit) == 3
+                else f"our top six: {ranking[:6]}; radius, perimeter and area (mean and worst) are almost"
+                " collinear, and observational values share credit among such features",
             )
         ],
         {
