@@ -119,7 +119,7 @@ def ard_gp(X: np.ndarray, y: np.ndarray):
 def synthetic_sizes(size: str) -> dict[str, Any]:
     if size == "quick":
         return {"sets": (1, 4), "reps": 1, "n": 80, "explained": 4, "order": 3, "max_iter": 30, "shap": False}
-    return {"sets": (1, 2, 3, 4), "reps": 3, "n": 100, "explained": 10, "order": 3, "max_iter": 50, "shap": True}
+    return {"sets": (1, 2, 3, 4), "reps": 10, "n": 100, "explained": 10, "order": 3, "max_iter": 50, "shap": True}
 
 
 @functools.lru_cache(maxsize=4)
@@ -264,7 +264,7 @@ _FIT_NOTE = (
 
 
 def run_fitting(size: str, seed: int) -> Result:
-    reps, n, max_iter = (1, 60, 20) if size == "quick" else (3, 100, 50)
+    reps, n, max_iter = (1, 60, 20) if size == "quick" else (6, 100, 50)
     rng = np.random.default_rng(seed + 2)
     long_iter = 60 if size == "quick" else 300
     long = f"one start, {long_iter} iterations"
