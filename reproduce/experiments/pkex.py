@@ -382,7 +382,7 @@ def _fig34(size: str, seed: int) -> dict[str, Any]:
         for budget in cfg["budgets"]:
             # RKHS-SHAP: observational game by conditional mean embeddings on the background; one
             # batched call (the sampled coalitions and their embeddings are shared by the rows)
-            rk = kx.RKHSExplainer(model, B, value="observational")
+            rk = kx.RKHSExplainer(model, B, game="observational")
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
