@@ -605,13 +605,15 @@ def test_losing_one_of_two_workers_mid_run_gives_the_same_numbers(svr, monkeypat
                     got = c.compute(res.values).result(timeout=120)
                     np.testing.assert_array_equal(got, inner.explain(X).values)
                 else:
-                    real = dstats._call
+                    from kexplain.dask import context as dcontext  # where the pair tiles are run
 
-                    def slow_call(task, a, b, real=real):
+                    real = dcontext._call
+
+                    def slow_call(fn, *args, real=real):
                         time.sleep(0.05)
-                        return real(task, a, b)
+                        return real(fn, *args)
 
-                    monkeypatch.setattr(dstats, "_call", slow_call)
+                    monkeypatch.setattr(dcontext, "_call", slow_call)
                     Z = X + [1.0, 0.0, 0.0, 0.0]
                     thread = _close_a_worker_soon(cluster, 0.4)
                     got = dstats.mmd_test(X, Z, n_permutations=19, random_state=0, client=c, max_block_bytes=4000)
