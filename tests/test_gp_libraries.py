@@ -456,3 +456,37 @@ def test_efficiency_and_enumeration_for_random_hyperparameters(ls, outputscale, 
     np.testing.assert_allclose(ex.base_values + ex.values.sum(axis=1), own, rtol=0, atol=tol)
     ref = enum_values(lambda H: model(torch.as_tensor(H)).mean.detach().numpy(), x, Z)[:, 0]
     np.testing.assert_allclose(ex.values[0], ref, rtol=0, atol=2 * tol)
+
+
+def test_rkhs_explainer_takes_a_matern_botorch_model_in_both_games():
+    """One way in: a Matérn GP of BoTorch goes straight into RKHSExplainer (the product explainer with
+    its bound for the interventional game, its posterior mean for the observational one)."""
+    d = 3
+    X, y = _botorch_data(d=d)
+    gp = SingleTaskGP(
+        X,
+        y[:, None],
+        covar_module=gk.ScaleKernel(gk.MaternKernel(nu=2.5, ard_num_dims=d)),
+        input_transform=Normalize(d),
+    )
+    _set_lengthscales(gp.covar_module, 7)
+    gp = gp.double().eval()
+    Z, Xq = X[:6].numpy(), X[8:10].numpy()
+
+    def f(H):
+        with torch.no_grad():
+            return gp.posterior(torch.as_tensor(H, dtype=F64)).mean.numpy()[:, 0]
+
+    own = f(Xq)
+    ref = kx.ProductKernelExplainer(gp, background=Z).explain(Xq)
+    itv = kx.RKHSExplainer(gp, Z, game="interventional")
+    assert isinstance(itv.explainer, kx.ProductKernelExplainer)
+    np.testing.assert_array_equal(itv.explain(Xq).values, ref.values)
+    tol = 1e-9 + 10 * ref.kernel_error_bound
+    obs = kx.RKHSExplainer(gp, Z, game="observational").explain(Xq)
+    np.testing.assert_allclose(obs.base_values + obs.values.sum(axis=1), own, rtol=0, atol=tol)
+    # the same game on the model's own posterior mean as a NumPy function
+    via_f = kx.RKHSExplainer(f, Z, game="observational").explain(Xq)
+    np.testing.assert_allclose(obs.values, via_f.values, rtol=0, atol=tol)
+    with pytest.raises(ValueError, match="budget"):
+        itv.explain(Xq, budget=64)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_data, check_random_state, check_weights
-from ..exceptions import UnsupportedModelError
+from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..explainers.outputs import final_estimator, model_output
 from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
@@ -71,6 +71,21 @@ def _product_expansion(model: Any, feature_names: Sequence[str] | None) -> Kerne
     return None if isinstance(em.kernel, ScaleMixtureKernel) else em
 
 
+def _foreign_mixture(model: Any, feature_names: Sequence[str] | None) -> KernelExpansion | None:
+    """A GPyTorch, BoTorch or GPflow model whose kernel converts only as a Matérn / rational
+    quadratic mixture: its expansion, whose ``predict`` is the model's posterior mean within the
+    mixture's bound (checked against the model's own prediction when it was converted).  The
+    product route keeps such kernels on the generic path, and these models have no NumPy
+    ``predict`` of their own to take it with."""
+    if foreign_model_error(model) is None:
+        return None
+    try:
+        em = as_kernel_expansion(model, feature_names=feature_names)
+    except UnsupportedModelError:
+        return None
+    return em if isinstance(em.kernel, ScaleMixtureKernel) else None
+
+
 def _describe_product(model: Any) -> str:
     if isinstance(model, KernelExpansion):
         return "KernelExpansion.predict"
@@ -105,7 +120,8 @@ def _resolve(model: Any, background: Any, background_weights: Any, feature_names
     est = final_estimator(model)
     default_ref: Any = None
     n_features: int | None
-    predict = kernel_on = None
+    predict: Callable[[np.ndarray], Any] | None = None
+    kernel_on = None
     if expansion is not None:
         kind = "product"
         n_features = expansion.n_features
@@ -123,7 +139,11 @@ def _resolve(model: Any, background: Any, background_weights: Any, feature_names
             default_ref = getattr(est, "X_fit_", None)
             if default_ref is None:
                 default_ref = getattr(est, "X_train_", None)
-        predict, output = model_output(model, _ACCEPTED)
+        mixture = _foreign_mixture(model, feature_names)
+        if mixture is not None:
+            predict, output, n_features = mixture.predict, _describe_product(model), mixture.n_features
+        else:
+            predict, output = model_output(model, _ACCEPTED)
         names = getattr(model, "feature_names_in_", None)
         if feature_names is None and names is not None:
             feature_names = [str(n) for n in names]

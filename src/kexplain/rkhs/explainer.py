@@ -20,6 +20,7 @@ from typing import Any
 from .._deprecation import renamed_keyword
 from .._validation import check_bool, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, row_index
+from ..exceptions import foreign_model_error
 from ..explainers.coalitions import Game
 from ..explainers.model_agnostic import DEFAULT_MAX_BLOCK_BYTES, ModelAgnosticExplainer
 from ..explainers.product_kernel import ProductKernelExplainer
@@ -190,6 +191,15 @@ class RKHSExplainer(Explainer):
                 # the exact engine, one implementation of the product game
                 self.explainer = ProductKernelExplainer(
                     m.expansion,
+                    background=m.background,
+                    background_weights=m.background_weights,
+                    feature_names=m.feature_names,
+                )
+            elif foreign_model_error(model) is not None:
+                # a GPyTorch / BoTorch / GPflow model with a Matérn or rational quadratic kernel: the
+                # product explainer converts it itself and reports the mixture's error bound
+                self.explainer = ProductKernelExplainer(
+                    model,
                     background=m.background,
                     background_weights=m.background_weights,
                     feature_names=m.feature_names,
@@ -368,13 +378,21 @@ class RKHSExplainer(Explainer):
         if uncertainty or joint:
             if not uncertainty:
                 raise ValueError("joint=True needs uncertainty=True.")
-            if self.kind != "product" or budget is not None:
+            if not isinstance(self.explainer, ProductKernelExplainer) or budget is not None:
                 raise ValueError(
                     "uncertainty=True in the interventional game needs a Gaussian-process model with a product "
                     "kernel and the exact engine (no budget); see kx.ProductKernelExplainer."
                 )
         if isinstance(self.explainer, ModelAgnosticExplainer):
             return self.explainer.explain(X, random_state=random_state, budget=budget, tol=tol, **options)
+        if self.expansion is None:  # a foreign model with a mixture kernel, in the product explainer
+            if budget is not None:
+                raise ValueError(
+                    f"budget: {type(self.explainer).__name__} explains this model exactly (within the reported "
+                    "kernel_error_bound) and samples nothing; leave budget=None."
+                )
+            check_random_state(random_state)
+            return self.explainer.explain(X, uncertainty=uncertainty, joint=joint, **options)
         # a product-kernel model in the interventional game
         assert self.expansion is not None
         if budget is not None:
