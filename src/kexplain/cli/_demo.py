@@ -25,7 +25,7 @@ class DemoFailure(Exception):
 
     Examples
     --------
-    >>> from kexplain.cli import DemoFailure
+    >>> from kexplain.cli._demo import DemoFailure
     >>> str(DemoFailure("efficiency check failed"))
     'efficiency check failed'
     """
@@ -81,7 +81,7 @@ def run_demo(
     Examples
     --------
     >>> import tempfile
-    >>> from kexplain.cli import run_demo
+    >>> from kexplain.cli._demo import run_demo
     >>> result = run_demo(tempfile.mkdtemp(), quick=True, verbose=False)  # doctest: +SKIP
     >>> result["report"].name  # doctest: +SKIP
     'index.html'

@@ -106,7 +106,8 @@ def run_explain(args: argparse.Namespace) -> int:
     >>> import tempfile, pathlib, joblib
     >>> import numpy as np
     >>> from sklearn.svm import SVR
-    >>> from kexplain.cli import build_parser, run_explain
+    >>> from kexplain.cli._parser import build_parser
+    >>> from kexplain.cli._explain import run_explain
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> X = np.random.default_rng(0).normal(size=(20, 2))
     >>> _ = joblib.dump(SVR().fit(X, X[:, 0]), folder / "m.joblib")

@@ -44,7 +44,7 @@ def values_frame(explanation: Explanation, layout: str = "wide", ids: Any = None
     --------
     >>> import numpy as np
     >>> import kexplain as kx
-    >>> from kexplain.cli import values_frame
+    >>> from kexplain.cli._frames import values_frame
     >>> ex = kx.Explanation(np.array([[1.0, -0.5]]), 2.0, feature_names=["a", "b/c"])
     >>> values_frame(ex)
          a  b/c  base_value
@@ -114,7 +114,7 @@ def interactions_frame(explanation: Explanation, ids: Any = None, id_name: str =
     --------
     >>> import numpy as np
     >>> import kexplain as kx
-    >>> from kexplain.cli import interactions_frame
+    >>> from kexplain.cli._frames import interactions_frame
     >>> inter = np.array([[[1.0, 0.25], [0.25, -0.5]]])
     >>> ex = kx.Explanation(inter.sum(axis=2), 0.0, feature_names=["a", "b"], interactions=inter)
     >>> interactions_frame(ex)

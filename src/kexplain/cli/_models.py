@@ -94,7 +94,7 @@ def load_model(path: str | Path, trusted: Sequence[str] = (), allow_pickle: bool
     >>> import tempfile, pathlib, joblib
     >>> import skops.io as sio
     >>> from sklearn.svm import SVR
-    >>> from kexplain.cli import load_model
+    >>> from kexplain.cli._models import load_model
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = joblib.dump(SVR(C=2.0), folder / "m.joblib")
     >>> load_model(folder / "m.joblib")  # doctest: +ELLIPSIS

@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     Examples
     --------
-    >>> from kexplain.cli import build_parser
+    >>> from kexplain.cli._parser import build_parser
     >>> args = build_parser().parse_args(["explain", "--model", "m.skops", "--data", "X.csv",
     ...                                   "--out", "v.csv", "--layout", "long", "--id-column", "id"])
     >>> args.command, args.layout, args.background, args.id_column

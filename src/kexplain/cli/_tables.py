@@ -19,7 +19,7 @@ class CLIError(Exception):
 
     Examples
     --------
-    >>> from kexplain.cli import CLIError, read_table
+    >>> from kexplain.cli._tables import CLIError, read_table
     >>> try:
     ...     read_table("rows.txt")
     ... except CLIError as exc:
@@ -58,7 +58,7 @@ def os_error(option: str, path: str | Path, exc: OSError) -> CLIError:
     Examples
     --------
     >>> import errno
-    >>> from kexplain.cli import os_error
+    >>> from kexplain.cli._tables import os_error
     >>> print(os_error("--out", "v.csv", OSError(errno.ENOSPC, "No space left on device")))
     --out v.csv: [Errno 28] No space left on device
     """
@@ -92,7 +92,7 @@ def check_output_path(path: str | Path, option: str = "--out", force: bool = Fal
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kexplain.cli import CLIError, check_output_path
+    >>> from kexplain.cli._tables import CLIError, check_output_path
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "v.csv"
     >>> _ = path.write_text("old")
     >>> try:
@@ -162,7 +162,7 @@ def read_table(path: str | Path, option: str = "--data") -> Any:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kexplain.cli import read_table
+    >>> from kexplain.cli._tables import read_table
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "rows.csv").write_text("1.5,2\\n3,4\\n")
     >>> read_table(folder / "rows.csv")
@@ -222,7 +222,7 @@ def write_table(frame: Any, path: str | Path, option: str = "--out") -> Path:
     --------
     >>> import tempfile, pathlib
     >>> import pandas as pd
-    >>> from kexplain.cli import write_table
+    >>> from kexplain.cli._tables import write_table
     >>> path = write_table(pd.DataFrame({"a": [0.1]}), pathlib.Path(tempfile.mkdtemp()) / "v.csv")
     >>> print(path.read_text().strip())
     a
