@@ -155,6 +155,10 @@ class Explanation:
         Any other string is kept as the name of a game of your own: ``game_record`` is then
         ``kexplain.games.CUSTOM``, whose base value is labelled v(∅); a string one or two letters
         off a table name is refused as a typo.
+    info : dict, optional
+        Anything else the explainer records (solver, route, timings).  The keys ``"v_full"``,
+        ``"interaction_index"`` and ``"efficiency_error"`` (and ``"predictions"``) given here fill
+        the attributes of those names when they are not passed themselves.
     output : str
         What model output is explained, in words (``"predict"``,
         ``"decision_function"``, ``"latent mean of GaussianProcessClassifier"``).
@@ -170,10 +174,6 @@ class Explanation:
         Posterior variance of the base value (the background mean of the model).
     prediction_variance : array-like of shape (N,), optional
         Posterior variance of the explained output at each point.
-    info : dict, optional
-        Anything else the explainer records (solver, route, timings).  The keys ``"v_full"``,
-        ``"interaction_index"`` and ``"efficiency_error"`` (and ``"predictions"``) given here fill
-        the attributes of those names when they are not passed themselves.
     v_full : array-like of shape (N,) or (N, n_outputs), optional
         The value of the full coalition computed directly: the explained model output at each point.
     interaction_index : str, optional
@@ -401,8 +401,10 @@ class Explanation:
 
         Returns
         -------
-        lower, upper : ndarray of shape (N, d)
-            ``values -/+ z * std`` with z the (1 + level) / 2 quantile of the standard normal.
+        lower : ndarray of shape (N, d)
+            ``values - z * std`` with z the (1 + level) / 2 quantile of the standard normal.
+        upper : ndarray of shape (N, d)
+            ``values + z * std``.
 
         Examples
         --------

@@ -34,12 +34,30 @@ class InteractionExplanation(Explanation):
 
     Parameters
     ----------
-    values, base_values, data, feature_names, output_names, game, info, output, index
-        As for :class:`~kexplain.Explanation`.
+    values : array-like of shape (N, d) or (N, d, n_outputs)
+        The Shapley (Banzhaf for ``index="BV"``) values, as for :class:`~kexplain.Explanation`.
+    base_values : array-like
+        The value of the empty coalition, as for :class:`~kexplain.Explanation`.
+    data : array-like of shape (N, d), optional
+        The explained rows.
+    feature_names : sequence of str, optional
+        Defaults to ``x0, x1, ...``.
+    output_names : sequence of str, optional
+        One name per output.
+    game : str
+        The game that was solved, as for :class:`~kexplain.Explanation`.
+    info : dict, optional
+        Anything else the explainer records, as for :class:`~kexplain.Explanation`.
     table : InteractionTable
         One entry per point (row).
-    v_full, efficiency_error
-        As for :class:`~kexplain.Explanation`.
+    output : str
+        What model output is explained, in words.
+    index : sequence, optional
+        Row labels (the index of an explained DataFrame).
+    v_full : array-like of shape (N,) or (N, n_outputs), optional
+        The value of the full coalition computed directly: the explained model output at each point.
+    efficiency_error : float, optional
+        Largest relative gap ``|sum of the values - (v_full - base value)|`` the explainer measured.
 
     Examples
     --------

@@ -53,6 +53,7 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
         shapiq's normalisation: the game's values minus v(empty set) (the default, as shapiq's
         own benchmark games).
     player_names : sequence of str, optional
+        One name per feature (player), passed on to shapiq; None for shapiq's default names.
 
     Examples
     --------
@@ -108,11 +109,14 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
         explainer : ProductKernelExplainer
             Single-output; its game (functional, interventional or baseline) is the one used.
         x : array-like of shape (d,) or (1, d)
+            The explained point.
         normalize : bool
+            shapiq's normalisation (values minus v(empty set)), as in the constructor.
 
         Returns
         -------
         ProductShapiqGame
+            The product game of the explainer's model output at ``x``.
         """
         from .explainers.product_kernel import ProductKernelExplainer
 
@@ -143,7 +147,18 @@ class ProductShapiqGame(shapiq.Game):  # type: ignore[name-defined]
         )
 
     def value_function(self, coalitions: np.ndarray) -> np.ndarray:
-        """v(S) of each boolean row of ``coalitions`` (n, d), without shapiq's normalisation."""
+        """v(S) of each boolean row of ``coalitions`` (n, d), without shapiq's normalisation.
+
+        Parameters
+        ----------
+        coalitions : ndarray of shape (n, d) or (d,)
+            Boolean rows: True where the feature is in the coalition.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The value of each coalition, intercept included.
+        """
         S = np.asarray(coalitions, dtype=bool)
         if S.ndim == 1:
             S = S[None, :]

@@ -49,6 +49,20 @@ def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> flo
     replaced by l itself), up to terms that do not depend on lam:
     -n/2 log|K + lam I| - 1/2 tr((K + lam I)^-1 L).
 
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix of the conditioning inputs x.
+    L : ndarray of shape (n, n)
+        Gram matrix of the conditioned outputs y.
+    lam : float
+        The ridge regularisation (noise variance), positive.
+
+    Returns
+    -------
+    float
+        The log marginal likelihood, up to terms that do not depend on ``lam``.
+
     Raises
     ------
     ValueError

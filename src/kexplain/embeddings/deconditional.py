@@ -511,7 +511,11 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         Returns
         -------
         mean : ndarray of shape (n_queries,)
-        std or cov : ndarray, only when asked for
+            Posterior mean of f at each query.
+        std : ndarray of shape (n_queries,)
+            Posterior standard deviation of f, only with ``return_std=True``.
+        cov : ndarray of shape (n_queries, n_queries)
+            Posterior covariance of f, only with ``return_cov=True``.
 
         Examples
         --------

@@ -96,6 +96,22 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
     Rows of zero weight are never chosen.  ``random_state`` (None, an int, or a numpy
     Generator/RandomState) makes the choice reproducible, as in scikit-learn's ``Nystroem``.
 
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows to choose from (>= 0).
+    n_landmarks : int
+        Number of landmarks wanted (>= 1).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Seed or generator of the random choice.
+    weights : ndarray of shape (n_rows,), optional
+        Row weights; rows of weight 0 are never chosen.
+
+    Returns
+    -------
+    ndarray of int
+        The sorted indices of the landmarks, ``min(n_landmarks, number of eligible rows)`` of them.
+
     Examples
     --------
     >>> from kexplain.embeddings import choose_landmarks
@@ -193,7 +209,18 @@ class ExactRidge:
         self.nbytes = int(self.factor[0].nbytes)
 
     def weights(self, K_x: np.ndarray) -> np.ndarray:
-        """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x."""
+        """beta = D (D K D + lam I)^-1 D K_x, shape (n, N), for the (n, N) cross-kernel K_x.
+
+        Parameters
+        ----------
+        K_x : ndarray of shape (n, N) or (n,)
+            Kernel between the n conditioning rows and N query points.
+
+        Returns
+        -------
+        ndarray of shape (n, N) or (n,)
+            The CME weights of each query point, shaped as ``K_x``.
+        """
         n = self.factor[0].shape[0]
         K_x = to_array(K_x, "K_x")
         one_d = K_x.ndim == 1
@@ -205,7 +232,18 @@ class ExactRidge:
         return self.D[:, None] * cho_solve(self.factor, self.D[:, None] * K_x, check_finite=False)
 
     def transposed(self, F: np.ndarray) -> np.ndarray:
-        """alpha = D (D K D + lam I)^-1 D F, shape (n, o): sum_i beta_i(x) F_i = k(x, X) alpha."""
+        """alpha = D (D K D + lam I)^-1 D F, shape (n, o): sum_i beta_i(x) F_i = k(x, X) alpha.
+
+        Parameters
+        ----------
+        F : ndarray of shape (n, o) or (n,)
+            Values at the n conditioning rows.
+
+        Returns
+        -------
+        ndarray of shape (n, o) or (n,)
+            The coefficients alpha on the conditioning rows.
+        """
         return self.weights(F)
 
 
@@ -274,7 +312,18 @@ class NystroemRidge:
         self.nbytes = int(self.factor[0].nbytes + self.K_LXw.nbytes)
 
     def coef(self, K_Lx: np.ndarray) -> np.ndarray:
-        """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N)."""
+        """c = (K_LX D^2 K_XL + lam K_LL)^-1 K_Lx, shape (m, N).
+
+        Parameters
+        ----------
+        K_Lx : ndarray of shape (m, N) or (m,)
+            Kernel between the m landmarks and N query points.
+
+        Returns
+        -------
+        ndarray of shape (m, N) or (m,)
+            The landmark coefficients c, shaped as ``K_Lx``.
+        """
         m = self.factor[0].shape[0]
         K_Lx = to_array(K_Lx, "K_Lx")
         one_d = K_Lx.ndim == 1
@@ -289,9 +338,31 @@ class NystroemRidge:
         return cho_solve(self.factor, K_Lx, check_finite=False)
 
     def weights(self, K_Lx: np.ndarray) -> np.ndarray:
-        """beta = D^2 K_XL c, shape (n, N), for the (m, N) landmark cross-kernel K_Lx."""
+        """beta = D^2 K_XL c, shape (n, N), for the (m, N) landmark cross-kernel K_Lx.
+
+        Parameters
+        ----------
+        K_Lx : ndarray of shape (m, N) or (m,)
+            Kernel between the m landmarks and N query points.
+
+        Returns
+        -------
+        ndarray of shape (n, N) or (n,)
+            The CME weights of each query point on the n conditioning rows.
+        """
         return self.K_LXw.T @ self.coef(K_Lx)
 
     def transposed(self, F: np.ndarray) -> np.ndarray:
-        """alpha on the landmarks, shape (m, o): sum_i beta_i(x) F_i = k(x, L) alpha."""
+        """alpha on the landmarks, shape (m, o): sum_i beta_i(x) F_i = k(x, L) alpha.
+
+        Parameters
+        ----------
+        F : ndarray of shape (n, o) or (n,)
+            Values at the n conditioning rows.
+
+        Returns
+        -------
+        ndarray of shape (m, o) or (m,)
+            The coefficients alpha on the landmarks.
+        """
         return cho_solve(self.factor, self.K_LXw @ F, check_finite=False)

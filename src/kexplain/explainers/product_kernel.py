@@ -120,22 +120,6 @@ class ProductKernelExplainer(Explainer):
         to the kernel's amplitude, in (0, 1); default 1e-12.  A looser tolerance needs fewer RBF
         terms (faster); ``explain`` reports the resulting bound as ``Explanation.kernel_error_bound``.
 
-    Notes
-    -----
-    Linear and polynomial kernels (``kernel="linear"``, ``"poly"``, GP ``DotProduct`` and its integer
-    powers, KernelRidge's ``additive_chi2``) are not products over features; their models are
-    explained exactly through :mod:`kexplain.shapley.polynomial` (each coalition value is a
-    polynomial of a sum of per-feature terms) or, for small degrees, :mod:`kexplain.shapley.monomials`
-    (the model multiplied out into monomials); ``route`` is then "polynomial" or "monomials".
-    KernelRidge's ``chi2`` kernel is a product kernel (:class:`kexplain.kernels.Chi2`).
-
-    Stochastic Shapley values: for a Gaussian-process model (a GaussianProcessRegressor, a
-    binary GaussianProcessClassifier, or a :class:`kexplain.models.GPPosterior`) the values are
-    those of the posterior mean, and ``explain(X, uncertainty=True)`` also gives their exact
-    posterior covariance (Chau, Muandet & Sejdinovic, 2023, treat Shapley values of a GP as
-    Gaussian; here the covariance of the interventional and baseline games is exact, see
-    ``kexplain.shapley.stochastic``).
-
     Attributes
     ----------
     game : str
@@ -154,6 +138,22 @@ class ProductKernelExplainer(Explainer):
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
         "quadrature" for the functional game); "polynomial" or "monomials" for linear and
         polynomial kernels.
+
+    Notes
+    -----
+    Linear and polynomial kernels (``kernel="linear"``, ``"poly"``, GP ``DotProduct`` and its integer
+    powers, KernelRidge's ``additive_chi2``) are not products over features; their models are
+    explained exactly through :mod:`kexplain.shapley.polynomial` (each coalition value is a
+    polynomial of a sum of per-feature terms) or, for small degrees, :mod:`kexplain.shapley.monomials`
+    (the model multiplied out into monomials); ``route`` is then "polynomial" or "monomials".
+    KernelRidge's ``chi2`` kernel is a product kernel (:class:`kexplain.kernels.Chi2`).
+
+    Stochastic Shapley values: for a Gaussian-process model (a GaussianProcessRegressor, a
+    binary GaussianProcessClassifier, or a :class:`kexplain.models.GPPosterior`) the values are
+    those of the posterior mean, and ``explain(X, uncertainty=True)`` also gives their exact
+    posterior covariance (Chau, Muandet & Sejdinovic, 2023, treat Shapley values of a GP as
+    Gaussian; here the covariance of the interventional and baseline games is exact, see
+    ``kexplain.shapley.stochastic``).
 
     Examples
     --------
@@ -525,6 +525,16 @@ game='interventional (summarised background)')
             sigma^2(x) minus it (``kexplain.explainers.variance_games``).  Cost per point about
             B n^2 d^2 / 2 operations for n training rows and B background rows.
 
+        Returns
+        -------
+        Explanation
+            ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
+            ``interactions`` when asked, ``v_full`` (the model output at each point),
+            ``info["route"]`` and ``efficiency_error`` (the largest
+            ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``);
+            ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
+            scale-mixture kernel.
+
         Notes
         -----
         GPU / array API path: when ``X`` is a PyTorch tensor (CPU or CUDA), a CuPy array or any
@@ -545,16 +555,6 @@ game='interventional (summarised background)')
         interaction entry off the diagonal, and d times it each entry on the diagonal).  The
         posterior covariance of ``uncertainty=True`` uses the same sum for the prior and the data
         terms.
-
-        Returns
-        -------
-        Explanation
-            ``values`` (N, d) or (N, d, n_outputs), ``base_values``, ``game``, ``output``,
-            ``interactions`` when asked, ``v_full`` (the model output at each point),
-            ``info["route"]`` and ``efficiency_error`` (the largest
-            ``|sum_j phi_j - (f(x) - base value)|`` relative to ``max(|f(x)|, |base value|)``);
-            ``kernel_error_bound`` and ``info["kernel_error"]``, ``info["mixture_terms"]`` for a
-            scale-mixture kernel.
 
         Examples
         --------

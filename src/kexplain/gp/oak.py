@@ -104,10 +104,12 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         X : array-like or DataFrame of shape (n, d)
             Numbers, or labels in the categorical features.
         y : array-like of shape (n,)
+            Numeric targets.
 
         Returns
         -------
-        self : OAKRegressor
+        OAKRegressor
+            The fitted model (self).
 
         Examples
         --------
@@ -227,10 +229,13 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
     def global_importance(self) -> GlobalAttribution:
         """Exact global variance Shapley values (additive-GP paper, section 4, Theorem 1) with Sobol indices.
 
-        ``total`` is the variance of the posterior mean under the product of the per-feature input
-        measures (in target units), which the Shapley ``values`` sum to exactly; the columns
-        ``first_order_sobol`` and ``total_sobol`` hold the Sobol indices (fractions of the
-        variance) and ``info["component_variance"][q]`` the variance of all interactions of order q.
+        Returns
+        -------
+        GlobalAttribution
+            ``total`` is the variance of the posterior mean under the product of the per-feature input
+            measures (in target units), which the Shapley ``values`` sum to exactly; the columns
+            ``first_order_sobol`` and ``total_sobol`` hold the Sobol indices (fractions of the
+            variance) and ``info["component_variance"][q]`` the variance of all interactions of order q.
 
         Examples
         --------

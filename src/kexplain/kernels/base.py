@@ -1056,8 +1056,10 @@ class PointwiseProduct(Kernel):
 
 
 class SumKernel:
-    """Sum of product kernels, k = sum_t k_t.  Each term is a product kernel, so a model built on
-    a SumKernel is still a product game, with one row per (term, support point).
+    """Sum of product kernels, k = sum_t k_t.
+
+    Each term is a product kernel, so a model built on a SumKernel is still a product game, with
+    one row per (term, support point).
 
     Parameters
     ----------

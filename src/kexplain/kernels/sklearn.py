@@ -103,8 +103,10 @@ def from_sklearn(kernel: Any, n_features: int, *, tol: float | None = None) -> t
     Returns
     -------
     kernel : RBF, SumKernel, ScaleMixtureKernel or None
-        A ScaleMixtureKernel when a Matern or RationalQuadratic is involved.
+        A ScaleMixtureKernel when a Matern or RationalQuadratic is involved; None when every
+        term is constant.
     constant : float
+        The constant term: the kernel is ``kexplain kernel + constant`` between distinct inputs.
 
     Raises
     ------

@@ -80,10 +80,12 @@ def plot_title(explanation: Explanation) -> str:
     Parameters
     ----------
     explanation : Explanation
+        The explanation the plot shows.
 
     Returns
     -------
     str
+        The explained output (and its name when there are several) and the game's name.
 
     Examples
     --------
@@ -113,10 +115,12 @@ def base_label(game: str) -> str:
     Parameters
     ----------
     game : str
+        The game's name (``Explanation.game``).
 
     Returns
     -------
     str
+        The label, in matplotlib mathtext.
 
     Examples
     --------

@@ -25,6 +25,7 @@ def comparable_clusters(model: Any, items: ArrayLike, n_clusters: int, random_st
     model : fitted PreferenceClassifier, PreferenceGPClassifier or PreferenceExpansion
         A model without a context.
     items : array-like of shape (n_items, d)
+        The items to cluster.
     n_clusters : int
         The number of clusters L.
     random_state : int, Generator or None

@@ -23,20 +23,32 @@ from .._validation import check_random_state
 class DuelData:
     """Duels (X_left, X_right, y[, context]) with the items they come from.
 
-    Attributes
+    The parameters are kept as attributes of the same names.
+
+    Parameters
     ----------
-    X_left, X_right : ndarray (n, d)
-        Items of each duel; ``y[i] == 1`` means the left item won.
-    y : ndarray (n,) of 0/1
-    context : ndarray (n, p) or None
-    left_index, right_index : ndarray (n,)
-        Rows of ``items`` on each side.
-    items : ndarray (n_items, d)
-    item_labels : ndarray (n_items,) or None
+    X_left : ndarray of shape (n, d)
+        Left item of each duel.
+    X_right : ndarray of shape (n, d)
+        Right item of each duel.
+    y : ndarray of shape (n,) of 0/1
+        ``y[i] == 1`` means the left item won.
+    context : ndarray of shape (n, p) or None
+        The context of each duel, for a context model.
+    left_index : ndarray of shape (n,) or None
+        Rows of ``items`` on the left.
+    right_index : ndarray of shape (n,) or None
+        Rows of ``items`` on the right.
+    items : ndarray of shape (n_items, d) or None
+        The items the duels are drawn from.
+    item_labels : ndarray of shape (n_items,) or None
         Ground-truth groups of the items (clusters, latent states, travel modes), where known.
-    groups : ndarray (n,) or None
+    groups : ndarray of shape (n,) or None
         Duels sharing a group (e.g. one traveller's choices) are kept together by :meth:`split`.
-    feature_names, context_names : list of str
+    feature_names : list of str
+        Names of the item features.
+    context_names : list of str
+        Names of the context features.
     info : dict
         Anything else the generator knows (e.g. the true preference matrix).
 
@@ -68,6 +80,16 @@ class DuelData:
     def subset(self, rows: ArrayLike) -> DuelData:
         """The duels ``rows`` (items, labels and info shared).
 
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            Indices of the duels to keep, or a boolean mask over the duels.
+
+        Returns
+        -------
+        DuelData
+            The chosen duels, with the same items, labels, names and info.
+
         Examples
         --------
         >>> from kexplain.preference import make_cluster_duels
@@ -92,6 +114,20 @@ class DuelData:
 
     def split(self, test_size: float = 0.3, random_state: Any = None) -> tuple[DuelData, DuelData]:
         """Random train/test split of the duels (whole ``groups`` when present), before any flipping.
+
+        Parameters
+        ----------
+        test_size : float
+            Fraction of the duels (of the groups, when present) in the test part, in (0, 1).
+        random_state : None, int or numpy.random.Generator
+            Seed or generator of the random split.
+
+        Returns
+        -------
+        train : DuelData
+            The duels not in the test part.
+        test : DuelData
+            The test duels.
 
         Examples
         --------
@@ -223,6 +259,7 @@ def duels_from_matches(
     Returns
     -------
     DuelData
+        One duel per match, the winner on a random side (``y`` is 1 where the left item won).
 
     Raises
     ------

@@ -174,6 +174,7 @@ class PrefShapExplainer(Explainer):
         Context rows (context and joint levels).  Default: the distinct contexts of the support
         duels (32 of them, evenly spaced, with more than 12 players).
     context_background_weights : array-like (n_contexts,), optional
+        Weights of the context background rows (needs ``context_background``).
     cme_regularization : float, optional
         eta in the CME ridge (K_S + n eta I) of the observational games; None (the default) means
         1e-3 (the keyword of ``kx.RKHSExplainer``).

@@ -130,8 +130,14 @@ def model_report(
         Also compute interaction values and draw their heatmap: True or ``"sii"`` gives the
         Shapley interaction index in shap TreeExplainer's layout, ``"stii"`` the Shapley-Taylor
         index as shap's ExactExplainer gives it.
-    title, summary, why, notes
-        Page title, model facts, why this game, free paragraphs.
+    title : str, optional
+        Page title; default names the explained output.
+    summary : mapping, optional
+        Model facts, shown as a table of name and value.
+    why : str, optional
+        Why this game is explained.
+    notes : sequence of str
+        Free paragraphs added to the page.
     kernel_shap_rows : int
         Rows for the comparison with shap's KernelExplainer (0: none).
     top_features : int

@@ -105,7 +105,10 @@ def importance_table(
     feature_names : list of str
         Ordered by the importance in the first explanation.
     labels : list of str
+        The label of each explanation, in the order given.
     matrix : ndarray of shape (d, n_explanations)
+        The mean absolute value of each feature (row, in the order of ``feature_names``) in each
+        explanation (column).
 
     Examples
     --------
@@ -126,12 +129,14 @@ def importance_table(
 
 
 def efficiency_errors(explanations: Explanations, predictions: Any) -> dict[str, tuple[float, float]]:
-    """Largest ``|sum of values + base value - prediction|`` per explanation, absolute and relative
-    to the largest ``|prediction|`` (at least 1).
+    """Largest ``|sum of values + base value - prediction|`` per explanation.
+
+    Both absolute and relative to the largest ``|prediction|`` (at least 1).
 
     Parameters
     ----------
     explanations : Explanation or dict {label: Explanation}
+        Explanations of the same points.
     predictions : array-like
         The model's own outputs at the explained points, shaped like ``Explanation.predictions``.
 

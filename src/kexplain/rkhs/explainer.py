@@ -259,6 +259,7 @@ class RKHSExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d)
+            The rows to explain (one game per row).
 
         Returns
         -------
@@ -311,6 +312,7 @@ class RKHSExplainer(Explainer):
         Parameters
         ----------
         X : array-like of shape (N, d) or DataFrame
+            The rows to explain.
         interactions : bool or {"sii", "stii"}
             Also compute pairwise interaction values in shap's layout (each row of the d x d
             matrix sums to the feature's Shapley value): True or "sii" the Shapley interaction

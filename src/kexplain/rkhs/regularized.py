@@ -201,11 +201,14 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d) or DataFrame
+            Training rows.
         y : array-like of shape (n,)
+            Training targets.
 
         Returns
         -------
-        self
+        ShapleyRegularizedKernelRidge
+            The fitted estimator (self).
 
         Examples
         --------
@@ -282,10 +285,12 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (N, d)
+            Rows to predict, with the training rows' columns.
 
         Returns
         -------
         ndarray of shape (N,)
+            The prediction at each row, intercept included.
 
         Examples
         --------
@@ -301,8 +306,14 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         return self.kernel_(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
     def to_kernel_expansion(self) -> KernelExpansion:
-        """The fitted model as a kx.KernelExpansion (explain it with RKHSExplainer or
-        ProductKernelExplainer).
+        """The fitted model as a kx.KernelExpansion.
+
+        Explain it with RKHSExplainer or ProductKernelExplainer.
+
+        Returns
+        -------
+        KernelExpansion
+            The training rows, the dual coefficients, the kernel and the intercept.
 
         Examples
         --------
@@ -326,6 +337,7 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n,)
+            The Shapley value of the regularised feature at each training row.
 
         Examples
         --------

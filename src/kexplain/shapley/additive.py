@@ -410,6 +410,12 @@ class AdditiveGame(Protocol):
     c of shape (r, o), or ``(z, c, options)`` with ``options`` a dict of keyword arguments of
     :func:`additive_game_block` for the block (``y`` or ``absent``).
 
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is not instantiated; any class with these attributes and ``block``
+        is an AdditiveGame.
+
     Examples
     --------
     >>> import numpy as np

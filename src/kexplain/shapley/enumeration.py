@@ -249,10 +249,11 @@ def exact_shapley(
 
     Returns
     -------
-    ShapleyValues with ``values`` of shape (d,), (N, d) or (N, d, o), ``v_empty`` and ``v_full``
-    (the values of the empty and full coalitions) and, when asked, ``interactions`` of shape
-    (d, d), (N, d, d) or (N, d, d, o) in the layout above with ``interaction_index``, and
-    ``n_evaluations`` = 2^d.
+    ShapleyValues
+        With ``values`` of shape (d,), (N, d) or (N, d, o), ``v_empty`` and ``v_full`` (the values
+        of the empty and full coalitions) and, when asked, ``interactions`` of shape (d, d),
+        (N, d, d) or (N, d, d, o) in the layout above with ``interaction_index``, and
+        ``n_evaluations`` = 2^d.
 
     Examples
     --------

@@ -411,13 +411,18 @@ def product_game_block(
     -------
     phi : array (p, d, o)
         The Shapley values of every point.
-    v_full, v_empty : arrays (p, o)
-        v(all features) and v(no feature); sum_j phi_j = v_full - v_empty exactly up to rounding.
+    v_full : array (p, o)
+        v(all features); sum_j phi_j = v_full - v_empty exactly up to rounding.
+    v_empty : array (p, o)
+        v(no feature).
     inter : array (p, d, d, o)
         Only when ``interactions``: the raw index I_jk off the diagonal, zeros on it (additive
         over blocks of rows; ``solve_product_game`` returns shap's layout).
 
-    Raises ValueError when a, b or c hold NaN or infinite values (never silently converted).
+    Raises
+    ------
+    ValueError
+        When a, b or c hold NaN or infinite values (never silently converted).
 
     Examples
     --------
@@ -496,6 +501,12 @@ class ProductGame(Protocol):
     ``n_outputs`` outputs, and produces dense blocks on demand so memory stays bounded.  It may
     set ``row_alignment`` (an int, 1 when absent): row blocks then start at multiples of it
     where possible.  Nothing else of the game is used.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is not instantiated; any class with these attributes and ``block``
+        is a ProductGame.
 
     Examples
     --------

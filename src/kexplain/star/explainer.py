@@ -336,10 +336,20 @@ def explain_star(
         The rows to explain.
     background : array-like of shape (m, d)
         Rows over which absent features are averaged (required).
-    background_weights, feature_names, max_rows
-        As in :class:`StarExplainer`.
-    interactions, progress, n_jobs, random_state
-        As in :meth:`StarExplainer.explain` (``random_state`` has no effect: the values are exact).
+    background_weights : array-like of shape (m,), optional
+        Non-negative weights of the background rows, as in :class:`StarExplainer`.
+    feature_names : sequence of str, optional
+        Labels of the features, as in :class:`StarExplainer`.
+    max_rows : int
+        Bound on the rows passed to a term function in one call, as in :class:`StarExplainer`.
+    interactions : bool or {"sii", "stii"}
+        Also compute pairwise interaction values, as in :meth:`StarExplainer.explain`.
+    progress : bool
+        Show a progress bar over the terms' feature sets.
+    n_jobs : int, optional
+        Threads over blocks of rows (None: 1; -1: every core).
+    random_state : None, int or Generator
+        Accepted for the shared call shape; it has no effect, the values are exact.
 
     Returns
     -------

@@ -586,14 +586,35 @@ def hsic_test(
 
     Parameters
     ----------
-    X, Y, kernel_x, kernel_y, attribute, estimator, bandwidth, standardize, max_block_bytes, progress, n_jobs
-        As in :func:`hsic_shapley`; the result is the same for every ``n_jobs`` and block size.
+    X : array-like of shape (n, d_x)
+        Rows of the first set of variables, as in :func:`hsic_shapley`.
+    Y : array-like of shape (n, d_y) or (n,)
+        Paired with X row for row, as in :func:`hsic_shapley`.
+    kernel_x : kexplain product kernel, optional
+        Kernel of X, as in :func:`hsic`.
+    kernel_y : kexplain product kernel, optional
+        Kernel of Y, as in :func:`hsic`.
+    attribute : {"x", "y", "both"}, default "x"
+        Whose variables get the Shapley values.
     n_permutations : int, default 1000
         Number of random shuffles of Y's rows.  Every shuffle and its null attribution are kept,
         so a number whose memory cannot fit (more than half of the machine's) is refused up front
         with a ValueError.
+    estimator : {"biased", "unbiased"}, default "biased"
+        As in :func:`hsic`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As in :func:`hsic`.
+    standardize : bool, default True
+        As in :func:`hsic`.
     random_state : None, int, numpy Generator, RandomState or SeedSequence
         Seeds the shuffles.
+    max_block_bytes : int, default 32 MiB
+        Bound on the memory of one block of pairs; it never changes the result.
+    progress : bool, default False
+        Show a progress bar over the pairs (needs tqdm).
+    n_jobs : int, optional
+        Threads over blocks of pairs (None: 1; -1: every core); the same result for every
+        ``n_jobs``.
 
     Returns
     -------

@@ -78,8 +78,14 @@ def mmd_interactions(
     interactions : mapping
         ``{"index": ..., "max_order": k, "top_k": ..., "threshold": ...}`` as for
         ``ProductKernelExplainer.explain`` (see the documentation page "Interactions").
-    kernel, estimator, bandwidth, standardize
+    kernel : kexplain product kernel, optional
+        None: the median-heuristic RBF (see ``bandwidth``), as for :func:`kexplain.stats.mmd_shapley`.
+    estimator : {"unbiased", "biased"}, default "unbiased"
         As for :func:`kexplain.stats.mmd_shapley`.
+    bandwidth : {"median", "median_per_feature"}, default "median"
+        As for :func:`kexplain.stats.mmd_shapley`.
+    standardize : bool, default True
+        As for :func:`kexplain.stats.mmd_shapley`: the median heuristic on standardised features.
 
     Returns
     -------
