@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -272,9 +271,9 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
             g = self.grid
             if isinstance(g, (str, bytes)) or np.ndim(g) != 1 or len(g) == 0:
                 raise ValueError(f"grid must be a non-empty list of positive numbers (values of eta), got {g!r}.")
-            for v in g:
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v > 0):
-                    raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
+            # the message shows the whole grid, not the one bad value: the constraint is asked directly
+            if not all(RealNumber(0, closed="neither").is_satisfied_by(v) for v in g):
+                raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
         check_param(self.n_folds, "n_folds", Integer(2))
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ConditionalMeanEmbedding:
