@@ -254,12 +254,8 @@ class InteractionExplanation(Explanation):
             Values rounded to 4 decimals.
         """
         check_param(n, "n", Integer(1))
-        if order is not None and (
-            isinstance(order, (bool, np.bool_))
-            or not isinstance(order, (int, np.integer))
-            or not 1 <= order <= self.max_order
-        ):
-            raise ValueError(f"order must be an integer in 1..{self.max_order} or None, got {order!r}.")
+        what = f"an integer in 1..{self.max_order} or None"
+        check_param(order, "order", Integer(1, self.max_order), None, what=what)
         items = [
             (T, v)
             for T, v in self.interaction_values(row, output, names=True).items()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
+from .._params import Integer, check_param
 from ..explanation import Explanation
 
 __all__ = ["DaskExplanation", "explain_dask"]
@@ -350,10 +351,7 @@ def explain_dask(
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (rows, features), got {X.ndim} dimensions.")
     if rows_per_block is not None:
-        if isinstance(rows_per_block, (bool, np.bool_)) or not isinstance(rows_per_block, (int, np.integer)):
-            raise ValueError(f"rows_per_block must be a positive integer, got {rows_per_block!r}.")
-        if rows_per_block < 1:
-            raise ValueError(f"rows_per_block must be a positive integer, got {rows_per_block!r}.")
+        rows_per_block = check_param(rows_per_block, "rows_per_block", Integer(1))
 
     if is_frame:
         if rows_per_block is not None:

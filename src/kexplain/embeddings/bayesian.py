@@ -11,7 +11,6 @@ ridge lambda is n * eta, the convention of ``kexplain.embeddings``.
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,8 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._params import check_positive
+from .._params import Options, check_param, check_positive
+from .._params import Real as RealNumber
 from .._validation import check_data, match_columns
 from ..kernels.base import RBF
 from ..kernels.heuristics import default_lengthscale
@@ -237,9 +237,10 @@ class BayesianCME(BaseEstimator):
         True
         """
         r = self.regularization
-        numeric = isinstance(r, Real) and not isinstance(r, bool) and bool(np.isfinite(r)) and r > 0
-        if not ((isinstance(r, str) and r == "marginal_likelihood") or numeric):
-            raise ValueError(f"regularization must be a positive number or 'marginal_likelihood', got {r!r}.")
+        # a string names the selector; anything else must be the ridge itself (so an array is never
+        # compared with the name)
+        accepted = Options(("marginal_likelihood",)) if isinstance(r, str) else RealNumber(0, closed="neither")
+        check_param(r, "regularization", accepted, what="a positive number or 'marginal_likelihood'")
         check_positive(self.measure_scale, "measure_scale")
         n_rows = check_data(X, name="X", estimator=True, min_features=1, huge=True).shape[0]
         check_data(

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,8 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._params import check_positive
+from .._params import Integer, Options, check_param, check_positive
+from .._params import Real as RealNumber
 from .._validation import check_data, check_random_state, match_columns, to_array
 from ._checks import check_gram_output, check_matrix
 from .gram import as_2d, resolve_kernel
@@ -268,26 +268,27 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
     # -- fitting ------------------------------------------------------------------------------------
     def _check_params(self) -> None:
         r = self.regularization
-        if isinstance(r, str):
-            if r not in _SELECTORS:
-                raise ValueError(f"regularization must be a positive number or one of {_SELECTORS}, got {r!r}.")
-        elif isinstance(r, bool) or not isinstance(r, Real) or not (np.isfinite(float(r)) and float(r) > 0):
-            raise ValueError(f"regularization must be a positive number or one of {_SELECTORS}, got {r!r}.")
+        what = f"a positive number or one of {_SELECTORS}"
+        # a string names a selector; anything else must be the ridge itself (so an array is never
+        # compared with the names)
+        check_param(
+            r,
+            "regularization",
+            Options(_SELECTORS) if isinstance(r, str) else RealNumber(0, closed="neither"),
+            what=what,
+        )
         if self.approximation not in (None, "nystroem"):
             raise ValueError(f"approximation must be None or 'nystroem', got {self.approximation!r}.")
         for name in ("n_landmarks", "max_selection_rows"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+            check_param(getattr(self, name), name, Integer(1))
         if self.grid is not None:
             g = self.grid
             if isinstance(g, (str, bytes)) or np.ndim(g) != 1 or len(g) == 0:
                 raise ValueError(f"grid must be a non-empty list of positive numbers (values of eta), got {g!r}.")
-            for v in g:
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or not (np.isfinite(v) and v > 0):
-                    raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
-        if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, Integral) or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}.")
+            # the message shows the whole grid, not the one bad value: the constraint is asked directly
+            if not all(RealNumber(0, closed="neither").is_satisfied_by(v) for v in g):
+                raise ValueError(f"grid must be a non-empty list of positive finite numbers, got {g!r}.")
+        check_param(self.n_folds, "n_folds", Integer(2))
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ConditionalMeanEmbedding:
         """Fit the embedding of Y given X.

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .._params import check_positive
+from .._params import Integer, check_param, check_positive
 from .._validation import check_random_state, to_array
 from ._checks import check_matrix
 
@@ -121,8 +121,7 @@ def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: 
     array([0, 1, 2, 3])
     """
     for value, name, least in ((n_rows, "n_rows", 0), (n_landmarks, "n_landmarks", 1)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}.")
+        check_param(value, name, Integer(least), what=f"an integer >= {least}")
     rng = check_random_state(random_state)
     pool = np.arange(n_rows) if weights is None else np.flatnonzero(np.asarray(weights) > 0)
     if n_landmarks >= pool.size:

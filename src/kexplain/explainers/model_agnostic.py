@@ -11,11 +11,11 @@ there).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from .._params import check_positive_int
 from .._validation import check_data, check_random_state, check_weights
 from ..base import Explainer, background_rows, check_explain_options, row_index
 from ..explanation import Explanation
@@ -87,12 +87,6 @@ def _hybrid_mean(
                 res[c, ps] += part
     assert res is not None
     return res
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-    return int(value)
 
 
 class ModelAgnosticExplainer(Explainer):
@@ -172,8 +166,8 @@ class ModelAgnosticExplainer(Explainer):
     ) -> None:
         background = background_rows(background)  # a shap Independent masker gives its rows
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
-        self.max_exact_features = _positive_int(max_exact_features, "max_exact_features")
-        self.max_block_bytes = _positive_int(max_block_bytes, "max_block_bytes")
+        self.max_exact_features = check_positive_int(max_exact_features, "max_exact_features")
+        self.max_block_bytes = check_positive_int(max_block_bytes, "max_block_bytes")
         est = final_estimator(model)
         self._predict, self.output = model_output(model)
         n = getattr(est, "n_features_in_", None)

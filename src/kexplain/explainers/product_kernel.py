@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_weights, feature_names_of, to_array
+from .._params import Integer, check_param
+from .._validation import check_bool, check_weights, feature_names_of, to_array
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
@@ -204,12 +205,7 @@ class ProductKernelExplainer(Explainer):
             if len(feature_names) != em.n_features:
                 raise ValueError(f"feature_names has {len(feature_names)} names for {em.n_features} features.")
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
-        if (
-            isinstance(max_block_bytes, (bool, np.bool_))
-            or not isinstance(max_block_bytes, (int, np.integer))
-            or max_block_bytes < 2**16
-        ):
-            raise ValueError(f"max_block_bytes must be an integer >= 65536, got {max_block_bytes!r}.")
+        max_block_bytes = check_param(max_block_bytes, "max_block_bytes", Integer(2**16))
         if background is not None and baseline is not None:
             raise ValueError("give either background (interventional game) or baseline (one reference row), not both.")
         if background_weights is not None and background is None:
@@ -665,8 +661,7 @@ game='interventional (summarised background)')
         uncertainty, joint, noisy = flags
         if target != "variance":
             raise ValueError(f"target must be 'mean' or 'variance', got {target!r}.")
-        if not isinstance(noisy, (bool, np.bool_)):
-            raise TypeError(f"noisy must be True or False, got {noisy!r}.")
+        check_bool(noisy, "noisy")
         if uncertainty or joint or dtype not in (None, "float64") or is_foreign_array(X):
             raise ValueError(
                 "target='variance' runs in numpy float64 without uncertainty=True/joint=True (the variance is "
@@ -774,8 +769,7 @@ game='interventional (summarised background)')
     ) -> PosteriorCovariance | None:
         """The posterior-covariance solver for ``explain(uncertainty=True)``, built once; None without."""
         for name, flag in (("uncertainty", uncertainty), ("joint", joint), ("noisy", noisy)):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {flag!r}.")
+            check_bool(flag, name)
         if not uncertainty:
             if joint or noisy:
                 raise ValueError("joint=True and noisy=True apply to uncertainty=True.")

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._params import Real as RealNumber
+from .._params import check_param
 from ._gram import (
     GRAM_BLOCK_ELEMS,
     _cauchy_gram,
@@ -48,12 +50,8 @@ PairParams = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _check_amplitude(amplitude: Any) -> float:
     """``amplitude`` as a float, or a ValueError when it is not a positive finite number."""
-    value = float("nan")
-    if not isinstance(amplitude, (bool, np.bool_)) and isinstance(amplitude, Real):
-        value = float(amplitude)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"amplitude must be a positive finite number, got {amplitude!r}.")
-    return value
+    what = "a positive finite number"
+    return float(check_param(amplitude, "amplitude", RealNumber(0, closed="neither"), what=what))
 
 
 class Kernel:
@@ -540,11 +538,7 @@ class Categorical(Kernel):
     numeric = False
 
     def __init__(self, mismatch: float = 0.0, amplitude: float = 1.0, n_features: int | None = None) -> None:
-        value = float("nan")
-        if not isinstance(mismatch, (bool, np.bool_)) and isinstance(mismatch, Real):
-            value = float(mismatch)
-        if not 0.0 <= value < 1.0:
-            raise ValueError(f"mismatch must be a number in [0, 1), got {mismatch!r}.")
+        value = float(check_param(mismatch, "mismatch", RealNumber(0, 1, closed="left")))
         if n_features is not None and (not isinstance(n_features, (int, np.integer)) or n_features < 1):
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}.")
         self.mismatch: float = value

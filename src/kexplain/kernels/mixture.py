@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._params import Real as RealNumber
+from .._params import check_param
 from ._mixture_quadrature import cached_mixture_rule, exact_profile
 from .base import RBF, SumKernel, _check_amplitude
 
@@ -49,15 +51,8 @@ def check_kernel_tol(tol: Any, name: str = "kernel_tol") -> float:
     """
     if tol is None:
         return DEFAULT_KERNEL_TOL
-    value = float("nan")
-    if not isinstance(tol, (bool, np.bool_)) and isinstance(tol, Real):
-        value = float(tol)
-    if not (0.0 < value < 1.0):
-        raise ValueError(
-            f"{name} must be a number in (0, 1) (the uniform error allowed in the kernel, relative to its "
-            f"amplitude; default {DEFAULT_KERNEL_TOL:g}), got {tol!r}."
-        )
-    return value
+    note = f"the uniform error allowed in the kernel, relative to its amplitude; default {DEFAULT_KERNEL_TOL:g}"
+    return float(check_param(tol, name, RealNumber(0, 1, closed="neither"), note=note))
 
 
 def _check_inv_sq(lengthscale: Any, name: str) -> float | np.ndarray:
@@ -76,14 +71,8 @@ def _check_inv_sq(lengthscale: Any, name: str) -> float | np.ndarray:
 
 def _check_shape_param(value: Any, name: str, allow_inf: bool) -> float:
     """A positive number (``inf`` allowed for the Matérn's nu), else a ValueError naming ``name``."""
-    v = float("nan")
-    if not isinstance(value, (bool, np.bool_)) and isinstance(value, Real):
-        v = float(value)
-    ok = v > 0 and (np.isfinite(v) or (allow_inf and v == np.inf))
-    if not ok:
-        what = "a positive number or inf" if allow_inf else "a positive finite number"
-        raise ValueError(f"{name} must be {what}, got {value!r}.")
-    return v
+    what = "a positive number or inf" if allow_inf else "a positive finite number"
+    return float(check_param(value, name, RealNumber(0, closed="neither", finite=not allow_inf), what=what))
 
 
 @dataclass(frozen=True)

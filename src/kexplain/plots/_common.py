@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import games
+from .._params import Integer, check_param
 from ..explanation import Explanation
 
 #: shap's base-value label (kexplain.games.SHAP_BASE_LABEL), replaced where a game's base value is not it
@@ -63,15 +64,11 @@ def _one_output(explanation: Explanation, output: int | str | None) -> Explanati
 
 
 def _row(ex: Explanation, row: int) -> int:
-    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -len(ex) <= row < len(ex):
-        raise ValueError(f"row must be an integer in [{-len(ex)}, {len(ex)}), got {row!r}.")
-    return int(row) % len(ex)
+    return int(check_param(row, "row", Integer(-len(ex), len(ex), closed="left"))) % len(ex)
 
 
 def _max_display(max_display: Any) -> int:
-    if isinstance(max_display, (bool, np.bool_)) or not isinstance(max_display, (int, np.integer)) or max_display < 1:
-        raise ValueError(f"max_display must be a positive integer, got {max_display!r}.")
-    return int(max_display)
+    return int(check_param(max_display, "max_display", Integer(1)))
 
 
 def plot_title(explanation: Explanation) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._params import Integer, check_param
 from .._validation import check_random_state
 
 
@@ -220,9 +221,7 @@ def _check_rows(rows: Any, n: int) -> np.ndarray:
 
 
 def _check_count(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+    return int(check_param(value, name, Integer(minimum), what=f"an integer >= {minimum}"))
 
 
 def duels_from_matches(

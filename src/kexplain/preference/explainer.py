@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecation import renamed_keyword
+from .._params import Integer, Real, check_param
 from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -260,12 +261,7 @@ class PrefShapExplainer(Explainer):
             raise ValueError("background_weights needs a background.")
         if context_background_weights is not None and context_background is None:
             raise ValueError("context_background_weights needs a context_background.")
-        if (
-            isinstance(max_block_bytes, (bool, np.bool_))
-            or not isinstance(max_block_bytes, (int, np.integer))
-            or max_block_bytes < 2**16
-        ):
-            raise ValueError(f"max_block_bytes must be an integer >= 65536, got {max_block_bytes!r}.")
+        max_block_bytes = check_param(max_block_bytes, "max_block_bytes", Integer(2**16))
         uses_items = self.level in ("item", "joint")
         uses_contexts = self.level in ("context", "joint")
         if background is not None and not uses_items:
@@ -346,13 +342,9 @@ class PrefShapExplainer(Explainer):
             if n_landmarks is not None:
                 from ..rkhs.cme import choose_landmarks
 
-                bad = isinstance(n_landmarks, (bool, np.bool_)) or not isinstance(n_landmarks, (int, np.integer))
-                if bad or n_landmarks < 1:
-                    raise ValueError(f"n_landmarks must be a positive integer or None, got {n_landmarks!r}.")
+                n_landmarks = check_param(n_landmarks, "n_landmarks", Integer(1), None)
                 landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            ok = isinstance(eta, (int, float, np.integer, np.floating)) and not isinstance(eta, (bool, np.bool_))
-            if not (ok and np.isfinite(eta) and eta > 0):
-                raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
+            check_param(eta, "cme_regularization", Real(0, closed="neither"), what="a positive finite number")
             self._observational = ObservationalPreferenceGame(
                 pe, self.level, pool, None if uniform else w, float(eta), landmarks=landmarks
             )

@@ -20,6 +20,7 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import Hyperparameter
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
+from .._params import Integer, check_param
 from .._validation import to_array
 
 #: rows per block when the diagonal needs k(l_i, r_i)
@@ -184,11 +185,8 @@ class PreferenceKernel(SkKernel):
             )
         total = X.shape[1]
         d = self.n_item_features
-        if d is not None and (isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1):
-            raise ValueError(
-                f"n_item_features must be a positive integer (the number of features of one item) or None "
-                f"(the columns split in halves), got {d!r}."
-            )
+        what = "a positive integer (the number of features of one item) or None (the columns split in halves)"
+        check_param(d, "n_item_features", Integer(1), None, what=what)
         if d is None:
             if self.context_kernel is not None:
                 raise ValueError("n_item_features is required with a context_kernel (where the context columns start).")

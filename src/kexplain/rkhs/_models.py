@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
+from .._params import Real as RealNumber
 from .._validation import check_data, check_random_state, check_weights
 from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..explainers.outputs import final_estimator, model_output
@@ -31,9 +32,8 @@ _ACCEPTED = (
 
 
 def _check_eta(eta: Any) -> float:
-    if isinstance(eta, bool) or not isinstance(eta, Real) or not (np.isfinite(float(eta)) and float(eta) > 0):
-        raise ValueError(f"cme_regularization must be a positive finite number, got {eta!r}.")
-    return float(eta)
+    what = "a positive finite number"
+    return float(check_param(eta, "cme_regularization", RealNumber(0, closed="neither"), what=what))
 
 
 def _check_options(
@@ -50,8 +50,7 @@ def _check_options(
     if approximation not in (None, "nystroem"):
         raise ValueError(f"approximation must be None or 'nystroem', got {approximation!r}.")
     for name, v in positive.items():
-        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+        check_param(v, name, Integer(1))
     check_random_state(random_state)
 
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from .._params import Integer, check_param
 from .._validation import check_bool, check_data, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..explainers.coalitions import Game, blas_threads, explain_coalitions, to_explanation
@@ -473,11 +473,9 @@ def select_eta(
     grid = [float(g) for g in grid]
     if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
         raise ValueError(f"grid must be a non-empty list of positive numbers, got {grid!r}.")
-    if isinstance(n_folds, bool) or not isinstance(n_folds, Integral) or n_folds < 2:
-        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
-    for name, v in (("n_coalitions", n_coalitions), ("max_rows", max_rows)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}.")
+    n_folds = check_param(n_folds, "n_folds", Integer(2))
+    n_coalitions = check_param(n_coalitions, "n_coalitions", Integer(1))
+    max_rows = check_param(max_rows, "max_rows", Integer(1))
     rng = check_random_state(random_state, "random_state")
     R = m.background
     if R.shape[0] > max_rows:

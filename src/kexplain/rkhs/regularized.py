@@ -29,6 +29,7 @@ from sklearn.utils import check_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._deprecation import renamed_keyword
+from .._params import Integer, check_param
 from .._validation import check_data, check_random_state
 from ..kernels.base import Kernel, SumKernel, default_kernel
 from ..models.expansion import KernelExpansion
@@ -179,9 +180,8 @@ class ShapleyRegularizedKernelRidge(RegressorMixin, BaseEstimator):
             if columns is None or f not in columns:
                 raise ValueError(f"feature {f!r} is not a column of X (columns: {columns}).")
             return columns.index(f)
-        if isinstance(f, bool) or not isinstance(f, Integral) or not (-d <= f < d):
-            raise ValueError(f"feature must be a column index in [0, {d}) or a column name, got {f!r}.")
-        return int(f) % d
+        what = f"a column index in [0, {d}) or a column name"
+        return int(check_param(f, "feature", Integer(-d, d, closed="left"), what=what)) % d
 
     def _make_kernel(self, X: np.ndarray, d: int) -> Kernel:
         if self.kernel is None:

@@ -7,7 +7,7 @@ of HSIC(X, y) (section 4.2) and keep the top ones.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ from sklearn.utils import Tags
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, check_scalar, validate_data
 
+from .._params import Integer, Real, check_param
 from .._typing import RandomStateLike
 from .._validation import check_bool, check_random_state
 from ..attribution import GlobalAttribution
@@ -108,16 +109,10 @@ class HSICShapleySelector(SelectorMixin, BaseEstimator):
         k = self.n_features_to_select
         if k is None:
             return max(1, d // 2)
-        if isinstance(k, (bool, np.bool_)):
-            pass
-        elif isinstance(k, Integral):
-            if 1 <= k <= d:
-                return int(k)
-        elif isinstance(k, Real) and 0 < k <= 1:
-            return max(1, int(round(float(k) * d)))
-        raise ValueError(
-            f"n_features_to_select must be None, an integer in [1, {d}] or a fraction in (0, 1], got {k!r}."
-        )
+        what = f"None, an integer in [1, {d}] or a fraction in (0, 1]"
+        # an integer is a count (checked first, so 1 is one feature), a float a fraction of d
+        v = check_param(k, "n_features_to_select", Integer(1, d), Real(0, 1, closed="right"), what=what)
+        return v if isinstance(v, int) else max(1, int(round(v * d)))
 
     def fit(self, X: Any, y: Any) -> HSICShapleySelector:
         """Score the features by their Shapley share of HSIC(X, y).
