@@ -612,3 +612,22 @@ def test_value_keyword_is_a_deprecated_spelling_of_game(data, krr):
     np.testing.assert_array_equal(old.explain(X[:3]).values, new.explain(X[:3]).values)
     with pytest.raises(TypeError, match="both game='observational' and value='interventional'"):
         RKHSExplainer(krr, game="observational", value="interventional")
+
+
+def test_sampled_product_game_through_mean_embeddings_equals_the_hybrid_mean():
+    """With a budget, a product-kernel model's game is evaluated through the mean embedding of the
+    absent features: the same numbers as averaging the model over hybrid rows (weighted too)."""
+    from kexplain.explainers.model_agnostic import ModelAgnosticExplainer
+
+    rng = np.random.default_rng(3)
+    d = 5
+    X = rng.normal(size=(40, d))
+    em = kx.KernelExpansion(X[:25], rng.normal(size=(25, 2)), kx.kernels.RBF(np.linspace(0.7, 1.8, d)), [0.5, -1.0])
+    w = rng.uniform(0.1, 1.0, size=30)
+    C = rng.random((24, d)) < 0.5
+    for weights in (None, w):
+        r = kx.RKHSExplainer(em, X[:30], background_weights=weights, game="interventional")
+        r.explain(X[:3], budget=64, random_state=0)
+        game = r._sampled._game_at(X[30:34])
+        ref = ModelAgnosticExplainer(em, X[:30], background_weights=weights)._game_at(X[30:34])
+        np.testing.assert_allclose(game(C), ref(C), rtol=1e-12, atol=1e-12)

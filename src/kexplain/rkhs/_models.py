@@ -14,6 +14,7 @@ from .._params import Integer, check_param
 from .._params import Real as RealNumber
 from .._validation import check_data, check_random_state, check_weights
 from ..exceptions import UnsupportedModelError, foreign_model_error
+from ..explainers.model_agnostic import ModelAgnosticExplainer
 from ..explainers.outputs import final_estimator, model_output
 from ..kernels.mixture import ScaleMixtureKernel
 from ..models.expansion import KernelExpansion
@@ -172,3 +173,37 @@ def _resolve(model: Any, background: Any, background_weights: Any, feature_names
         background_weights=None if background_weights is None else check_weights(background_weights, R.shape[0]),
         n_features=int(R.shape[1] if n_features is None else n_features),
     )
+
+
+class _ProductEmbeddingGame:
+    """The interventional game of a product-kernel expansion through the mean embedding of the
+    absent features (Chau, Hu, Gonzalez & Sejdinovic, 2022, Proposition 3): per coalition,
+    v_x(S) = sum_i c_i prod_{j in S} k_j(x_j, X_ij) * mean_r prod_{j not in S} k_j(R_rj, X_ij).
+    The same numbers as averaging the model over hybrid rows, at O((N + n_background) n d) per
+    coalition instead of O(N n_background n d); the sampled solver's game for such models."""
+
+    def __init__(self, em: KernelExpansion, X: np.ndarray, R: np.ndarray, w: np.ndarray | None) -> None:
+        from .cme import _FeatureProducts
+
+        self.em, self.w = em, w
+        self.fx = [_FeatureProducts(t, em.X_ref, X) for t in em.terms]
+        self.fr = [_FeatureProducts(t, em.X_ref, R) for t in em.terms]
+
+    def __call__(self, coalitions: np.ndarray) -> np.ndarray:
+        em, out = self.em, []
+        for S in np.asarray(coalitions, dtype=bool):
+            S_idx, Sc_idx = np.flatnonzero(S), np.flatnonzero(~S)
+            total = 0.0
+            for a, fx, fr in zip(em.amplitudes, self.fx, self.fr):
+                absent = fr.prod(Sc_idx)  # (n_support, n_background)
+                m = absent.mean(axis=1) if self.w is None else absent @ self.w
+                total = total + a * fx.prod(S_idx) * m[:, None]  # (n_support, N)
+            out.append(np.asarray(total).T @ em.coef + em.intercept)
+        return np.stack(out)
+
+
+class _EmbeddingSampled(ModelAgnosticExplainer):
+    """The sampled solver on a product-kernel expansion, its game through mean embeddings."""
+
+    def _game_at(self, Xv: np.ndarray, coalition_jobs: int = 1) -> Any:
+        return _ProductEmbeddingGame(self.model, Xv, self.background, self.background_weights)

@@ -25,7 +25,7 @@ from ..explainers.coalitions import Game
 from ..explainers.model_agnostic import DEFAULT_MAX_BLOCK_BYTES, ModelAgnosticExplainer
 from ..explainers.product_kernel import ProductKernelExplainer
 from ..explanation import Explanation
-from ._models import _check_options, _resolve
+from ._models import _check_options, _EmbeddingSampled, _resolve
 from .cme import DEFAULT_CME_REGULARIZATION
 from .observational import ObservationalExplainer, select_eta
 
@@ -234,9 +234,11 @@ class RKHSExplainer(Explainer):
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def _agnostic(self, model: Any) -> ModelAgnosticExplainer:
+    def _agnostic(
+        self, model: Any, cls: type[ModelAgnosticExplainer] = ModelAgnosticExplainer
+    ) -> ModelAgnosticExplainer:
         # the weights as given: normalising normalised weights again could move their last bits
-        return ModelAgnosticExplainer(
+        return cls(
             model,
             self.background,
             background_weights=self._given_weights,
@@ -246,11 +248,14 @@ class RKHSExplainer(Explainer):
         )
 
     def _sampled_product(self) -> ModelAgnosticExplainer:
-        """The interventional game of a product-kernel model on the expansion's own ``predict``,
-        for the sampled solver (the engine is exact and needs no sampling)."""
+        """The interventional game of a product-kernel model for the sampled solver (the engine is
+        exact and needs no sampling): through the mean embedding of the absent features, or on the
+        expansion's own ``predict`` when its outputs have a kernel each."""
         with self._lock:
             if getattr(self, "_sampled", None) is None:
-                self._sampled = self._agnostic(self.expansion)
+                em = self.expansion
+                embedded = em is not None and not em.per_output_kernels
+                self._sampled = self._agnostic(em, _EmbeddingSampled if embedded else ModelAgnosticExplainer)
             return self._sampled
 
     def value_function(self, X: Any) -> Game:
