@@ -111,7 +111,7 @@ def test_the_games_module_sits_at_the_lowest_floor():
             imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
-    assert imported <= {"__future__", "difflib", "dataclasses", ".exceptions"}, imported
+    assert imported <= {"__future__", "collections.abc", "difflib", "dataclasses", ".exceptions"}, imported
 
 
 def test_public_names_of_the_games_module_have_examples():

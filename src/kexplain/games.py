@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 #: shap's base-value label (the mean prediction over the background); plots replace it by the
@@ -459,6 +460,69 @@ def game_names() -> list[str]:
     ['functional', 'interventional']
     """
     return list(_GAMES)
+
+
+class _FieldView(Mapping[str, str]):
+    """{game name: one field of its record}, read live from the table (see :func:`field_view`)."""
+
+    def __init__(self, field_name: str) -> None:
+        self._field = field_name
+
+    def __getitem__(self, game: str) -> str:
+        if not is_game(game):
+            raise KeyError(game)
+        return str(getattr(get_game(game), self._field))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(game_names())
+
+    def __len__(self) -> int:
+        return len(_GAMES)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def field_view(field_name: str) -> Mapping[str, str]:
+    """A read-only ``{game name: field}`` mapping over one field of every record, read live.
+
+    Plots take their base-value labels and the report its descriptions from such views, so a game
+    registered later (:func:`register_game`) shows up in them without a second table.
+
+    Parameters
+    ----------
+    field_name : str
+        A text field of :class:`Game`: ``"description"``, ``"value_function"``, ``"base_label"``,
+        ``"base_label_math"``, ``"paper"``, ``"title"``, ``"label"``, ``"result"`` or ``"notes"``.
+
+    Returns
+    -------
+    Mapping of str to str
+        Keys are the game names in the table's order (aliases also look up); values are the field.
+
+    Examples
+    --------
+    >>> import kexplain as kx
+    >>> descriptions = kx.games.field_view("description")
+    >>> descriptions["functional"] == kx.games.get_game("functional").description
+    True
+    >>> list(descriptions)[:2]
+    ['functional', 'interventional']
+    """
+    fields = (
+        "description",
+        "value_function",
+        "base_label",
+        "base_label_math",
+        "paper",
+        "title",
+        "label",
+        "result",
+        "notes",
+    )
+    if field_name not in fields:
+        raise ValueError(f"field_name must be one of {list(fields)}, got {field_name!r}.")
+    return _FieldView(field_name)
 
 
 def is_game(name: object) -> bool:

@@ -11,12 +11,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_data, check_legacy_random_state, feature_names_of
-from ..attribution import GlobalAttribution
 from ..explanation import Explanation
 from . import _fitting as fitting
+from ._anova import AnovaAccessors
 from ._checks import check_fit_inputs, check_rows, numeric_target, standardize_target
-from ._encoding import InputEncoder, categorical_mask, feature_index
-from ._games import component_values, variance_attribution
+from ._encoding import InputEncoder, categorical_mask
 
 #: above this many training rows ``n_inducing=None`` switches to the sparse mode, with this many inducing points
 SPARSE_THRESHOLD, DEFAULT_INDUCING = 5000, 500
@@ -24,7 +23,7 @@ SPARSE_THRESHOLD, DEFAULT_INDUCING = 5000, 500
 MAX_FIT_ROWS = 1000
 
 
-class OAKRegressor(RegressorMixin, BaseEstimator):
+class OAKRegressor(AnovaAccessors, RegressorMixin, BaseEstimator):
     """Orthogonal additive Gaussian process regressor with exact local and global Shapley values.
 
     Parameters
@@ -170,12 +169,22 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         Kxs = fitting.additive_kernel(self.bases_, Z, self.support_, self._ls, self.order_variances_)
         return self.y_mean_ + self.y_std_ * (Kxs @ self.alpha_)
 
-    @property
-    def _ls(self) -> np.ndarray:
-        return np.nan_to_num(self.lengthscales_, nan=1.0)
-
     def predict(self, X: Any, return_std: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Posterior mean (and, with ``return_std``, the standard deviation of the latent f).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, d)
+            Rows with the fitted model's features (labels in the categorical ones).
+        return_std : bool
+            Also return the posterior standard deviation of the latent function (no noise).
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The posterior mean, in target units.
+        std : ndarray of shape (n,)
+            Only with ``return_std=True``: the latent posterior standard deviation, in target units.
 
         Examples
         --------
@@ -201,17 +210,23 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         return list(self._names)
 
-    @property
-    def constant_(self) -> float:
-        """f_0: the constant ANOVA component (the mean of f under the input measure)."""
-        check_is_fitted(self)
-        return float(self.y_mean_ + self.y_std_ * self.order_variances_[0] * self.alpha_.sum())
-
     def explain(self, X: Any, **options: Any) -> Explanation:
         """Exact local Shapley values in the functional-ANOVA game: ``OAKExplainer(self).explain(X, **options)``.
 
         ``phi_j(x) = sum_{T containing j} f_T(x) / |T|`` (additive-GP paper, section 3, Lemma 1); the values
         sum with the base value f_0 to ``predict(X)``.  For the interventional game, use ``OAKExplainer``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n, d)
+            The rows to explain.
+        **options
+            Passed to :meth:`OAKExplainer.explain` (``uncertainty``, ``n_jobs``, ...).
+
+        Returns
+        -------
+        Explanation
+            The values of shape (n, d), base value f_0, game ``"anova"``.
 
         Examples
         --------
@@ -225,72 +240,3 @@ class OAKRegressor(RegressorMixin, BaseEstimator):
         from .explainer import OAKExplainer
 
         return OAKExplainer(self).explain(X, **options)
-
-    def global_importance(self) -> GlobalAttribution:
-        """Exact global variance Shapley values (additive-GP paper, section 4, Theorem 1) with Sobol indices.
-
-        Returns
-        -------
-        GlobalAttribution
-            ``total`` is the variance of the posterior mean under the product of the per-feature input
-            measures (in target units), which the Shapley ``values`` sum to exactly; the columns
-            ``first_order_sobol`` and ``total_sobol`` hold the Sobol indices (fractions of the
-            variance) and ``info["component_variance"][q]`` the variance of all interactions of order q.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.gp import OAKRegressor
-        >>> X = np.random.default_rng(0).normal(size=(30, 2))
-        >>> gi = OAKRegressor(max_iter=10).fit(X, np.sin(2 * X[:, 0])).global_importance()
-        >>> gi.ranking(), bool(np.all(gi.total_sobol >= gi.first_order_sobol))
-        (['x0', 'x1'], True)
-        """
-        check_is_fitted(self)
-        return variance_attribution(self)
-
-    def component(self, features: Any, X: Any) -> np.ndarray:
-        """The fitted ANOVA component f_T(x) for the feature subset T = ``features`` (int, name or list).
-
-        ``component([], X)`` is the constant f_0; components above the interaction order are zero.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.gp import OAKRegressor
-        >>> X = np.random.default_rng(0).normal(size=(20, 2))
-        >>> gp = OAKRegressor(max_iter=0).fit(X, X[:, 0])
-        >>> parts = sum(gp.component(T, X[:3]) for T in ([], [0], [1], [0, 1]))
-        >>> bool(np.allclose(parts, gp.predict(X[:3])))
-        True
-        """
-        check_is_fitted(self)
-        if isinstance(features, (str, bytes)) or np.ndim(features) == 0:
-            features = [features]
-        idx = sorted({feature_index(f, self._names) for f in features})
-        if len(idx) != len(list(features)):
-            raise ValueError(f"features lists a feature twice: {features!r}.")
-        Z = self._encode(X)
-        if not idx:
-            return np.full(Z.shape[0], self.constant_)
-        if len(idx) > self.max_order_:
-            return np.zeros(Z.shape[0])
-        coef = self.y_std_ * self.order_variances_[len(idx)] * self.alpha_
-        return component_values([self.bases_[j] for j in idx], Z[:, idx], self.support_[:, idx], self._ls[idx], coef)
-
-    def sample_input_measure(self, n: int, random_state: Any = None) -> np.ndarray:
-        """n rows drawn from the product of the per-feature input measures, in the model's encoded space.
-
-        For Monte Carlo checks: evaluate them with the posterior mean in that space.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.gp import OAKRegressor
-        >>> X = np.random.default_rng(0).normal(size=(20, 2))
-        >>> OAKRegressor(max_iter=0).fit(X, X[:, 0]).sample_input_measure(5, random_state=0).shape
-        (5, 2)
-        """
-        check_is_fitted(self)
-        rng = check_legacy_random_state(random_state)
-        return np.column_stack([b.sample(n, rng) for b in self.bases_])

@@ -6,7 +6,7 @@ rest checks arguments and fetches the posterior covariance of one row for the in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -17,28 +17,8 @@ from ..explanation import Explanation
 
 #: shap's base-value label (kexplain.games.SHAP_BASE_LABEL), replaced where a game's base value is not it
 _SHAP_BASE = games.SHAP_BASE_LABEL
-
-
-class _BaseLabels(Mapping[str, str]):
-    """{game name: base-value label (mathtext)}, read live from the games table (kexplain.games)."""
-
-    def __getitem__(self, game: str) -> str:
-        if not games.is_game(game):
-            raise KeyError(game)
-        return games.get_game(game).base_label_math
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(games.game_names())
-
-    def __len__(self) -> int:
-        return len(games.game_names())
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
-
-
 #: the true base-value label of every game of the table (a read-only view of kexplain.games)
-BASE_LABELS: Mapping[str, str] = _BaseLabels()
+BASE_LABELS: Mapping[str, str] = games.field_view("base_label_math")
 #: shap's colours for positive and negative contributions
 _POS, _NEG = "#FF0D57", "#1E88E5"
 

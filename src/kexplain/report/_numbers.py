@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -13,27 +13,8 @@ from .. import games
 from ..explanation import Explanation
 from ..plots import global_importance
 
-
-class _GameDescriptions(Mapping[str, str]):
-    """{game name: one-line description}, read live from the games table (kexplain.games)."""
-
-    def __getitem__(self, game: str) -> str:
-        if not games.is_game(game):
-            raise KeyError(game)
-        return games.get_game(game).description
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(games.game_names())
-
-    def __len__(self) -> int:
-        return len(games.game_names())
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
-
-
 #: the description of every game of the table (a read-only view of kexplain.games)
-GAME_DESCRIPTIONS: Mapping[str, str] = _GameDescriptions()
+GAME_DESCRIPTIONS: Mapping[str, str] = games.field_view("description")
 
 #: what ``explanations=`` accepts: one Explanation or {label: Explanation}
 Explanations = Explanation | Mapping[str, Explanation]
