@@ -271,7 +271,7 @@ _TABLE: tuple[Game, ...] = (
         "0 (HSIC of no feature)",
         "0",
         f"{_PKEX}, section 4.2 and appendix G (multivariate HSIC)",
-        ("kexplain.stats.hsic_shapley", "kexplain.stats.hsic_test"),
+        ("kexplain.stats.hsic_shapley", "kexplain.stats.hsic_test", "kexplain.stats.hsic_interactions"),
         title="HSIC game",
         result="GlobalAttribution",
     ),
