@@ -94,3 +94,150 @@ def test_hsic_interactions_bad_input(hsic_data, kwargs, match):
     X, Y = hsic_data
     with pytest.raises((ValueError, TypeError), match=match):
         kx.stats.hsic_interactions(X, Y, **kwargs)
+
+
+# -- OAK ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module", params=[2, 4], ids=["Q2", "Q4"])
+def oak(request):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(36, 4))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + X[:, 0] * X[:, 2] * X[:, 3]
+    gp = kx.gp.OAKRegressor(max_interaction_order=request.param, max_iter=5).fit(X, y)
+    return gp, X
+
+
+def _anova_game(gp, x):
+    """v(S) = sum_{T subset S} f_T(x) from the model's own components (f_empty = the constant)."""
+    d = x.shape[0]
+    comps = {}
+    for m in range(2**d):
+        T = [j for j in range(d) if m >> j & 1]
+        comps[m] = float(gp.component(T, x[None, :])[0])
+    return lambda S: sum(val for m, val in comps.items() if all(S[j] for j in range(d) if m >> j & 1))
+
+
+def _hybrid_game(gp, x, B, w):
+    return lambda S: float(w @ gp.predict(np.where(S[None, :], x[None, :], B)))
+
+
+@pytest.mark.parametrize("game", ["anova", "interventional"])
+def test_oak_local_interactions_against_enumeration(oak, game):
+    gp, X = oak
+    d = X.shape[1]
+    x = X[:2] + 0.3
+    if game == "anova":
+        explainer = kx.gp.OAKExplainer(gp)
+        vs = [_anova_game(gp, xi) for xi in x]
+    else:
+        w = np.random.default_rng(1).uniform(size=5)
+        w /= w.sum()
+        explainer = kx.gp.OAKExplainer(gp, X[:5], background_weights=w)
+        vs = [_hybrid_game(gp, xi, X[:5], w) for xi in x]
+    tables = [_table(v, d) for v in vs]
+    plain = explainer.explain(x)
+    for index, k in INDEX_CASES + [("STII", 3), ("FSII", 3), ("SII", 4)]:
+        ex = explainer.explain(x, interactions={"index": index, "max_order": k})
+        assert isinstance(ex, kx.InteractionExplanation) and ex.game == game
+        for i, vt in enumerate(tables):
+            scale = float(np.abs(vt).max())
+            got = ex.interaction_values(i)
+            _assert_close(got, _reference(vt, d, index, k), scale, f"OAK {game} {index} k={k} row {i}")
+            assert abs(ex.v_full[i] - vt[-1]) <= TOL * scale
+            if index in ("SV", "k-SII", "STII", "FSII", "Moebius"):
+                assert abs(got[()] - vt[0]) <= TOL * scale
+        if index == "BV":
+            ref = [_reference(vt, d, "BV", 1) for vt in tables]
+            np.testing.assert_allclose(ex.values, [[r[(j,)] for j in range(d)] for r in ref], rtol=0, atol=1e-10)
+        else:
+            np.testing.assert_allclose(ex.values, plain.values, rtol=0, atol=1e-12)
+        if index in ("SV", "k-SII", "STII", "FSII") or (index == "Moebius" and k == d):
+            assert ex.efficiency_error < 1e-10
+
+
+def test_oak_anova_moebius_are_the_components(oak):
+    """The Möbius coefficients of the functional-ANOVA game are the fitted components f_T(x)."""
+    gp, X = oak
+    ex = gp.explain(X[:3], interactions={"index": "Moebius", "max_order": 4})
+    for i in range(3):
+        got = ex.interaction_values(i)
+        for T, val in got.items():
+            ref = gp.component(list(T), X[i : i + 1])[0]
+            assert abs(val - ref) <= 1e-12 * max(1.0, abs(ref)), T
+        if gp.max_order_ < 4:
+            assert all(got[T] == 0.0 for T in got if len(T) > gp.max_order_)
+
+
+def _variance_game(gp):
+    """v(S) = sum_{T subset S} Var f_T with Var f_T = y_std^2 sigma_|T|^4 alpha' (prod_{j in T} Gamma_j) alpha."""
+    S, ls, a = gp.support_, gp._ls, gp.alpha_
+    d = S.shape[1]
+    gam = [b.gamma(S[:, j], S[:, j], ls[j]) for j, b in enumerate(gp.bases_)]
+    var = {}
+    for m in range(1, 2**d):
+        T = [j for j in range(d) if m >> j & 1]
+        if len(T) > gp.max_order_:
+            continue
+        G = np.prod([gam[j] for j in T], axis=0)
+        var[m] = gp.y_std_**2 * gp.order_variances_[len(T)] ** 2 * (a @ G @ a)
+    return lambda Sm: sum(val for m, val in var.items() if all(Sm[j] for j in range(d) if m >> j & 1))
+
+
+@pytest.mark.parametrize("measure", ["gaussian", "empirical"])
+def test_oak_global_interactions_against_enumeration(measure):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 4))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + X[:, 0] * X[:, 2] * X[:, 3]
+    gp = kx.gp.OAKRegressor(max_interaction_order=3, max_iter=5, input_measure=measure).fit(X, y)
+    d = 4
+    vt = _table(_variance_game(gp), d)
+    scale = float(np.abs(vt).max())
+    gi = gp.global_importance()
+    assert abs(vt[-1] - gi.total) <= 1e-10 * scale
+    for index, k in INDEX_CASES:
+        ex = gp.global_interactions({"index": index, "max_order": k})
+        assert ex.game == "variance" and len(ex) == 1
+        got = ex.interaction_values(0)
+        _assert_close(got, _reference(vt, d, index, k), scale, f"OAK variance {measure} {index} k={k}")
+        if index != "BV":
+            np.testing.assert_allclose(ex.values[0], gi.values, rtol=0, atol=1e-12 * scale)
+        if index == "Moebius":  # the Möbius coefficients are the component variances, summed by order
+            cv = gi.info["component_variance"]
+            for q in range(1, d + 1):
+                by_order = sum(v for T, v in got.items() if len(T) == q)
+                assert abs(by_order - (cv[q] if q < len(cv) else 0.0)) <= 1e-10 * scale
+
+
+def test_oak_interactions_bad_input(oak):
+    gp, X = oak
+    explainer = kx.gp.OAKExplainer(gp)
+    with pytest.raises(ValueError, match=r"interactions\['index'\]"):
+        explainer.explain(X[:2], interactions={"index": "Shapley-Taylor"})
+    with pytest.raises(ValueError, match=r"interactions\['max_order'\]"):
+        explainer.explain(X[:2], interactions={"index": "SII", "max_order": 5})
+    with pytest.raises(ValueError, match=r"interactions\['max_order'\]"):
+        gp.global_interactions({"index": "SII", "max_order": 0})
+    with pytest.raises(ValueError, match=r"interactions\['top_k'\]"):
+        explainer.explain(X[:2], interactions={"index": "SII", "top_k": -1})
+    with pytest.raises(ValueError, match="uncertainty"):
+        explainer.explain(X[:2], interactions={"index": "SII"}, uncertainty=True)
+    with pytest.raises(ValueError, match="interactions"):
+        explainer.explain(X[:2], interactions=True)
+    with pytest.raises(TypeError, match="interactions must be a mapping"):
+        gp.global_interactions("sii")
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        kx.gp.OAKRegressor().global_interactions({"index": "SII"})
+
+
+def test_oak_interactions_selection(oak):
+    gp, X = oak
+    full = gp.explain(X[:2], interactions={"index": "k-SII", "max_order": 3})
+    top = gp.explain(X[:2], interactions={"index": "k-SII", "max_order": 3, "top_k": 2})
+    assert top.sparse and abs(top.efficiency_error - full.efficiency_error) < 1e-12
+    for i in range(2):
+        f, s = full.interaction_values(i), top.interaction_values(i)
+        for t in (1, 2, 3):
+            kept = {T: v for T, v in s.items() if len(T) == t}
+            best = sorted((T for T in f if len(T) == t), key=lambda T: -abs(f[T]))[:2]
+            assert set(kept) == set(best) and all(kept[T] == f[T] for T in kept)

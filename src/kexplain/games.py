@@ -287,6 +287,7 @@ _TABLE: tuple[Game, ...] = (
             "kexplain.sensitivity.SensitivityAnalysis(model, ...).shapley_effects()",
             "kexplain.sensitivity.sobol_indices(model, ...)",
             "kexplain.gp.OAKRegressor(...).global_importance()",
+            "kexplain.gp.OAKRegressor(...).global_interactions(interactions)",
         ),
         title="variance (Sobol) game",
         label="variance",

@@ -649,12 +649,59 @@ def _sets_to_masks(sets: np.ndarray) -> np.ndarray:
     return (np.int64(1) << sets).sum(axis=1) if sets.shape[1] else np.zeros(len(sets), dtype=np.int64)
 
 
+def moebius_weights(index: str, d: int, t: int, k: int) -> np.ndarray:
+    """h[u], u = 0..d - t: the index of a set T of size t is ``sum_{U disjoint of T} h[|U|] m(T + U)``.
+
+    SII (and SV, and k-SII before its aggregation) 1 / (u + 1), BII and BV 2^-u, STII's top order
+    1 / C(u + k, k), Möbius and STII below order k the point u = 0, FSII :func:`fsii_weights`.  The
+    empty set (t = 0) follows the module's convention: v(empty set), the point u = 0, except for SII,
+    BII and BV (their weighted mean of the game).
+
+    Parameters
+    ----------
+    index : str
+        One of :data:`INDICES`.
+    d : int
+        Number of players.
+    t : int
+        Size of the set, 0..k.
+    k : int
+        The highest order asked for (STII and FSII depend on it).
+
+    Returns
+    -------
+    ndarray of shape (d - t + 1,)
+        The weight of the Möbius coefficients of the supersets T + U by the size of U.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import moebius_weights
+    >>> moebius_weights("SII", 3, 1, 2)                 # the Shapley value: 1, 1/2, 1/3
+    array([1.        , 0.5       , 0.33333333])
+    >>> moebius_weights("BII", 3, 2, 2)
+    array([1. , 0.5])
+    """
+    u = np.arange(d - t + 1)
+    if t == 0 and index not in ("SII", "BII", "BV"):
+        return (u == 0).astype(float)
+    if index in ("SII", "SV", "k-SII"):
+        return 1.0 / (u + 1.0)
+    if index in ("BII", "BV"):
+        return 0.5**u
+    if index == "Moebius" or (index == "STII" and t < k):
+        return (u == 0).astype(float)
+    if index == "STII":
+        return np.array([1.0 / comb(x + k, k) for x in u])
+    if index == "FSII":
+        return fsii_weights(d, k, t)
+    raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
+
+
 def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> dict[int, np.ndarray]:
     """Every index of orders 0..max_order from the Möbius coefficients ``m`` (2^d, ...) of a game.
 
-    Each index is ``I(T) = sum_{U disjoint of T} h_t(|U|) m(T + U)``: SII h = 1 / (u + 1), BII
-    2^-u, STII's top order 1 / C(u + k, k), FSII :func:`fsii_weights`, Möbius the point u = 0;
-    k-SII aggregates SII (:func:`ksii_from_sii`).  Returns order -> (C(d, t), ...).
+    Each index is ``I(T) = sum_{U disjoint of T} h_t(|U|) m(T + U)`` with h from
+    :func:`moebius_weights`; k-SII aggregates SII (:func:`ksii_from_sii`).  Returns order -> (C(d, t), ...).
 
     Examples
     --------
@@ -683,24 +730,7 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
         return np.einsum("ns...,s->n...", stratified()[masks], hs)
 
     k = int(max_order)
-    out: dict[int, np.ndarray] = {}
-    for t in range(0, k + 1):
-        u = np.arange(d - t + 1)
-        if t == 0 and index not in ("SII", "BII", "BV"):
-            h = (u == 0).astype(float)
-        elif index in ("SII", "SV", "k-SII"):
-            h = 1.0 / (u + 1.0)
-        elif index in ("BII", "BV"):
-            h = 0.5**u
-        elif index == "Moebius" or (index == "STII" and t < k):
-            h = (u == 0).astype(float)
-        elif index == "STII":
-            h = np.array([1.0 / comb(x + k, k) for x in u])
-        elif index == "FSII":
-            h = fsii_weights(d, k, t)
-        else:
-            raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
-        out[t] = weighted(t, h)
+    out: dict[int, np.ndarray] = {t: weighted(t, moebius_weights(index, d, t, k)) for t in range(0, k + 1)}
     if index == "k-SII" and k > 1:
         out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
     return out
