@@ -241,3 +241,27 @@ def test_oak_interactions_selection(oak):
             kept = {T: v for T, v in s.items() if len(T) == t}
             best = sorted((T for T in f if len(T) == t), key=lambda T: -abs(f[T]))[:2]
             assert set(kept) == set(best) and all(kept[T] == f[T] for T in kept)
+
+
+@pytest.mark.parametrize("absent", [False, True])
+def test_oak_compiled_and_numpy_routes_agree(absent):
+    """The compiled loop and the vectorised numpy recursion give the same interactions (signs, zeros)."""
+    from kexplain.gp._interactions import _compiled, additive_interactions
+    from kexplain.shapley.higher_order import INDICES
+
+    if _compiled() is None:
+        pytest.skip("numba is not installed: only the numpy route runs")
+    rng = np.random.default_rng(8)
+    d, r = 6, 7
+    z = rng.uniform(-1.5, 1.5, (1, r, d))
+    z[0, 2, 3] = 0.0
+    b = rng.uniform(-1.0, 1.0, (1, r, d)) if absent else None
+    c = rng.normal(size=(r, 2))
+    w = np.array([0.3, 1.0, 0.7, 0.4, 0.2])  # Q = 4 < d
+    for index in INDICES:
+        k = 1 if index in ("SV", "BV") else 3
+        fast = additive_interactions(z, b, c, w, index, k)
+        slow = additive_interactions(z, b, c, w, index, k, backend="numpy")
+        scale = max(float(np.abs(slow[t]).max()) for t in slow)
+        for t in slow:
+            np.testing.assert_allclose(fast[t], slow[t], rtol=0, atol=1e-13 * scale, err_msg=f"{index} t={t}")

@@ -46,6 +46,7 @@ from ..shapley.higher_order import (
     moebius_weights,
     table_from_dense,
 )
+from ..shapley.subsets import compiled_available
 
 #: bytes of the (sets, rows, u, q) work arrays of one chunk of sets
 _WORK_BYTES = 32 * 2**20
@@ -61,14 +62,40 @@ def weighted_esp(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return e @ w[: Q + 1]
 
 
+def _compiled() -> Any:
+    """The compiled ``set_sums`` of ``_interactions_numba``, or None without (usable) numba."""
+    if "set_sums" not in _COMPILED:
+        fn = None
+        if compiled_available():
+            try:
+                from ._interactions_numba import set_sums
+            except Exception:  # pragma: no cover - numba unusable here
+                pass
+            else:
+                fn = set_sums
+        _COMPILED["set_sums"] = fn
+    return _COMPILED["set_sums"]
+
+
+_COMPILED: dict[str, Any] = {}
+
+
 def additive_interactions(
-    z: np.ndarray, b: np.ndarray | None, c: np.ndarray, w: np.ndarray, index: str, max_order: int
+    z: np.ndarray,
+    b: np.ndarray | None,
+    c: np.ndarray,
+    w: np.ndarray,
+    index: str,
+    max_order: int,
+    backend: str = "auto",
 ) -> dict[int, np.ndarray]:
     """Every interaction of orders 0..max_order of one block of an additive game (module notes).
 
     ``z`` (p, r, d) the present factors, ``b`` (p, r, d) the absent ones or None for 0, ``c`` (r, o)
     the row weights, ``w`` (Q + 1,) the order weights.  Returns order t -> (C(d, t), p, o), the sets
     in the order of :func:`~kexplain.shapley.higher_order.combinations_array`; additive over rows.
+    ``backend`` "auto" uses the compiled loop when numba is installed (about ten times faster with
+    a background), "numpy" the vectorised recursion; they agree to rounding.
     """
     p, r, d = z.shape
     o = c.shape[1]
@@ -91,6 +118,21 @@ def additive_interactions(
             for q in range(min(nq, top - u + 1)):
                 beta[u, q] = h[u] * wz[t + u + q]
         sets = combinations_array(d, t)
+        kernel = _compiled() if backend != "numpy" else None
+        if kernel is not None:
+            zero = np.zeros((r, d))
+            for pi in range(p):
+                sums = np.empty((len(sets), r))
+                kernel(
+                    np.ascontiguousarray(delta[pi]),
+                    zero if b is None else np.ascontiguousarray(b[pi]),
+                    np.ascontiguousarray(sets),
+                    beta,
+                    top,
+                    sums,
+                )
+                res[:, pi] = sums @ c
+            continue
         chunk = int(max(1, min(len(sets), _WORK_BYTES // (8 * 3 * p * r * nu * nq))))
         for s0 in range(0, len(sets), chunk):
             T = sets[s0 : s0 + chunk]
