@@ -265,3 +265,22 @@ def test_oak_compiled_and_numpy_routes_agree(absent):
         scale = max(float(np.abs(slow[t]).max()) for t in slow)
         for t in slow:
             np.testing.assert_allclose(fast[t], slow[t], rtol=0, atol=1e-13 * scale, err_msg=f"{index} t={t}")
+
+
+def test_to_shapiq_from_oak_and_hsic(oak, hsic_data):
+    shapiq = pytest.importorskip("shapiq")
+    gp, X = oak
+    X2, Y2 = hsic_data
+    results = [
+        gp.explain(X[:2], interactions={"index": "k-SII", "max_order": 2}),
+        kx.gp.OAKExplainer(gp, X[:4]).explain(X[:2], interactions={"index": "FSII", "max_order": 3}),
+        gp.global_interactions({"index": "Moebius", "max_order": 4}),
+        kx.stats.hsic_interactions(X2, Y2, interactions={"index": "STII", "max_order": 2}),
+    ]
+    for ex in results:
+        row = len(ex) - 1
+        iv = ex.to_shapiq(row)
+        assert isinstance(iv, shapiq.InteractionValues)
+        assert (iv.index, iv.max_order, iv.n_players) == (ex.interaction_index, ex.max_order, 4)
+        for T, val in ex.interaction_values(row).items():
+            assert iv[T] == pytest.approx(val, abs=1e-14)
