@@ -31,7 +31,7 @@ z = the per-feature Gamma matrices' entries and w_q = sigma_q^4.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
@@ -158,7 +158,7 @@ def additive_interactions(
 
 
 def solve_additive_interactions(
-    blocks: Iterable[Sequence[tuple[np.ndarray, np.ndarray | None, np.ndarray]]],
+    blocks: Iterable[Iterable[tuple[np.ndarray, np.ndarray | None, np.ndarray]]],
     w: np.ndarray,
     d: int,
     n_outputs: int,
@@ -167,7 +167,10 @@ def solve_additive_interactions(
     """The interactions of ``spec`` of every point: ``blocks`` yields, per point, its (z, b, c) row blocks."""
     w = np.asarray(w, dtype=np.float64)
     entries: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
-    empty, v_full, v_empty, gaps = [], [], [], []
+    empty: list[np.ndarray] = []
+    v_full: list[np.ndarray] = []
+    v_empty: list[np.ndarray] = []
+    gaps: list[np.ndarray] = []
     for point in blocks:
         acc = {t: np.zeros((comb(d, t), 1, n_outputs)) for t in range(spec.max_order + 1)}
         vf = np.zeros((1, n_outputs))
@@ -182,12 +185,13 @@ def solve_additive_interactions(
         empty.append(tab.empty)
         v_full.append(vf)
         v_empty.append(ve)
-        gaps.append(tab.efficiency_gap)
+        if tab.efficiency_gap is not None:
+            gaps.append(tab.efficiency_gap)
     out_empty, out_full = np.concatenate(empty), np.concatenate(v_full)
     for name, arr in (("interaction values", out_empty), ("game values", out_full)):
         if not np.all(np.isfinite(arr)):
             raise FloatingPointError(f"non-finite {name} in the OAK game: check the model for NaN or overflow.")
-    gap = np.concatenate(gaps) if spec.index in EFFICIENT_INDICES else None
+    gap = np.concatenate(gaps) if spec.index in EFFICIENT_INDICES and gaps else None
     return InteractionTable(
         spec.index, spec.max_order, d, entries, out_empty, out_full, np.concatenate(v_empty), gap, spec.sparse
     )
@@ -227,7 +231,7 @@ def explain_interactions(explainer: Any, X: Any, interactions: Any, *, progress:
     return interaction_explanation(ex, table.shifted([model.y_mean_]), single_output=True)
 
 
-def _variance_blocks(model: Any) -> Iterable[tuple[np.ndarray, None, np.ndarray]]:
+def _variance_blocks(model: Any) -> Iterable[tuple[np.ndarray, np.ndarray | None, np.ndarray]]:
     """(z, None, c) blocks of the variance game: rows are pairs (a, b >= a) of support points, z the
     entries Gamma_j[a, b], c = alpha_a alpha_b (twice off the diagonal), as in ``variance_decomposition``."""
     from ._games import _discrete_factors
