@@ -621,8 +621,8 @@ def check_interactions(value: Any, name: str = "interactions") -> str | None:
     if isinstance(value, Mapping):
         raise ValueError(
             f"{name}={dict(value)!r} (an index of any order) is supported by the explainers of product games "
-            "(ProductKernelExplainer, PrefShapExplainer) and by kx.exact_shapley; here pass True, False, "
-            "'sii' or 'stii'."
+            "(ProductKernelExplainer, PrefShapExplainer), by kx.gp.OAKExplainer and by kx.exact_shapley; here "
+            "pass True, False, 'sii' or 'stii'."
         )
     raise TypeError(
         f"{name} must be True or False, or the name of an index: 'sii' (the Shapley interaction "

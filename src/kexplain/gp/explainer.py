@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
 from ..shapley.additive import solve_additive_game
 from ._games import AnovaGame, BackgroundTables, InterventionalGame
+from ._interactions import explain_interactions
 from ._uncertainty import OAKPosteriorShapley
 
 _FITTED = ("alpha_", "bases_", "support_", "order_variances_", "lengthscales_", "y_std_", "y_mean_")
@@ -110,7 +111,7 @@ class OAKExplainer(Explainer):
         self,
         X: Any,
         *,
-        interactions: bool | str | None = False,
+        interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
         random_state: Any = None,
@@ -131,9 +132,15 @@ class OAKExplainer(Explainer):
         ----------
         X : array-like of shape (N, d)
             Rows to explain (raw inputs, as given to ``predict``).
-        interactions : bool or {"sii", "stii"}
-            Not supported by the OAK games (a ValueError says so); kx.ProductKernelExplainer
-            gives exact SII and STII interaction values of product-kernel models.
+        interactions : mapping, optional
+            ``{"index": "k-SII" | "SII" | "STII" | "FSII" | "BII" | "BV" | "Moebius" | "SV",
+            "max_order": k, "top_k": ..., "threshold": ...}``: interactions of any order and index
+            of either game, exactly and in closed form from the model's ANOVA components (the
+            Möbius coefficients of the functional-ANOVA game are the components f_T(x); see
+            :mod:`kexplain.gp._interactions` and the documentation page "Interactions of any
+            order"); returns a :class:`kexplain.InteractionExplanation`, without ``uncertainty``.
+            True, "sii" and "stii" (shap's pairwise layout) are not supported here (a ValueError
+            says so).
         progress : bool
             Show a progress bar over the rows.
         n_jobs : int, optional
@@ -172,11 +179,17 @@ class OAKExplainer(Explainer):
         >>> ex.covariance.shape, bool(np.all(lower <= ex.values)), bool(np.all(ex.values <= upper))
         ((2, 3, 3), True, True)
         """
+        if isinstance(interactions, Mapping):
+            if uncertainty is not False or joint is not False:
+                raise ValueError(
+                    "interactions={...} (any order) gives no posterior covariance: pass uncertainty=False."
+                )
+            return explain_interactions(self, X, interactions, progress=progress, n_jobs=n_jobs)
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         if interactions:
             raise ValueError(
-                f"OAKExplainer does not compute interactions (game {self.game!r}); use interactions=False. "
-                "kx.ProductKernelExplainer gives exact interactions for product-kernel models."
+                f"OAKExplainer does not compute interactions in shap's pairwise layout (game {self.game!r}): pass "
+                "interactions={'index': 'SII', 'max_order': 2} (any index and order) or interactions=False."
             )
         uncertainty = check_bool(uncertainty, "uncertainty")
         if check_bool(joint, "joint") and not uncertainty:

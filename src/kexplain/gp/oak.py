@@ -16,6 +16,7 @@ from . import _fitting as fitting
 from ._anova import AnovaAccessors
 from ._checks import check_fit_inputs, check_rows, numeric_target, standardize_target
 from ._encoding import InputEncoder, categorical_mask
+from ._interactions import GlobalInteractionsMixin
 
 #: above this many training rows ``n_inducing=None`` switches to the sparse mode, with this many inducing points
 SPARSE_THRESHOLD, DEFAULT_INDUCING = 5000, 500
@@ -23,7 +24,7 @@ SPARSE_THRESHOLD, DEFAULT_INDUCING = 5000, 500
 MAX_FIT_ROWS = 1000
 
 
-class OAKRegressor(AnovaAccessors, RegressorMixin, BaseEstimator):
+class OAKRegressor(AnovaAccessors, GlobalInteractionsMixin, RegressorMixin, BaseEstimator):
     """Orthogonal additive Gaussian process regressor with exact local and global Shapley values.
 
     Parameters

@@ -278,14 +278,30 @@ def ksii_from_sii(sii: Mapping[int, np.ndarray], d: int, k: int) -> dict[int, np
     B = bernoulli_numbers(k)
     out = {t: np.array(sii[t], dtype=np.float64, copy=True) for t in range(1, k + 1)}
     for t in range(1, k):
-        ranker = _Ranker(d, t)
         for s in range(t + 1, k + 1):
             if B[s - t] == 0.0:
                 continue
-            S = combinations_array(d, s)
-            for pos in combinations(range(s), t):
-                idx = ranker(S[:, list(pos)])
-                np.add.at(out[t], idx, B[s - t] * np.asarray(sii[s]))
+            src = np.asarray(sii[s], dtype=np.float64)
+            flat = src.reshape(src.shape[0], -1)
+            idx = _subset_positions(d, s, t)  # (C(d, s) * C(s, t),) positions of the t-subsets
+            if flat.shape[1] == 0:
+                continue
+            rep = np.repeat(flat, comb(s, t), axis=0)
+            add = np.stack([np.bincount(idx, rep[:, c], minlength=comb(d, t)) for c in range(flat.shape[1])], axis=1)
+            out[t] += B[s - t] * add.reshape(out[t].shape)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _subset_positions(d: int, s: int, t: int) -> np.ndarray:
+    """For each set S of size s (lexicographic) its C(s, t) subsets of size t, as positions in
+    :func:`combinations_array` (d, t), S-major: what k-SII's aggregation adds to (cached: the same
+    for every call with these sizes)."""
+    ranker = _Ranker(d, t)
+    S = combinations_array(d, s)
+    pos = np.array(list(combinations(range(s), t)), dtype=np.int64)  # (C(s, t), t)
+    out = ranker(S[:, pos].reshape(-1, t))
+    out.flags.writeable = False
     return out
 
 
@@ -649,12 +665,59 @@ def _sets_to_masks(sets: np.ndarray) -> np.ndarray:
     return (np.int64(1) << sets).sum(axis=1) if sets.shape[1] else np.zeros(len(sets), dtype=np.int64)
 
 
+def moebius_weights(index: str, d: int, t: int, k: int) -> np.ndarray:
+    """h[u], u = 0..d - t: the index of a set T of size t is ``sum_{U disjoint of T} h[|U|] m(T + U)``.
+
+    SII (and SV, and k-SII before its aggregation) 1 / (u + 1), BII and BV 2^-u, STII's top order
+    1 / C(u + k, k), Möbius and STII below order k the point u = 0, FSII :func:`fsii_weights`.  The
+    empty set (t = 0) follows the module's convention: v(empty set), the point u = 0, except for SII,
+    BII and BV (their weighted mean of the game).
+
+    Parameters
+    ----------
+    index : str
+        One of :data:`INDICES`.
+    d : int
+        Number of players.
+    t : int
+        Size of the set, 0..k.
+    k : int
+        The highest order asked for (STII and FSII depend on it).
+
+    Returns
+    -------
+    ndarray of shape (d - t + 1,)
+        The weight of the Möbius coefficients of the supersets T + U by the size of U.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import moebius_weights
+    >>> moebius_weights("SII", 3, 1, 2)                 # the Shapley value: 1, 1/2, 1/3
+    array([1.        , 0.5       , 0.33333333])
+    >>> moebius_weights("BII", 3, 2, 2)
+    array([1. , 0.5])
+    """
+    u = np.arange(d - t + 1)
+    if t == 0 and index not in ("SII", "BII", "BV"):
+        return (u == 0).astype(float)
+    if index in ("SII", "SV", "k-SII"):
+        return 1.0 / (u + 1.0)
+    if index in ("BII", "BV"):
+        return 0.5**u
+    if index == "Moebius" or (index == "STII" and t < k):
+        return (u == 0).astype(float)
+    if index == "STII":
+        return np.array([1.0 / comb(x + k, k) for x in u])
+    if index == "FSII":
+        return fsii_weights(d, k, t)
+    raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
+
+
 def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> dict[int, np.ndarray]:
     """Every index of orders 0..max_order from the Möbius coefficients ``m`` (2^d, ...) of a game.
 
-    Each index is ``I(T) = sum_{U disjoint of T} h_t(|U|) m(T + U)``: SII h = 1 / (u + 1), BII
-    2^-u, STII's top order 1 / C(u + k, k), FSII :func:`fsii_weights`, Möbius the point u = 0;
-    k-SII aggregates SII (:func:`ksii_from_sii`).  Returns order -> (C(d, t), ...).
+    Each index is ``I(T) = sum_{U disjoint of T} h_t(|U|) m(T + U)`` with h from
+    :func:`moebius_weights`; k-SII aggregates SII (:func:`ksii_from_sii`).  Returns order -> (C(d, t), ...).
 
     Examples
     --------
@@ -664,43 +727,24 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
     array([2., 3.])
     """
     popcount = _popcount(d)
-    trailing = m.shape[1:]
-    strata: list[np.ndarray] = []  # Z[S, s] = sum of m(U) over supersets U of S with |U| = s
-
-    def stratified() -> np.ndarray:
-        if not strata:
-            z = np.zeros((2**d, d + 1) + trailing)
-            z[np.arange(2**d), popcount] = m
-            strata.append(_superset_sums(z, d))
-        return strata[0]
-
-    def weighted(t: int, h: np.ndarray) -> np.ndarray:
-        masks = _sets_to_masks(combinations_array(d, t))
-        if np.count_nonzero(h) == 1 and h[0] != 0.0:  # the Möbius coefficients themselves
-            return h[0] * m[masks]
-        hs = np.zeros(d + 1)
-        hs[t:] = h
-        return np.einsum("ns...,s->n...", stratified()[masks], hs)
-
     k = int(max_order)
     out: dict[int, np.ndarray] = {}
+    weights: dict[int, np.ndarray] = {}
     for t in range(0, k + 1):
-        u = np.arange(d - t + 1)
-        if t == 0 and index not in ("SII", "BII", "BV"):
-            h = (u == 0).astype(float)
-        elif index in ("SII", "SV", "k-SII"):
-            h = 1.0 / (u + 1.0)
-        elif index in ("BII", "BV"):
-            h = 0.5**u
-        elif index == "Moebius" or (index == "STII" and t < k):
-            h = (u == 0).astype(float)
-        elif index == "STII":
-            h = np.array([1.0 / comb(x + k, k) for x in u])
-        elif index == "FSII":
-            h = fsii_weights(d, k, t)
+        h = moebius_weights(index, d, t, k)
+        if np.count_nonzero(h) == 1 and h[0] != 0.0:  # the Möbius coefficients themselves
+            out[t] = h[0] * m[_sets_to_masks(combinations_array(d, t))]
         else:
-            raise ValueError(f"index must be one of {list(INDICES)}, got {index!r}.")
-        out[t] = weighted(t, h)
+            weights[t] = np.zeros(d + 1)
+            weights[t][t:] = h
+    if weights:
+        # once t is fixed the weight of m(U) in I(T) depends on |U| alone: one superset transform of
+        # the weighted tables of these orders (k + 1 columns, not the d + 1 strata of the sizes)
+        hs = np.stack([weights[t][popcount] for t in weights], axis=1)  # (2^d, orders)
+        z = _superset_sums(m[:, None] * hs.reshape(hs.shape + (1,) * (m.ndim - 1)), d)
+        for i, t in enumerate(weights):
+            out[t] = z[_sets_to_masks(combinations_array(d, t)), i]
+    out = {t: out[t] for t in range(k + 1)}
     if index == "k-SII" and k > 1:
         out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
     return out
@@ -969,6 +1013,23 @@ def table_from_dense(
     )
 
 
+def shapley_from_moebius(m: np.ndarray, d: int) -> np.ndarray:
+    """Shapley values phi_j = sum_{U containing j} m(U) / |U| from Möbius coefficients (2^d, ...).
+
+    Returns (d, ...): one superset transform of m / |U| read at the singletons, O(d 2^d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import shapley_from_moebius
+    >>> shapley_from_moebius(np.array([0.0, 1.0, 2.0, 2.0]), 2)
+    array([2., 3.])
+    """
+    pc = _popcount(d).reshape((-1,) + (1,) * (m.ndim - 1))
+    z = _superset_sums(np.where(pc > 0, m / np.maximum(pc, 1), 0.0), d)
+    return z[1 << np.arange(d)]
+
+
 def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionTable:
     """An :class:`InteractionTable` from the game's value on every coalition, (2^d, points, outputs).
 
@@ -997,7 +1058,41 @@ def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionT
     >>> interactions_from_values(v, check_interaction_spec({"index": "Moebius"})).as_dict(0)
     {(): 0.0, (0,): 1.0, (1,): 2.0, (0, 1): 2.0}
     """
+    return _from_values(np.asarray(values, dtype=np.float64), spec)[0]
+
+
+def interactions_and_shapley_from_values(
+    values: np.ndarray, spec: InteractionSpec
+) -> tuple[InteractionTable, np.ndarray]:
+    """:func:`interactions_from_values` and the Shapley values (points, d, outputs) from one Möbius transform.
+
+    Parameters
+    ----------
+    values : ndarray of shape (2**d, points, outputs)
+        The game's value on every coalition (row m: the coalition of the bits of m).
+    spec : InteractionSpec
+        Which index, maximum order and selection.
+
+    Returns
+    -------
+    tuple of InteractionTable and ndarray of shape (points, d, outputs)
+        The interactions and the Shapley values of every point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import check_interaction_spec, interactions_and_shapley_from_values
+    >>> v = np.array([0.0, 1.0, 2.0, 5.0]).reshape(4, 1, 1)
+    >>> tab, phi = interactions_and_shapley_from_values(v, check_interaction_spec({"index": "BV"}))
+    >>> tab.as_dict(0), phi[0, :, 0]
+    ({(): 2.0, (0,): 2.0, (1,): 3.0}, array([2., 3.]))
+    """
     v = np.asarray(values, dtype=np.float64)
+    tab, m = _from_values(v, spec)
+    return tab, np.moveaxis(shapley_from_moebius(m, m.shape[0].bit_length() - 1), 0, 1)
+
+
+def _from_values(v: np.ndarray, spec: InteractionSpec) -> tuple[InteractionTable, np.ndarray]:
     if v.ndim != 3:
         raise ValueError(f"values must have shape (2**d, points, outputs), got shape {v.shape}.")
     d = v.shape[0].bit_length() - 1
@@ -1007,8 +1102,9 @@ def interactions_from_values(values: Any, spec: InteractionSpec) -> InteractionT
         raise ValueError(
             f"interactions['max_order'] must be at most the number of features d = {d}, got {spec.max_order}."
         )
-    dense = indices_from_moebius(moebius_transform(v, d), d, spec.index, spec.max_order)
-    return table_from_dense(dense, spec, d, v[-1], v[0])
+    m = moebius_transform(v, d)
+    dense = indices_from_moebius(m, d, spec.index, spec.max_order)
+    return table_from_dense(dense, spec, d, v[-1], v[0]), m
 
 
 def _rows_per_block(d: int, n_nodes: int, max_bytes: int) -> int:

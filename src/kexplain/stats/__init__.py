@@ -10,8 +10,9 @@ one or two multivariate variables), section 5.3 (feature selection).
   p-values for the statistic and for each feature's share;
 - :func:`mmd`, :func:`hsic`: the statistics alone; :class:`HSICShapleySelector`: a scikit-learn
   feature selector;
-- :func:`mmd_interactions`: interactions of any order and index of the MMD^2 (which sets of
-  features differ jointly).
+- :func:`mmd_interactions`, :func:`hsic_interactions`: interactions of any order and index of the
+  MMD^2 (which sets of features differ jointly) and of the HSIC (which sets of variables depend
+  on the other side jointly).
 
 Examples
 --------
@@ -26,7 +27,7 @@ Examples
 
 from ..kernels.heuristics import median_heuristic
 from .hsic import hsic, hsic_shapley, hsic_test
-from .interactions import mmd_interactions
+from .interactions import hsic_interactions, mmd_interactions
 from .mmd import mmd, mmd_shapley, mmd_test
 from .selection import HSICShapleySelector
 
@@ -38,6 +39,7 @@ __all__ = [
     "hsic",
     "hsic_shapley",
     "hsic_test",
+    "hsic_interactions",
     "HSICShapleySelector",
     "median_heuristic",
 ]
