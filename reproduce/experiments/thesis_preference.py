@@ -548,7 +548,7 @@ def run_fig_e2(size: str, seed: int) -> Result:
         f"checked, not explained: the suspected cause (our draw more rankable than the thesis's) is refuted: only "
         f"{share:.2f} of our g is rankable, and a draw at the thesis's covariate scale N(0, 0.1 I) (unit "
         f"lengthscale) is more rankable ({min(thesis_scale):.2f}-{max(thesis_scale):.2f}); a utility fitted to "
-        "duels that depend on x1, x2 alone finds them whenever g has a rankable part (row below: with that part "
+        "duels that depend on x1, x2 alone can only use x1, x2 and finds them here (row below: with g's rankable part "
         "removed the UPM falls to chance); the thesis gives neither g's kernel parameters, nor the number of "
         "duels, nor how the UPM was fitted, so what made its UPM miss them cannot be rerun"
     )
