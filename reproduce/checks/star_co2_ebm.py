@@ -44,9 +44,8 @@ def main(seed: int = 0) -> None:
     last = (X[:, -1] - my) / sy
     D, d = Xs - Xs[:, -1:], ys - last
     m2 = ExplainableBoostingRegressor(outer_bags=2, random_state=seed, n_jobs=1).fit(D[:cut], d[:cut])
-    print(
-        f"control, EBM on window differences (level added back): test R2 {r2_score(yte, m2.predict(D[cut:]) + last[cut:]):.3f}"
-    )
+    r2 = r2_score(yte, m2.predict(D[cut:]) + last[cut:])
+    print(f"control, EBM on window differences (level added back): test R2 {r2:.3f}")
 
 
 if __name__ == "__main__":
