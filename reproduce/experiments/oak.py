@@ -168,8 +168,8 @@ def synthetic(size: str, seed: int) -> dict[str, Any]:
 #: the heavy tail was the guessed cause; reproduce/checks/oak_set3_heavy_tail.py tests it on set 3
 HEAVY_SET3 = (
     " (a heavy tail), but that is not the cause: on 6 fresh draws of set 3 (n = 100) the target's normal scores "
-    "(same order, no tail) move the global AGP-SV's mean rank from 3.46 to 4.38 and HSIC-Lasso's from 3.54 to 4.00; cause "
-    "not identified"
+    "(same order, no tail) move the global AGP-SV's mean rank from 3.46 to 4.38 and HSIC-Lasso's from 3.54 to "
+    "4.00; cause not identified"
 )
 HEAVY_OTHER = " (a heavy tail); whether it drives the ranks was checked on set 3 only, where it does not"
 
