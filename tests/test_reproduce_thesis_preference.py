@@ -68,3 +68,28 @@ def test_fig72_fig73_prefshap_finds_the_mechanism_the_utility_model_misses():
     ab = tp._grouped("A vs B", "xAB", "Fig. 7.3")("quick", 0).settings["mean_abs"]
     assert max(ab["GPM"], key=ab["GPM"].get) == "xAB"
     assert max(ab["UPM"], key=ab["UPM"].get) != "xAB"
+
+
+def test_rankable_share_is_one_for_a_utility_and_zero_without_its_part():
+    from kexplain.preference import make_gpm_duels
+
+    rng = np.random.default_rng(0)
+    f = rng.normal(size=20)
+    assert tp.rankable_share(f[:, None] - f[None, :]) == pytest.approx(1.0)
+    H = rng.normal(size=(20, 20))
+    G = H - H.T
+    m = G.mean(axis=1)
+    assert tp.rankable_share(G - (m[:, None] - m[None, :])) < 1e-12
+    # Fig. E.2's reason: the unit-scale draw is far from rankable, a draw at the thesis's scale close to it
+    unit = tp.rankable_share(make_gpm_duels(n_duels=2, n_items=100, n_features=2, random_state=0).info["G"])
+    thesis = tp.rankable_share(
+        make_gpm_duels(n_duels=2, n_items=100, n_features=2, lengthscale=np.sqrt(10.0), random_state=0).info["G"]
+    )
+    assert unit < 0.5 < 0.8 < thesis
+
+
+@pytest.mark.slow
+def test_fig_e2_prefshap_recovers_the_generating_covariates():
+    res = tp.run_fig_e2("quick", 0)
+    assert res.rows[0].ours in ("x1, x2", "x2, x1")
+    assert 0.0 < res.settings["rankable share"] < 1.0

@@ -394,6 +394,18 @@ WHY6 = (
 )
 
 
+#: concrete's RWSign rows: the cause, checked by reproduce/checks/star_concrete_rwsign.py (same split, seed 0)
+WHY_SIGN = (
+    "our reduced setting, checked: sign(<w, x>) sees only the direction of a standardised row, so RWSign needs "
+    "many parameters and a tiny ridge; our grid stops at lambda = 1e-7 and CV picks that edge (train R^2 0.79 "
+    "against 0.944 in the authors' results file).  One change at a time: T = 5000 alone gives 0.706; Table 9's "
+    "grid alone (3 c x 8 lambda down to 1e-9, 5-fold, T = 500) gives 0.760 and picks c = 0.1, lambda = 1e-9; "
+    "both give RWSign 0.825 (train 0.944) and RWSign 3-STAR 0.814 (train 0.940), the paper's 0.828 and 0.840 "
+    "within 0.03"
+)
+SIGN_CHECKED = ("RWSign", "RWSign 3-STAR")
+
+
 def _table6(dataset: str) -> Any:
     def run(size: str, seed: int) -> Result:
         X, y, n_test, _ = _load_regression(dataset)
@@ -411,10 +423,13 @@ def _table6(dataset: str) -> Any:
                 "; on housing a ReLU weighting extrapolates linearly, and the few test rows far outside the "
                 "training range (AveOccup, Population up to 50-100 sd) dominate the test R^2 (see notes)"
             )
+        checked = dataset == "concrete" and size == "full"
         for name, s in scores.items():
             if name not in paper:
                 continue
-            v, w = _verdict(s["test_r2"], paper[name], 0.03, 0.07, why)
+            v, w = _verdict(
+                s["test_r2"], paper[name], 0.03, 0.07, WHY_SIGN if checked and name in SIGN_CHECKED else why
+            )
             rows.append(Row(f"{dataset}: {name} test R^2", paper[name], s["test_r2"], v, w))
         notes = ""
         if dataset == "housing":
@@ -538,8 +553,19 @@ def run_table8(size: str, seed: int) -> Result:
         "cannot be installed here; stand-ins: statsmodels' co2 (weekly, gaps interpolated), sunspots (yearly) and "
         "elnino (monthly sea temperatures, flattened). Windows of 11 values (10 inputs, the 11th predicted), as the "
         "paper; chronological 75/25 split; sequences of adjacent features as the subset distribution. "
-        "Full: T = 500 (paper 5000), 3-fold CV over lambda.",
+        "Full: T = 500 (paper 5000), 3-fold CV over lambda." + (" " + CO2_NOTE if "co2" in names else ""),
     )
+
+
+#: co2's EBM row, checked by reproduce/checks/star_co2_ebm.py (the full run's co2 split and EBM)
+CO2_NOTE = (
+    "co2's negative EBM score, checked: the series rises, so 81% of the test targets (351.6-373.9 ppm) lie above "
+    "the largest training target (357.3 ppm); the EBM, a sum of step functions, predicts at most 2.13 training "
+    "sd (the training maximum is 2.12) and scores R^2 0.749 on the 109 test rows inside the training range but "
+    "-1.308 on all, while LinearRegression and RWRelu extrapolate the trend (0.993).  The same EBM on the "
+    "detrended task (the step from each window's last value, the window taken relative to it, the level added "
+    "back) scores 0.994: the negative score is the trees' flat extrapolation of a trend, not a failed fit."
+)
 
 
 # --------------------------------------------------------------------------------------------
