@@ -240,3 +240,32 @@ def test_rbf_gram_with_exact_path_entries_is_symmetric(rng):
     K = k(X)
     np.testing.assert_array_equal(K, K.T)
     assert_matches_reference(K, reference(k, X, X))
+
+
+@pytest.mark.parametrize("block", [None, 997])
+def test_rbf_compiled_pass_equals_the_numpy_passes_bit_for_bit(rng, monkeypatch, block):
+    """Issue 26: the compiled elementwise pass of the RBF Gram path (forced here on small matrices,
+    and over many blocks with ``block``) gives exactly the numpy path's numbers in every regime,
+    exact-difference entries, ties and overflowing rows included."""
+    from kexplain.kernels import _gram
+
+    if _gram._compiled_rbf_pass() is None:
+        pytest.skip("numba is not usable here")
+    A = rng.normal(size=(60, 6))
+    extra = [
+        ("duplicated rows", np.repeat(A[:20], 3, axis=0), A[:45], 0.7),
+        ("huge", 1e200 * rng.normal(size=(60, 6)), 1e200 * rng.normal(size=(45, 6)), 1e200),
+        ("overflowing norms", 1e160 * rng.normal(size=(60, 6)), 1e160 * rng.normal(size=(45, 6)), 1.0),
+    ]
+    if block is not None:
+        monkeypatch.setattr(_gram, "GRAM_BLOCK_ELEMS", block)
+    for name, X, Y, ls in regimes(rng) + extra:
+        k = RBF(ls, amplitude=1.3)
+        monkeypatch.setattr(_gram, "RBF_COMPILED_MIN_ELEMS", 2**62)
+        before_xy, before_xx = k(X, Y), k(X)
+        monkeypatch.setattr(_gram, "RBF_COMPILED_MIN_ELEMS", 0)
+        after_xy, after_xx = k(X, Y), k(X)
+        assert np.array_equal(after_xy, before_xy), name
+        assert np.array_equal(after_xx, before_xx), name
+        assert np.array_equal(after_xx, after_xx.T) and np.all(np.diag(after_xx) == 1.3), name
+        assert_matches_reference(after_xy, reference(k, X, Y)), name

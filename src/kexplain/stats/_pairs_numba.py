@@ -43,8 +43,10 @@ def tile_factors(U, V, i, j, kinds, inv, mismatch, out):  # pragma: no cover - c
                     out[q, f] = 1.0 / (1.0 + u * u)
 
 
-#: pairs per block of ``loo_b1`` (a multiple of 4: the node loop runs four pairs at once)
-_BLOCK = 32
+#: pairs per block of ``loo_b1`` (a multiple of 8: the node loop runs eight pairs at once); with
+#: one group of eight per block, the block's arrays stay in the first-level cache up to large d
+#: (measured at d = 20 and 50: 3-10% faster than blocks of 32 pairs in groups of four)
+_BLOCK = 8
 _TINY = np.finfo(np.float64).tiny * 1e16
 
 
@@ -54,7 +56,7 @@ def loo_b1(a, t, w, psi, kval):  # pragma: no cover - compiled; tested via _pair
 
     psi[r, f] = (a_rf - 1) sum_l w_l prod_{g != f} (1 + t_l (a_rg - 1)) and kval[r] = prod_f a_rf,
     by prefix and suffix products, the same operations per entry, in the same order, as the
-    engine's prefix/suffix scheme (``shapley._product_numba``), over blocks of pairs with four
+    engine's prefix/suffix scheme (``shapley._product_numba``), over blocks of pairs with eight
     independent product chains at a time.  Returns False, with ``psi`` and ``kval`` unspecified,
     when some factor is outside [0, 1] (or NaN) or some full product at a node is below ``_TINY``:
     the caller then takes the engine's path (log space where needed).  For 0 <= a <= 1 every
@@ -83,40 +85,75 @@ def loo_b1(a, t, w, psi, kval):  # pragma: no cover - compiled; tested via _pair
         for l in range(m):
             tl = t[l]
             wl = w[l]
-            for q0 in range(0, Q, 4):
+            # eight independent product chains (pairs) at a time: the loop is bound by the chains'
+            # multiply latency and load/store slots, which eight chains fill better than four
+            for q0 in range(0, Q, 8):
                 p0 = 1.0
                 p1 = 1.0
                 p2 = 1.0
                 p3 = 1.0
+                p4 = 1.0
+                p5 = 1.0
+                p6 = 1.0
+                p7 = 1.0
                 for f in range(d):
                     Df = D[f]
                     pf = pre[f]
-                    pf[q0] = p0
+                    pf[q0 + 0] = p0
                     pf[q0 + 1] = p1
                     pf[q0 + 2] = p2
                     pf[q0 + 3] = p3
-                    p0 *= 1.0 + tl * Df[q0]
+                    pf[q0 + 4] = p4
+                    pf[q0 + 5] = p5
+                    pf[q0 + 6] = p6
+                    pf[q0 + 7] = p7
+                    p0 *= 1.0 + tl * Df[q0 + 0]
                     p1 *= 1.0 + tl * Df[q0 + 1]
                     p2 *= 1.0 + tl * Df[q0 + 2]
                     p3 *= 1.0 + tl * Df[q0 + 3]
-                if p0 <= _TINY or p1 <= _TINY or p2 <= _TINY or p3 <= _TINY:
+                    p4 *= 1.0 + tl * Df[q0 + 4]
+                    p5 *= 1.0 + tl * Df[q0 + 5]
+                    p6 *= 1.0 + tl * Df[q0 + 6]
+                    p7 *= 1.0 + tl * Df[q0 + 7]
+                if (
+                    p0 <= _TINY
+                    or p1 <= _TINY
+                    or p2 <= _TINY
+                    or p3 <= _TINY
+                    or p4 <= _TINY
+                    or p5 <= _TINY
+                    or p6 <= _TINY
+                    or p7 <= _TINY
+                ):
                     return False
                 s0 = wl
                 s1 = wl
                 s2 = wl
                 s3 = wl
+                s4 = wl
+                s5 = wl
+                s6 = wl
+                s7 = wl
                 for f in range(d - 1, -1, -1):
                     Df = D[f]
                     pf = pre[f]
                     af = acc[f]
-                    af[q0] += pf[q0] * s0
+                    af[q0 + 0] += pf[q0 + 0] * s0
                     af[q0 + 1] += pf[q0 + 1] * s1
                     af[q0 + 2] += pf[q0 + 2] * s2
                     af[q0 + 3] += pf[q0 + 3] * s3
-                    s0 *= 1.0 + tl * Df[q0]
+                    af[q0 + 4] += pf[q0 + 4] * s4
+                    af[q0 + 5] += pf[q0 + 5] * s5
+                    af[q0 + 6] += pf[q0 + 6] * s6
+                    af[q0 + 7] += pf[q0 + 7] * s7
+                    s0 *= 1.0 + tl * Df[q0 + 0]
                     s1 *= 1.0 + tl * Df[q0 + 1]
                     s2 *= 1.0 + tl * Df[q0 + 2]
                     s3 *= 1.0 + tl * Df[q0 + 3]
+                    s4 *= 1.0 + tl * Df[q0 + 4]
+                    s5 *= 1.0 + tl * Df[q0 + 5]
+                    s6 *= 1.0 + tl * Df[q0 + 6]
+                    s7 *= 1.0 + tl * Df[q0 + 7]
         for q in range(kq):
             prod_a = 1.0
             for f in range(d):

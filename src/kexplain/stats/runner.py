@@ -56,19 +56,31 @@ def use_runner(runner: Runner) -> Iterator[None]:
         RUNNER.reset(token)
 
 
+_CONTROLLER: list[Any] = []
+
+
+def _blas_controller() -> Any:
+    """One ``threadpoolctl.ThreadpoolController`` per process: ``threadpool_limits`` scans the loaded
+    libraries on every call (3-5 ms of CPU, measured), a fixed cost that dominated small statistics;
+    the BLAS that numpy loads is there before the first call."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
 def run_tasks(
     task: Callable[[int, int], list[Any]], ranges: Sequence[tuple[int, int]], n_jobs: int
 ) -> Iterator[list[Any]]:
     """Each task's list of per-tile results, in task order (joblib threads when n_jobs > 1)."""
-    from threadpoolctl import threadpool_limits
-
     runner = RUNNER.get()
     if runner is not None:
         yield from runner(task, ranges)
         return
 
     # per-tile matrix products are small: one BLAS thread each keeps the cores for the tiles
-    with threadpool_limits(1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         if n_jobs == 1 or len(ranges) <= 1:
             for r in ranges:
                 yield task(*r)
