@@ -1,0 +1,293 @@
+"""The product games of a KernelExpansion on sparse rows: work that follows the non-zeros.
+
+For a product kernel k(x, y) = prod_j k_j(x_j, y_j) (times an amplitude), feature j of the row
+(support point i, background row z) of the interventional game has present factor
+a_ij = k_j(x_j, X_ij) and absent factor b_ij = k_j(z_j, X_ij).  Where x_j = z_j the two are equal:
+j is a null player of that row, gets nothing from it, and only multiplies every coalition's
+value by a_ij.  So the row's players are D = {j : x_j != z_j}, a subset of the non-zeros of x and
+z, shared by every support point; the other features' factors are one constant per (i, z),
+
+    C_iz = prod_{j not in D} k_j(x_j, X_ij)
+         = exp(L0_i - sum_{j in V} log k_j(0, X_ij) + sum_{j in V \\ D} log k_j(x_j, X_ij)),
+
+with V the non-zeros of x or z and L0_i = sum_j log k_j(0, X_ij) computed once per support point
+from its own non-zeros and kappa_j = k_j(0, 0) (1 for RBF, Laplacian and Cauchy).  Exact zeros
+among the factors are counted rather than logged, so C_iz is exactly 0 where one factor is.  The
+baseline game is one background row.  In the functional game (absent factor 1) the players of
+row i are the non-zeros of x or X_i when every kappa_j = 1; features outside every row's players
+get exactly 0.  The rows go to :func:`kexplain.shapley.sparse.solve_sparse_rows`.
+
+Cost per explained row: sum_i |S_x u S_i| ceil(|S_x u S_i| / 2) for the functional game and
+n_b * n * |D| ceil(|D| / 2) for the interventional one, against n * d ceil(d / 2) (times n_b) densely.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_sparse_data
+from ..kernels.restrict import restrict_features
+from ..models.expansion import KernelExpansion
+from ..shapley.product import DEFAULT_BLOCK_BYTES
+from ..shapley.result import ShapleyValues
+from ..shapley.sparse import solve_sparse_rows
+
+#: rows gathered before one call of the solver (bytes of their factors)
+_GATHER_BYTES = 32 * 2**20
+
+
+def _logs(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log |F| with zeros as 0, 1 where F == 0) elementwise: products with a count of exact zeros."""
+    zero = F == 0.0
+    with np.errstate(divide="ignore"):
+        return np.where(zero, 0.0, np.log(np.where(zero, 1.0, F))), zero.astype(np.int64)
+
+
+class SparseProductGames:
+    """Functional, baseline and interventional games of a kernel expansion on sparse rows.
+
+    Built once per explainer: the support points in CSR and CSC form and, per kernel term, the
+    factors k_j(0, X_ij) of their non-zeros and each support point's log product L0_i (module
+    docstring).  :meth:`solve` gives the exact Shapley values of explained CSR rows, equal to the
+    dense games' up to rounding.
+
+    Parameters
+    ----------
+    model : KernelExpansion
+        A product-kernel expansion whose kernel terms :func:`kexplain.kernels.restrict.restrict_features`
+        supports (RBF, Laplacian, Cauchy, Chi2, Categorical and their products).
+    background : scipy sparse matrix of shape (n_background, d), optional
+        Validated background rows (CSR); None for the functional game.
+    weights : ndarray of shape (n_background,), optional
+        Weights of the background rows, summing to one.
+    max_block_bytes : int
+        Bound on one block of the solver.
+
+    Raises
+    ------
+    TypeError
+        For a kernel that cannot be restricted to some features, or (functional game) one whose
+        factor at equal zero inputs is not 1; the message says to densify.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.sparse_games import SparseProductGames
+    >>> em = kx.KernelExpansion(sparse.csr_matrix([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
+    >>> res = SparseProductGames(em).solve(sparse.csr_matrix([[0.0, 0.0, 3.0]]))
+    >>> np.round(res.values[0, :, 0], 4)
+    array([ 0.0677, -0.197 , -0.    ])
+    """
+
+    def __init__(
+        self,
+        model: KernelExpansion,
+        background: Any = None,
+        weights: np.ndarray | None = None,
+        *,
+        max_block_bytes: int = DEFAULT_BLOCK_BYTES,
+    ) -> None:
+        self.model = model
+        self.max_block_bytes = int(max_block_bytes)
+        ref = model.X_ref_sparse if model.X_ref_sparse is not None else model.X_ref
+        X = check_sparse_data(ref if hasattr(ref, "tocsr") else _csr(ref), name="X_ref", min_rows=0)
+        self.X_ref, self._csc = X, X.tocsc()
+        n, d = X.shape
+        self.n_features = d
+        self._entry_rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        self.Z, self.w = background, weights
+        self._terms: list[tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.unit_at_zero = True
+        zeros = np.zeros((1, d))
+        for t, term in enumerate(model.terms):
+            try:
+                restrict_features(term, [0])
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"the kernel {term!r} has no sparse path (supported: RBF, Laplacian, Cauchy, Chi2, Categorical "
+                    "and their products)"
+                ) from None
+            kappa = np.asarray(term.feature_values(zeros, zeros)[0, 0], dtype=np.float64)
+            if not np.all(np.isfinite(kappa) & (kappa > 0)):
+                raise TypeError(f"the kernel {term!r} has factors k_j(0, 0) <= 0; the sparse games need them positive")
+            self.unit_at_zero &= bool(np.all(kappa == 1.0))
+            lam = np.log(kappa)
+            if X.nnz:
+                ent0 = restrict_features(term, X.indices).pair_values(np.zeros((1, X.nnz)), X.data[None, :])[0]
+            else:
+                ent0 = np.zeros(0)
+            lg, zc = _logs(ent0)
+            L0 = float(lam.sum()) + np.bincount(self._entry_rows, weights=lg - lam[X.indices], minlength=n)
+            Z0 = np.bincount(self._entry_rows, weights=zc, minlength=n).astype(np.int64)
+            c = model.term_weights[t][None, :] * model.coef
+            self._terms.append((term, ent0, L0, Z0, c))
+
+    def _row_constants(self, t: int, V: np.ndarray, K0: np.ndarray, A_eq: np.ndarray) -> np.ndarray:
+        """C_i = prod of the null players' factors (module docstring): 0 where one of them is 0."""
+        _, _, L0, Z0, _ = self._terms[t]
+        lk0, zk0 = _logs(K0)
+        la, za = _logs(A_eq)
+        lc = L0 - lk0.sum(axis=1) + la.sum(axis=1)
+        nz = Z0 - zk0.sum(axis=1) + za.sum(axis=1)
+        with np.errstate(over="ignore", under="ignore"):
+            return np.where(nz > 0, 0.0, np.exp(lc))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """f(X) minus the intercept for validated CSR rows, shape (N, n_outputs), without densifying.
+
+        Parameters
+        ----------
+        X : scipy.sparse.csr_matrix of shape (N, d)
+            Validated rows (:func:`kexplain._validation.check_sparse_data`).
+
+        Returns
+        -------
+        ndarray of shape (N, n_outputs)
+        """
+        out = np.zeros((X.shape[0], self.model.n_outputs))
+        for p in range(X.shape[0]):
+            idx, val = _row(X, p)
+            XS = self._csc[:, idx].toarray()
+            for t, (term, _, _, _, c) in enumerate(self._terms):
+                k = restrict_features(term, idx) if idx.size else None
+                A = k.feature_values(val[None, :], XS)[0] if k is not None else np.ones((XS.shape[0], 0))
+                K0 = k.feature_values(np.zeros((1, idx.size)), XS)[0] if k is not None else A
+                out[p] += self._row_constants(t, idx, K0, A) @ c
+        return out
+
+    def solve(self, X: Any) -> ShapleyValues:
+        """Exact Shapley values of the rows of CSR ``X`` for this game (functional without a background).
+
+        Parameters
+        ----------
+        X : scipy.sparse.csr_matrix of shape (N, d)
+            Validated rows.
+
+        Returns
+        -------
+        ShapleyValues
+            ``values`` (N, d, o), ``v_full`` and ``v_empty`` (N, o), without the intercept.
+        """
+        N, d, o = X.shape[0], self.n_features, self.model.n_outputs
+        values = np.zeros((N, d, o))
+        v_full = np.zeros((N, o))
+        v_empty = np.zeros((N, o))
+        for p in range(N):
+            idx, val = _row(X, p)
+            parts = self._functional(idx, val) if self.Z is None else self._interventional(idx, val)
+            for rows in parts:
+                phi, vf, ve = solve_sparse_rows(*rows, d, max_block_bytes=self.max_block_bytes)
+                values[p] += phi
+                v_full[p] += vf
+                v_empty[p] += ve
+        for name, arr in (("Shapley values", values), ("game values", v_full)):
+            if not np.all(np.isfinite(arr)):
+                raise FloatingPointError(f"non-finite {name} in the sparse product game: check the model.")
+        return ShapleyValues(values=values, v_full=v_full, v_empty=v_empty)
+
+    def _functional(self, idx: np.ndarray, val: np.ndarray) -> list[tuple[Any, ...]]:
+        """The rows of the functional game at one explained row: players S_x u S_i per support point."""
+        if not self.unit_at_zero:
+            raise TypeError(
+                "the functional game needs kernel factors k_j(0, 0) = 1 for its sparse path (a feature absent "
+                "from a row and a support point is then a null player)"
+            )
+        X, d = self.X_ref, self.n_features
+        n, s = X.shape[0], idx.size
+        in_x = np.zeros(d, dtype=bool)
+        in_x[idx] = True
+        keep = ~in_x[X.indices]
+        rows_e, cols_e = self._entry_rows[keep], X.indices[keep]
+        cnt = np.bincount(rows_e, minlength=n)
+        indptr = np.concatenate([[0], np.cumsum(s + cnt)])
+        columns = np.empty(indptr[-1], dtype=np.int64)
+        parts = []
+        for term, ent0, _, _, c in self._terms:
+            a = np.empty(indptr[-1])
+            if s:
+                XS = self._csc[:, idx].toarray()
+                A = restrict_features(term, idx).feature_values(val[None, :], XS)[0]  # (n, s)
+                pos = (indptr[:-1, None] + np.arange(s)[None, :]).ravel()
+                columns[pos] = np.tile(idx, n)
+                a[pos] = A.ravel()
+            rank = np.arange(rows_e.size) - (np.cumsum(cnt) - cnt)[rows_e]
+            pos = indptr[rows_e] + s + rank
+            columns[pos] = cols_e
+            a[pos] = ent0[keep]
+            parts.append((indptr, columns, a, None, c))
+        return parts
+
+    def _interventional(self, idx: np.ndarray, val: np.ndarray) -> list[tuple[Any, ...]]:
+        """The rows of the interventional game: players {j : x_j != z_j} per background row z."""
+        assert self.Z is not None and self.w is not None
+        n = self.X_ref.shape[0]
+        parts: list[tuple[Any, ...]] = []
+        gathered: list[list[Any]] = [[] for _ in self._terms]
+        size = 0
+        for zi in range(self.Z.shape[0]):
+            zidx, zval = _row(self.Z, zi)
+            V = np.union1d(idx, zidx)
+            xV, zV = np.zeros(V.size), np.zeros(V.size)
+            xV[np.searchsorted(V, idx)] = val
+            zV[np.searchsorted(V, zidx)] = zval
+            D = xV != zV
+            XV = self._csc[:, V].toarray()
+            for t, (term, _, _, _, c) in enumerate(self._terms):
+                if V.size:
+                    k = restrict_features(term, V)
+                    A = k.feature_values(xV[None, :], XV)[0]
+                    K0 = k.feature_values(np.zeros((1, V.size)), XV)[0]
+                    if D.any():
+                        Bz = restrict_features(term, V[D]).feature_values(zV[None, D], XV[:, D])[0]
+                    else:
+                        Bz = np.ones((n, 0))
+                    Aeq = A[:, ~D]
+                    A = A[:, D]
+                else:
+                    A = K0 = Aeq = Bz = np.ones((n, 0))
+                C = self._row_constants(t, V, K0, Aeq)
+                gathered[t].append((V[D], A, Bz, c * (self.w[zi] * C)[:, None]))
+            size += 24 * n * int(D.sum())
+            if size > _GATHER_BYTES or zi == self.Z.shape[0] - 1:
+                for t in range(len(self._terms)):
+                    parts.append(_stack_uniform(gathered[t]))
+                    gathered[t] = []
+                size = 0
+        return parts
+
+
+def _stack_uniform(groups: list[Any]) -> tuple[Any, ...]:
+    """Rows of several (players, A, B, weights) groups, each with players shared by its rows, in CSR layout."""
+    indptr_parts, cols, As, Bs, Ws = [np.zeros(1, dtype=np.int64)], [], [], [], []
+    offset = 0
+    for players, A, B, W in groups:
+        n, k = A.shape
+        indptr_parts.append(offset + k * np.arange(1, n + 1))
+        offset += n * k
+        cols.append(np.tile(players, n))
+        As.append(A.ravel())
+        Bs.append(B.ravel())
+        Ws.append(W)
+    return (
+        np.concatenate(indptr_parts),
+        np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64),
+        np.concatenate(As) if As else np.zeros(0),
+        np.concatenate(Bs) if Bs else np.zeros(0),
+        np.concatenate(Ws, axis=0),
+    )
+
+
+def _row(X: Any, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted non-zero columns of CSR row p and their values."""
+    lo, hi = X.indptr[p], X.indptr[p + 1]
+    return X.indices[lo:hi].astype(np.int64), X.data[lo:hi]
+
+
+def _csr(arr: np.ndarray) -> Any:
+    from scipy import sparse
+
+    return sparse.csr_matrix(arr)
