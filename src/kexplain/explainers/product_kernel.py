@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
-from .._validation import check_bool, check_weights, feature_names_of, to_array
+from .._validation import check_bool, check_data, check_weights, feature_names_of, is_sparse, to_array
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
@@ -41,6 +41,7 @@ from .polynomial_games import (
     use_monomials,
 )
 from .posterior_games import PosteriorCovariance, summarize_background
+from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
 from .product_games import (
     BackgroundFactors,
     FunctionalGame,
@@ -224,6 +225,12 @@ class ProductKernelExplainer(Explainer):
         self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
         Z: np.ndarray | None = None
+        #: the sparse games, built once; a sparse background or baseline is kept sparse (CSR) in them
+        self._sparse_games: SparseProductGames | None = None
+        self._sparse_argument = ""
+        if is_sparse(background) or is_sparse(baseline):
+            self._init_sparse(background, background_weights, baseline, background_summary)
+            return
         if background is not None:
             if not (
                 hasattr(background, "columns")
@@ -276,6 +283,31 @@ class ProductKernelExplainer(Explainer):
             self.expansion = em = self._mixture.refit_expansion(em)
         self._Z, self._w = Z, (w if Z is not None else None)
         self._build_tables()
+
+    def _init_sparse(self, background: Any, weights: Any, baseline: Any, summary: Any) -> None:
+        """A scipy sparse background (or baseline): kept in CSR, every table and value sparse."""
+        arg = "background" if background is not None else "baseline"
+        self._sparse_argument = arg
+        em = self.expansion
+        self._covariance, self._mixture, self._Z = None, None, None
+        self._background_factors, self._subset_game, self._monomial_game = None, None, None
+        if summary is not None:
+            raise sparse_refusal(arg, "background_summary (k-means centres) needs dense rows")
+        Zs = check_data(background if background is not None else baseline, name=arg, sparse="keep")
+        self.game, w = "interventional", None
+        if background is None:
+            if Zs.shape[0] != 1:
+                raise ValueError(f"baseline must be one row of shape (d,) or (1, d), got shape {Zs.shape}.")
+            self.game, w = "baseline", np.ones(1)
+        elif weights is not None:
+            w = check_weights(weights, Zs.shape[0])
+        else:
+            w = np.full(Zs.shape[0], 1.0 / Zs.shape[0])
+        self._sparse_games = sparse_games(em, arg, Zs, w, max_block_bytes=self.max_block_bytes)
+        self.route = "sparse"
+        self._w = w
+        base = w @ self._sparse_games.predict(Zs) + em.intercept
+        self.expected_value = float(base[0]) if em.single_output else base
 
     def _build_tables(self) -> None:
         """The background tables of the chosen route and the base value (from ``self.expansion``)."""
@@ -388,6 +420,8 @@ game='interventional (summarised background)')
         ('InterventionalGame', 3)
         """
         em = self.expansion
+        if self._sparse_argument:
+            raise sparse_refusal(self._sparse_argument, "product_game gives dense blocks")
         if not isinstance(em, KernelExpansion):
             raise TypeError(
                 "product_game needs a product-kernel model; a linear or polynomial kernel model is not one."
@@ -583,6 +617,8 @@ game='interventional (summarised background)')
         >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
         ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
+        if is_sparse(X) or self._sparse_argument:
+            return self._explain_sparse(X, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy, target)
         if isinstance(interactions, Mapping):
             if uncertainty or dtype not in (None, "float64") or is_foreign_array(X) or target != "mean":
                 raise ValueError(
@@ -651,6 +687,40 @@ game='interventional (summarised background)')
             ex.info["mixture_terms"] = kernel.n_mixture_terms
             if interactions:
                 ex.info["interaction_error_bound"] = ex.kernel_error_bound
+        return ex
+
+    def _explain_sparse(self, X: Any, interactions: Any, progress: Any, n_jobs: Any, *options: Any) -> Explanation:
+        """``explain`` with a scipy sparse X or background: the sparse games (``sparse_games``), no densifying."""
+        arg = "X" if is_sparse(X) else self._sparse_argument
+        dtype, uncertainty, joint, noisy, target = options
+        asked = [
+            (interactions is not None and interactions is not False, f"interactions={interactions!r} needs dense rows"),
+            (uncertainty or joint or noisy, "uncertainty=True (joint, noisy) needs dense rows"),
+            (dtype not in (None, "float64") or is_foreign_array(X), "the array API path needs dense rows"),
+            (target != "mean", f"target={target!r} needs dense rows"),
+        ]
+        for bad, reason in asked:
+            if bad:
+                raise sparse_refusal(arg, reason)
+        _, progress, n_jobs = check_explain_options(False, progress, n_jobs)
+        games = self._sparse_games
+        if games is None:  # a dense (or no) background and a sparse X: the dense background as CSR
+            Zs = None if self._Z is None else check_data(_csr(self._Z), name="background", sparse="keep")
+            games = self._sparse_games = sparse_games(self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes)
+        em = self.expansion
+        Xs = check_data(X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep")
+        names = self._names(X, em.n_features)
+
+        def run(rows: slice) -> Explanation:
+            Xr = Xs[rows]
+            ex = self._to_explanation(games.solve(Xr), Xr.toarray(), names, None)
+            ex.info["route"] = "sparse"
+            return ex
+
+        ex = explain_in_blocks(run, Xs.shape[0], n_jobs)
+        values = np.asarray(ex.values).reshape(Xs.shape[0], em.n_features, -1)
+        v_full = np.asarray(ex.v_full).reshape(values.shape[0], -1)
+        ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         return ex
 
     def _explain_variance(
@@ -935,6 +1005,13 @@ game='interventional (summarised background)')
             v_full=v_full,
             interaction_index=res.interaction_index,
         )
+
+
+def _csr(arr: np.ndarray) -> Any:
+    """Dense validated rows as a CSR matrix (for the sparse games)."""
+    from scipy import sparse
+
+    return sparse.csr_matrix(arr)
 
 
 def _given(arr: np.ndarray | None) -> np.ndarray:

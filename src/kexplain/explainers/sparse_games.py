@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_sparse_data
+from ..kernels.mixture import ScaleMixtureKernel
 from ..kernels.restrict import restrict_features
+from ..models.dot_product import PolynomialExpansion
 from ..models.expansion import KernelExpansion
 from ..shapley.product import DEFAULT_BLOCK_BYTES
 from ..shapley.result import ShapleyValues
@@ -125,6 +127,11 @@ class SparseProductGames:
             Z0 = np.bincount(self._entry_rows, weights=zc, minlength=n).astype(np.int64)
             c = model.term_weights[t][None, :] * model.coef
             self._terms.append((term, ent0, L0, Z0, c))
+        if background is None and not self.unit_at_zero:
+            raise TypeError(
+                "the functional game's sparse path needs kernel factors k_j(0, 0) = 1 (a feature absent from a row "
+                "and a support point is then a null player)"
+            )
 
     def _row_constants(self, t: int, V: np.ndarray, K0: np.ndarray, A_eq: np.ndarray) -> np.ndarray:
         """C_i = prod of the null players' factors (module docstring): 0 where one of them is 0."""
@@ -191,11 +198,6 @@ class SparseProductGames:
 
     def _functional(self, idx: np.ndarray, val: np.ndarray) -> list[tuple[Any, ...]]:
         """The rows of the functional game at one explained row: players S_x u S_i per support point."""
-        if not self.unit_at_zero:
-            raise TypeError(
-                "the functional game needs kernel factors k_j(0, 0) = 1 for its sparse path (a feature absent "
-                "from a row and a support point is then a null player)"
-            )
         X, d = self.X_ref, self.n_features
         n, s = X.shape[0], idx.size
         in_x = np.zeros(d, dtype=bool)
@@ -258,6 +260,74 @@ class SparseProductGames:
                     gathered[t] = []
                 size = 0
         return parts
+
+
+def sparse_refusal(argument: str, reason: str) -> TypeError:
+    """The refusal of a scipy sparse ``argument`` where ``reason`` has no sparse path: densify it.
+
+    Parameters
+    ----------
+    argument : str
+        The argument that is sparse ("X", "background", "baseline").
+    reason : str
+        What needs dense rows.
+
+    Returns
+    -------
+    TypeError
+
+    Examples
+    --------
+    >>> from kexplain.explainers.sparse_games import sparse_refusal
+    >>> print(sparse_refusal("X", "interactions=True needs dense rows"))
+    X is a scipy sparse matrix and interactions=True needs dense rows (the sparse path gives Shapley values of \
+the functional, baseline and interventional games of product kernels): densify it, pass X.toarray().
+    """
+    return TypeError(
+        f"{argument} is a scipy sparse matrix and {reason} (the sparse path gives Shapley values of the functional, "
+        f"baseline and interventional games of product kernels): densify it, pass {argument}.toarray()."
+    )
+
+
+def sparse_games(
+    model: Any, argument: str, background: Any = None, weights: np.ndarray | None = None, *, max_block_bytes: int
+) -> SparseProductGames:
+    """:class:`SparseProductGames` of ``model``, or a :func:`sparse_refusal` naming ``argument``.
+
+    Parameters
+    ----------
+    model : KernelExpansion or PolynomialExpansion
+        The explainer's expansion.
+    argument : str
+        The sparse argument, for the refusal.
+    background : scipy.sparse.csr_matrix, optional
+        Validated background rows; None for the functional game.
+    weights : ndarray, optional
+        Their weights.
+    max_block_bytes : int
+        Bound on one block of the solver.
+
+    Returns
+    -------
+    SparseProductGames
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.sparse_games import sparse_games
+    >>> em = kx.KernelExpansion(np.eye(2), [1.0, 1.0], kx.kernels.RBF(1.0))
+    >>> sparse_games(em, "X", max_block_bytes=2**20).n_features
+    2
+    """
+    if isinstance(model, PolynomialExpansion):
+        raise sparse_refusal(argument, "a linear or polynomial kernel model is explained by its polynomial route")
+    if isinstance(model.kernel, ScaleMixtureKernel):
+        raise sparse_refusal(argument, "a Matérn or rational quadratic kernel is discretised on the dense data's range")
+    try:
+        return SparseProductGames(model, background, weights, max_block_bytes=max_block_bytes)
+    except TypeError as exc:
+        raise sparse_refusal(argument, str(exc)) from None
 
 
 def _stack_uniform(groups: list[Any]) -> tuple[Any, ...]:
