@@ -454,9 +454,7 @@ def check_sparse_data(X: Any, *, name: str = "X", n_features: int | None = None,
     bad = np.flatnonzero(~np.isfinite(M.data))
     if bad.size:
         row = int(np.searchsorted(M.indptr, bad[0], side="right") - 1)
-        raise ValueError(
-            f"{name} contains NaN or infinite values at (row {row}, column {int(M.indices[bad[0]])})."
-        )
+        raise ValueError(f"{name} contains NaN or infinite values at (row {row}, column {int(M.indices[bad[0]])}).")
     M.eliminate_zeros()
     return M
 

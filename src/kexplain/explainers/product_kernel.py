@@ -41,13 +41,13 @@ from .polynomial_games import (
     use_monomials,
 )
 from .posterior_games import PosteriorCovariance, summarize_background
-from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
 from .product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
     subset_game,
 )
+from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
 from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
@@ -706,9 +706,13 @@ game='interventional (summarised background)')
         games = self._sparse_games
         if games is None:  # a dense (or no) background and a sparse X: the dense background as CSR
             Zs = None if self._Z is None else check_data(_csr(self._Z), name="background", sparse="keep")
-            games = self._sparse_games = sparse_games(self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes)
+            games = self._sparse_games = sparse_games(
+                self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes
+            )
         em = self.expansion
-        Xs = check_data(X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep")
+        Xs = check_data(
+            X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep"
+        )
         names = self._names(X, em.n_features)
 
         def run(rows: slice) -> Explanation:
