@@ -4,8 +4,8 @@ The corpus ships with the installed packages, so nothing is downloaded: the docs
 Python source files of scipy and scikit-learn (every triple-quoted string of at least 300
 characters outside their test folders), labelled by the package they come from.  A
 ``TfidfVectorizer(sublinear_tf=True, max_features=20_000)`` gives d = 20,000 word features (of
-about 28,000 words), about 100 non-zeros per document; an ``SVC(kernel="rbf", gamma=1.0)`` fitted on most of them keeps more than 2,000
-support vectors (sparse).  scikit-learn's 20 newsgroups would need a download.
+about 28,000 words), about 100 non-zeros per document; an ``SVC(kernel="rbf", gamma=1.0)`` fitted
+on most of them keeps more than 2,000 support vectors (sparse).  scikit-learn's 20 newsgroups would need a download.
 
 Timed, one BLAS thread, interleaved repetitions (``_common.compare``, CPU time of this process: the
 machine is shared, wall-clock time is printed too):
@@ -107,9 +107,11 @@ def main():
         err = float(np.max(np.abs(ex.predictions - truth)))
         assert err < 1e-9 and ex.efficiency_error < 1e-10, (name, err, ex.efficiency_error)
         per_min, per_med = r["min"] / N_DOCS, r["median"] / N_DOCS
+        per_wall = wall[name]["min"] / N_DOCS
         print(
-            f"   {name:32s} {fmt_s(per_min)} per document (median {fmt_s(per_med)}; wall {fmt_s(wall[name]['min'] / N_DOCS)}), "
-            f"route {ex.info['route']}, |prediction - decision_function| {err:.1e}, efficiency {ex.efficiency_error:.1e}"
+            f"   {name:32s} {fmt_s(per_min)} per document (median {fmt_s(per_med)}; wall {fmt_s(per_wall)}), "
+            f"route {ex.info['route']}, |prediction - decision_function| {err:.1e}, "
+            f"efficiency {ex.efficiency_error:.1e}"
         )
         key = name.split(" ")[0]
         result(
@@ -131,7 +133,8 @@ def main():
     ):
         sp = kx.ProductKernelExplainer(cut, **opts)
         dn = kx.ProductKernelExplainer(cut_dense, **dense_opts)
-        r = compare({"sparse": lambda: sp.explain(doc), "dense": lambda: dn.explain(doc.toarray())}, repeats=REPEATS)
+        sides = {"sparse": lambda sp=sp: sp.explain(doc), "dense": lambda dn=dn: dn.explain(doc.toarray())}
+        r = compare(sides, repeats=REPEATS)
         diff = float(np.max(np.abs(r["sparse"]["result"].values - r["dense"]["result"].values)))
         scale = float(np.max(np.abs(r["dense"]["result"].values)))
         assert diff <= 1e-10 * max(scale, 1.0), (game, diff, scale)
