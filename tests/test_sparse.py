@@ -16,7 +16,7 @@ from kexplain._validation import check_data, check_sparse_data
 from kexplain.kernels import RBF, Cauchy, Chi2, Laplacian, ProductKernel, SumKernel
 from kexplain.kernels.restrict import restrict_features
 from kexplain.shapley import exact_shapley
-from kexplain.shapley.sparse import solve_sparse_rows
+from kexplain.shapley.sparse import solve_rows_near_base, solve_sparse_rows
 
 D = 9
 
@@ -263,3 +263,42 @@ def test_csc_and_coo_inputs_are_converted(fitted):
         _close(explainer.explain(getattr(Xt[5:8], fmt)()).values, ref.values, rtol=0)
     two = explainer.explain(Xt[5:8], n_jobs=2)
     _close(two.values, ref.values, rtol=0)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rows_near_base_equal_the_rows_solved_densely(compiled, monkeypatch):
+    import kexplain.shapley.sparse as sparse_solver
+
+    if not compiled:  # the numpy version (without numba)
+        monkeypatch.setattr(sparse_solver, "_near_base_kernel", lambda: None)
+    rng = np.random.default_rng(5)
+    k, n = 11, 40
+    a0, b0 = rng.uniform(0.2, 1.0, size=k), rng.uniform(0.2, 1.0, size=k)
+    mask = rng.random((n, k)) < 0.1
+    rows, pos = np.nonzero(mask)
+    a, b = rng.uniform(0.2, 1.0, size=rows.size), rng.uniform(0.2, 1.0, size=rows.size)
+    W = rng.normal(size=(n, 2))
+    A, B = np.tile(a0, (n, 1)), np.tile(b0, (n, 1))
+    A[rows, pos], B[rows, pos] = a, b
+    perm = rng.permutation(rows.size)  # entries in any order
+    got = solve_rows_near_base(a0, b0, rows[perm], pos[perm], a[perm], b[perm], W)
+    ref = solve_sparse_rows(np.arange(n + 1) * k, np.tile(np.arange(k), n), A.ravel(), B.ravel(), W, k)
+    for g, r in zip(got, ref):
+        _close(g, r, rtol=1e-13)
+    # a zero factor, or products beyond float64's comfortable range: declined (the caller densifies)
+    assert solve_rows_near_base(np.r_[0.0, a0[1:]], b0, rows, pos, a, b, W) is None
+    assert solve_rows_near_base(np.full(k, 1e-60), b0, rows, pos, a, b, W) is None
+
+
+@pytest.mark.parametrize("kernel", [kx.kernels.Categorical(0.0), RBF(0.05)])
+def test_interventional_rows_that_decline_the_near_base_route_are_solved_densely(kernel):
+    # exact zeros (a mismatch of 0) and factors that underflow (a tiny lengthscale) take the dense rows
+    rng = np.random.default_rng(9)
+    Xr, X, Z = _sparse_rows(rng, 12, empty_row=2), _sparse_rows(rng, 3), _sparse_rows(rng, 3, empty_row=0)
+    coef = rng.normal(size=12)
+    em = kx.KernelExpansion(Xr, coef, kernel)
+    dense_em = kx.KernelExpansion(Xr.toarray(), coef, kernel)
+    a = kx.ProductKernelExplainer(em, background=Z).explain(X)
+    b = kx.ProductKernelExplainer(dense_em, background=Z.toarray()).explain(X.toarray())
+    _close(a.values, b.values)
+    _close(a.base_values, b.base_values)

@@ -34,10 +34,7 @@ from ..models.dot_product import PolynomialExpansion
 from ..models.expansion import KernelExpansion
 from ..shapley.product import DEFAULT_BLOCK_BYTES
 from ..shapley.result import ShapleyValues
-from ..shapley.sparse import solve_sparse_rows
-
-#: rows gathered before one call of the solver (bytes of their factors)
-_GATHER_BYTES = 32 * 2**20
+from ..shapley.sparse import solve_rows_near_base, solve_sparse_rows
 
 
 def _logs(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -185,8 +182,10 @@ class SparseProductGames:
         v_empty = np.zeros((N, o))
         for p in range(N):
             idx, val = _row(X, p)
-            parts = self._functional(idx, val) if self.Z is None else self._interventional(idx, val)
-            for rows in parts:
+            if self.Z is not None:
+                self._interventional(idx, val, values[p], v_full[p], v_empty[p])
+                continue
+            for rows in self._functional(idx, val):
                 phi, vf, ve = solve_sparse_rows(*rows, d, max_block_bytes=self.max_block_bytes)
                 values[p] += phi
                 v_full[p] += vf
@@ -223,13 +222,18 @@ class SparseProductGames:
             parts.append((indptr, columns, a, None, c))
         return parts
 
-    def _interventional(self, idx: np.ndarray, val: np.ndarray) -> list[tuple[Any, ...]]:
-        """The rows of the interventional game: players {j : x_j != z_j} per background row z."""
+    def _interventional(
+        self, idx: np.ndarray, val: np.ndarray, phi: np.ndarray, v_full: np.ndarray, v_empty: np.ndarray
+    ) -> None:
+        """Add the interventional game of one explained row to ``phi``, ``v_full``, ``v_empty``.
+
+        Per background row z: the players D = {j : x_j != z_j} are shared by every support point,
+        whose factors differ from the base row's (X_ij = 0) only at its own non-zeros in V (the
+        non-zeros of x or z): :func:`kexplain.shapley.sparse.solve_rows_near_base`, or the rows
+        densified over D when that route declines.
+        """
         assert self.Z is not None and self.w is not None
         n = self.X_ref.shape[0]
-        parts: list[tuple[Any, ...]] = []
-        gathered: list[list[Any]] = [[] for _ in self._terms]
-        size = 0
         for zi in range(self.Z.shape[0]):
             zidx, zval = _row(self.Z, zi)
             V = np.union1d(idx, zidx)
@@ -237,29 +241,54 @@ class SparseProductGames:
             xV[np.searchsorted(V, idx)] = val
             zV[np.searchsorted(V, zidx)] = zval
             D = xV != zV
-            XV = self._csc[:, V].toarray()
-            for t, (term, _, _, _, c) in enumerate(self._terms):
+            Dpos = np.cumsum(D) - 1
+            sub = self._csc[:, V]  # the support points' non-zeros in the columns V
+            e_rows = sub.indices.astype(np.int64)
+            e_col = np.repeat(np.arange(V.size), np.diff(sub.indptr))
+            sel = D[e_col]
+            for term, _, L0, Z0, c in self._terms:
                 if V.size:
-                    k = restrict_features(term, V)
-                    A = k.feature_values(xV[None, :], XV)[0]
-                    K0 = k.feature_values(np.zeros((1, V.size)), XV)[0]
-                    if D.any():
-                        Bz = restrict_features(term, V[D]).feature_values(zV[None, D], XV[:, D])[0]
-                    else:
-                        Bz = np.ones((n, 0))
-                    Aeq = A[:, ~D]
-                    A = A[:, D]
+                    zeros = np.zeros((1, V.size))
+                    kV = restrict_features(term, V)
+                    a0V = kV.feature_values(xV[None, :], zeros)[0, 0]
+                    b0V = kV.feature_values(zV[None, :], zeros)[0, 0]
+                    kapV = kV.feature_values(zeros, zeros)[0, 0]
                 else:
-                    A = K0 = Aeq = Bz = np.ones((n, 0))
-                C = self._row_constants(t, V, K0, Aeq)
-                gathered[t].append((V[D], A, Bz, c * (self.w[zi] * C)[:, None]))
-            size += 24 * n * int(D.sum())
-            if size > _GATHER_BYTES or zi == self.Z.shape[0] - 1:
-                for t in range(len(self._terms)):
-                    parts.append(_stack_uniform(gathered[t]))
-                    gathered[t] = []
-                size = 0
-        return parts
+                    a0V = b0V = kapV = np.zeros(0)
+                if e_rows.size:
+                    ke = restrict_features(term, V[e_col])
+                    vals = sub.data[None, :]
+                    A_e = ke.pair_values(xV[e_col][None, :], vals)[0]
+                    B_e = ke.pair_values(zV[e_col][None, :], vals)[0]
+                    K0_e = ke.pair_values(np.zeros_like(vals), vals)[0]
+                else:
+                    A_e = B_e = K0_e = np.zeros(0)
+                # the null players' factors: C_i = prod_{j not in D} k_j(x_j, X_ij), from L0_i
+                l_kap = np.log(kapV)
+                l_a0, z_a0 = _logs(np.where(D, 1.0, a0V))
+                lK0, zK0 = _logs(K0_e)
+                lA, zA = _logs(np.where(sel, 1.0, A_e))
+                ent_l = lA - l_a0[e_col] - (lK0 - l_kap[e_col])
+                ent_z = zA - z_a0[e_col] - zK0
+                lc = L0 + (l_a0.sum() - l_kap.sum()) + np.bincount(e_rows, weights=ent_l, minlength=n)
+                nz = Z0 + z_a0.sum() + np.bincount(e_rows, weights=ent_z, minlength=n).astype(np.int64)
+                with np.errstate(over="ignore", under="ignore"):
+                    C = np.where(nz > 0, 0.0, np.exp(lc))
+                W = c * (self.w[zi] * C)[:, None]
+                a0, b0 = a0V[D], b0V[D]
+                rows_e, pos, a_e, b_e = e_rows[sel], Dpos[e_col[sel]], A_e[sel], B_e[sel]
+                res = solve_rows_near_base(a0, b0, rows_e, pos, a_e, b_e, W)
+                if res is None:  # factors near the limits of float64: the rows densified over D
+                    k = a0.size
+                    A, B = np.tile(a0, (n, 1)), np.tile(b0, (n, 1))
+                    A[rows_e, pos], B[rows_e, pos] = a_e, b_e
+                    cols = np.tile(np.arange(k), n)
+                    res = solve_sparse_rows(
+                        np.arange(n + 1) * k, cols, A.ravel(), B.ravel(), W, k, max_block_bytes=self.max_block_bytes
+                    )
+                phi[V[D]] += res[0]
+                v_full += res[1]
+                v_empty += res[2]
 
 
 def sparse_refusal(argument: str, reason: str) -> TypeError:
@@ -328,27 +357,6 @@ def sparse_games(
         return SparseProductGames(model, background, weights, max_block_bytes=max_block_bytes)
     except TypeError as exc:
         raise sparse_refusal(argument, str(exc)) from None
-
-
-def _stack_uniform(groups: list[Any]) -> tuple[Any, ...]:
-    """Rows of several (players, A, B, weights) groups, each with players shared by its rows, in CSR layout."""
-    indptr_parts, cols, As, Bs, Ws = [np.zeros(1, dtype=np.int64)], [], [], [], []
-    offset = 0
-    for players, A, B, W in groups:
-        n, k = A.shape
-        indptr_parts.append(offset + k * np.arange(1, n + 1))
-        offset += n * k
-        cols.append(np.tile(players, n))
-        As.append(A.ravel())
-        Bs.append(B.ravel())
-        Ws.append(W)
-    return (
-        np.concatenate(indptr_parts),
-        np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64),
-        np.concatenate(As) if As else np.zeros(0),
-        np.concatenate(Bs) if Bs else np.zeros(0),
-        np.concatenate(Ws, axis=0),
-    )
 
 
 def _row(X: Any, p: int) -> tuple[np.ndarray, np.ndarray]:
