@@ -95,11 +95,12 @@ class ProductKernelExplainer(Explainer):
     ----------
     model : fitted scikit-learn estimator, Pipeline, or kx.KernelExpansion
         See ``kx.models.SUPPORTED_MODELS``; anything else raises ``kx.UnsupportedModelError``.
-    background : array-like or DataFrame of shape (n_background, d), optional
-        Rows over which absent features are averaged (interventional game).
+    background : array-like, DataFrame or scipy sparse matrix of shape (n_background, d), optional
+        Rows over which absent features are averaged (interventional game).  A sparse matrix is
+        kept sparse and makes every ``explain`` call take the sparse route (see ``explain``).
     background_weights : array-like of shape (n_background,), optional
         Non-negative weights of the background rows (normalised to sum to one).
-    baseline : array-like of shape (d,) or (1, d), optional
+    baseline : array-like or scipy sparse matrix of shape (d,) or (1, d), optional
         One reference row (baseline game).  Not together with ``background``.
     feature_names : sequence of str, optional
         Labels of the features; defaults to the model's ``feature_names_in_``, else the columns
@@ -139,7 +140,7 @@ class ProductKernelExplainer(Explainer):
     route : str
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
         "quadrature" for the functional game); "polynomial" or "monomials" for linear and
-        polynomial kernels.
+        polynomial kernels; "sparse" with a scipy sparse background or baseline.
 
     Notes
     -----
@@ -499,8 +500,15 @@ game='interventional (summarised background)')
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (N, d)
-            Rows to explain; a DataFrame's index is kept by ``Explanation.to_frame``.
+        X : array-like, DataFrame or scipy sparse matrix of shape (N, d)
+            Rows to explain; a DataFrame's index is kept by ``Explanation.to_frame``.  A scipy
+            sparse matrix (CSR; other formats are converted) takes the sparse route: the
+            functional, baseline and interventional games of product kernels with work that
+            follows the non-zeros of X, the support points and the background, values equal to
+            the dense path's (``info["route"] == "sparse"``; module
+            ``kexplain.explainers.sparse_games``).  What has no sparse path (interactions,
+            uncertainty, ``target="variance"``, float32 or device arrays, polynomial and Matérn
+            kernels) raises a TypeError saying to densify: ``X.toarray()``.
         interactions : bool or {"sii", "stii"}
             Also compute pairwise interaction values (every game supports them).  True or "sii":
             the Shapley interaction index, in shap's ``TreeExplainer`` layout (half the index off
