@@ -327,7 +327,7 @@ def check_data(
             f"{name} is a scipy sparse matrix; {dense_reason or 'dense data is needed here'}: pass {name}.toarray()."
         )
     if sparse == "keep" and is_sparse(X):
-        return check_sparse_data(X, name=name, n_features=n_features, min_rows=min_rows)  # type: ignore[return-value]
+        return check_sparse_data(X, name=name, n_features=n_features, min_rows=min_rows)  # a CSR matrix
     names = feature_names_of(X)
     arr = to_array(X, name)
     if arr.dtype.kind == "c" and (estimator or not convert):

@@ -178,6 +178,7 @@ class ProductKernelExplainer(Explainer):
 
     summary_centres: np.ndarray | None = None
     summary_weights: np.ndarray | None = None
+    expected_value: float | np.ndarray
     _summary_note = ""
 
     def __init__(
@@ -347,7 +348,7 @@ class ProductKernelExplainer(Explainer):
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
         base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
-        self.expected_value: float | np.ndarray = float(base[0]) if em.single_output else base
+        self.expected_value = float(base[0]) if em.single_output else base
 
     @property
     def n_features(self) -> int:
@@ -718,7 +719,7 @@ game='interventional (summarised background)')
                 self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes
             )
         em = self.expansion
-        Xs = check_data(
+        Xs: Any = check_data(
             X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep"
         )
         names = self._names(X, em.n_features)

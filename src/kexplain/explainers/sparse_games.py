@@ -78,8 +78,8 @@ class SparseProductGames:
     >>> from kexplain.explainers.sparse_games import SparseProductGames
     >>> em = kx.KernelExpansion(sparse.csr_matrix([[0.0, 1.0, 0.0], [2.0, 0.0, 0.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
     >>> res = SparseProductGames(em).solve(sparse.csr_matrix([[0.0, 0.0, 3.0]]))
-    >>> np.round(res.values[0, :, 0], 4)
-    array([ 0.0677, -0.197 , -0.    ])
+    >>> np.round(res.values[0, :, 0], 4)  # the dense functional game's values
+    array([ 0.4371, -0.1989, -0.233 ])
     """
 
     def __init__(
@@ -185,8 +185,8 @@ class SparseProductGames:
             if self.Z is not None:
                 self._interventional(idx, val, values[p], v_full[p], v_empty[p])
                 continue
-            for rows in self._functional(idx, val):
-                phi, vf, ve = solve_sparse_rows(*rows, d, max_block_bytes=self.max_block_bytes)
+            for indptr, columns, a, b, c in self._functional(idx, val):
+                phi, vf, ve = solve_sparse_rows(indptr, columns, a, b, c, d, max_block_bytes=self.max_block_bytes)
                 values[p] += phi
                 v_full[p] += vf
                 v_empty[p] += ve
