@@ -94,8 +94,9 @@ def test_sparse_policy():
     assert check_data(S).tolist() == np.eye(3).tolist()  # densified by default
     with pytest.raises(TypeError, match=r"^X is a scipy sparse matrix; OAK needs dense data: pass X.toarray\(\)"):
         check_data(S, sparse="refuse", dense_reason="OAK needs dense data")
+    assert sp.isspmatrix_csr(check_data(S, sparse="keep"))  # kept sparse, validated (check_sparse_data)
     with pytest.raises(ValueError, match="sparse must be one of"):
-        check_data(S, sparse="keep")
+        check_data(S, sparse="lazy")
 
 
 def test_magnitude_bound_is_the_one_constant():

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
-from .._validation import check_bool, check_weights, feature_names_of, to_array
+from .._validation import check_bool, check_data, check_weights, feature_names_of, is_sparse, to_array
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
@@ -48,6 +48,7 @@ from .product_games import (
     InterventionalGame,
     subset_game,
 )
+from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
 from .variance_games import PosteriorVarianceGame
 
 #: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
@@ -95,11 +96,12 @@ class ProductKernelExplainer(Explainer):
     ----------
     model : fitted scikit-learn estimator, Pipeline, or kx.KernelExpansion
         See ``kx.models.SUPPORTED_MODELS``; anything else raises ``kx.UnsupportedModelError``.
-    background : array-like or DataFrame of shape (n_background, d), optional
-        Rows over which absent features are averaged (interventional game).
+    background : array-like, DataFrame or scipy sparse matrix of shape (n_background, d), optional
+        Rows over which absent features are averaged (interventional game).  A sparse matrix is
+        kept sparse and makes every ``explain`` call take the sparse route (see ``explain``).
     background_weights : array-like of shape (n_background,), optional
         Non-negative weights of the background rows (normalised to sum to one).
-    baseline : array-like of shape (d,) or (1, d), optional
+    baseline : array-like or scipy sparse matrix of shape (d,) or (1, d), optional
         One reference row (baseline game).  Not together with ``background``.
     feature_names : sequence of str, optional
         Labels of the features; defaults to the model's ``feature_names_in_``, else the columns
@@ -139,7 +141,7 @@ class ProductKernelExplainer(Explainer):
     route : str
         "quadrature" or "subsets" (the exact route of the interventional and baseline games;
         "quadrature" for the functional game); "polynomial" or "monomials" for linear and
-        polynomial kernels.
+        polynomial kernels; "sparse" with a scipy sparse background or baseline.
 
     Notes
     -----
@@ -177,6 +179,7 @@ class ProductKernelExplainer(Explainer):
 
     summary_centres: np.ndarray | None = None
     summary_weights: np.ndarray | None = None
+    expected_value: float | np.ndarray
     _summary_note = ""
 
     def __init__(
@@ -225,6 +228,12 @@ class ProductKernelExplainer(Explainer):
         self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
         Z: np.ndarray | None = None
+        #: the sparse games, built once; a sparse background or baseline is kept sparse (CSR) in them
+        self._sparse_games: SparseProductGames | None = None
+        self._sparse_argument = ""
+        if is_sparse(background) or is_sparse(baseline):
+            self._init_sparse(background, background_weights, baseline, background_summary)
+            return
         if background is not None:
             if not (
                 hasattr(background, "columns")
@@ -278,6 +287,31 @@ class ProductKernelExplainer(Explainer):
         self._Z, self._w = Z, (w if Z is not None else None)
         self._build_tables()
 
+    def _init_sparse(self, background: Any, weights: Any, baseline: Any, summary: Any) -> None:
+        """A scipy sparse background (or baseline): kept in CSR, every table and value sparse."""
+        arg = "background" if background is not None else "baseline"
+        self._sparse_argument = arg
+        em = self.expansion
+        self._covariance, self._mixture, self._Z = None, None, None
+        self._background_factors, self._subset_game, self._monomial_game = None, None, None
+        if summary is not None:
+            raise sparse_refusal(arg, "background_summary (k-means centres) needs dense rows")
+        Zs = check_data(background if background is not None else baseline, name=arg, sparse="keep")
+        self.game, w = "interventional", None
+        if background is None:
+            if Zs.shape[0] != 1:
+                raise ValueError(f"baseline must be one row of shape (d,) or (1, d), got shape {Zs.shape}.")
+            self.game, w = "baseline", np.ones(1)
+        elif weights is not None:
+            w = check_weights(weights, Zs.shape[0])
+        else:
+            w = np.full(Zs.shape[0], 1.0 / Zs.shape[0])
+        self._sparse_games = sparse_games(em, arg, Zs, w, max_block_bytes=self.max_block_bytes)
+        self.route = "sparse"
+        self._w = w
+        base = w @ self._sparse_games.predict(Zs) + em.intercept
+        self.expected_value = float(base[0]) if em.single_output else base
+
     def _build_tables(self) -> None:
         """The background tables of the chosen route and the base value (from ``self.expansion``)."""
         em, Z, w = self.expansion, self._Z, self._w
@@ -315,7 +349,7 @@ class ProductKernelExplainer(Explainer):
         else:
             base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
         base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
-        self.expected_value: float | np.ndarray = float(base[0]) if em.single_output else base
+        self.expected_value = float(base[0]) if em.single_output else base
 
     @property
     def n_features(self) -> int:
@@ -389,6 +423,8 @@ game='interventional (summarised background)')
         ('InterventionalGame', 3)
         """
         em = self.expansion
+        if self._sparse_argument:
+            raise sparse_refusal(self._sparse_argument, "product_game gives dense blocks")
         if not isinstance(em, KernelExpansion):
             raise TypeError(
                 "product_game needs a product-kernel model; a linear or polynomial kernel model is not one."
@@ -466,8 +502,15 @@ game='interventional (summarised background)')
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (N, d)
-            Rows to explain; a DataFrame's index is kept by ``Explanation.to_frame``.
+        X : array-like, DataFrame or scipy sparse matrix of shape (N, d)
+            Rows to explain; a DataFrame's index is kept by ``Explanation.to_frame``.  A scipy
+            sparse matrix (CSR; other formats are converted) takes the sparse route: the
+            functional, baseline and interventional games of product kernels with work that
+            follows the non-zeros of X, the support points and the background, values equal to
+            the dense path's (``info["route"] == "sparse"``; module
+            ``kexplain.explainers.sparse_games``).  What has no sparse path (interactions,
+            uncertainty, ``target="variance"``, float32 or device arrays, polynomial and Matérn
+            kernels) raises a TypeError saying to densify: ``X.toarray()``.
         interactions : bool or {"sii", "stii"}
             Also compute pairwise interaction values (every game supports them).  True or "sii":
             the Shapley interaction index, in shap's ``TreeExplainer`` layout (half the index off
@@ -584,6 +627,8 @@ game='interventional (summarised background)')
         >>> ex.output, bool(np.allclose(ex.base_values + ex.values.sum(axis=1), std**2))
         ('posterior variance of latent f of GaussianProcessRegressor', True)
         """
+        if is_sparse(X) or self._sparse_argument:
+            return self._explain_sparse(X, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy, target)
         if isinstance(interactions, Mapping):
             if uncertainty or dtype not in (None, "float64") or is_foreign_array(X) or target != "mean":
                 raise ValueError(
@@ -652,6 +697,44 @@ game='interventional (summarised background)')
             ex.info["mixture_terms"] = kernel.n_mixture_terms
             if interactions:
                 ex.info["interaction_error_bound"] = ex.kernel_error_bound
+        return ex
+
+    def _explain_sparse(self, X: Any, interactions: Any, progress: Any, n_jobs: Any, *options: Any) -> Explanation:
+        """``explain`` with a scipy sparse X or background: the sparse games (``sparse_games``), no densifying."""
+        arg = "X" if is_sparse(X) else self._sparse_argument
+        dtype, uncertainty, joint, noisy, target = options
+        asked = [
+            (interactions is not None and interactions is not False, f"interactions={interactions!r} needs dense rows"),
+            (uncertainty or joint or noisy, "uncertainty=True (joint, noisy) needs dense rows"),
+            (dtype not in (None, "float64") or is_foreign_array(X), "the array API path needs dense rows"),
+            (target != "mean", f"target={target!r} needs dense rows"),
+        ]
+        for bad, reason in asked:
+            if bad:
+                raise sparse_refusal(arg, reason)
+        _, progress, n_jobs = check_explain_options(False, progress, n_jobs)
+        games = self._sparse_games
+        if games is None:  # a dense (or no) background and a sparse X: the dense background as CSR
+            Zs = None if self._Z is None else check_data(_csr(self._Z), name="background", sparse="keep")
+            games = self._sparse_games = sparse_games(
+                self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes
+            )
+        em = self.expansion
+        Xs: Any = check_data(
+            X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep"
+        )
+        names = self._names(X, em.n_features)
+
+        def run(rows: slice) -> Explanation:
+            Xr = Xs[rows]
+            ex = self._to_explanation(games.solve(Xr), Xr.toarray(), names, None)
+            ex.info["route"] = "sparse"
+            return ex
+
+        ex = explain_in_blocks(run, Xs.shape[0], n_jobs)
+        values = np.asarray(ex.values).reshape(Xs.shape[0], em.n_features, -1)
+        v_full = np.asarray(ex.v_full).reshape(values.shape[0], -1)
+        ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         return ex
 
     def _explain_variance(
@@ -961,6 +1044,13 @@ game='interventional (summarised background)')
             v_full=v_full,
             interaction_index=res.interaction_index,
         )
+
+
+def _csr(arr: np.ndarray) -> Any:
+    """Dense validated rows as a CSR matrix (for the sparse games)."""
+    from scipy import sparse
+
+    return sparse.csr_matrix(arr)
 
 
 def _given(arr: np.ndarray | None) -> np.ndarray:

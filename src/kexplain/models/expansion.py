@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_data, to_array
+from .._validation import check_data, check_sparse_data, is_sparse, to_array
 from ..exceptions import UnsupportedModelError
 from ..kernels.base import Kernel, SumKernel, kernel_terms, term_amplitude
 
@@ -113,17 +113,28 @@ class KernelExpansion:
         if not isinstance(kernel, (Kernel, SumKernel)):
             kernel_terms(kernel)  # raises a TypeError that says what is accepted
         self.kernel = kernel
-        X_probe = to_array(X_ref, "X_ref")
-        if X_probe.ndim != 2:
-            raise ValueError(f"X_ref must be 2-D (n_reference_points, n_features), got shape {X_probe.shape}.")
-        d = X_probe.shape[1]
+        #: the support points as a CSR matrix when they were given sparse (a model fitted on sparse
+        #: data); the sparse games read them without densifying, ``X_ref`` densifies on first use
+        self.X_ref_sparse: Any = None
+        self._X_ref: np.ndarray | None = None
+        if is_sparse(X_ref):
+            self.X_ref_sparse = check_sparse_data(X_ref, name="X_ref", min_rows=0)
+            shape = self.X_ref_sparse.shape
+        else:
+            X_probe = to_array(X_ref, "X_ref")
+            if X_probe.ndim != 2:
+                raise ValueError(f"X_ref must be 2-D (n_reference_points, n_features), got shape {X_probe.shape}.")
+            shape = X_probe.shape
+        d = shape[1]
         if d == 0:
-            raise ValueError(f"X_ref must have at least one feature (column), got shape {X_probe.shape}.")
+            raise ValueError(f"X_ref must have at least one feature (column), got shape {shape}.")
         kernel.check_n_features(d, name="X_ref")
         self.numeric_mask = kernel.numeric_mask(d)
-        # no support points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
-        self.X_ref = check_data(X_probe, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
-        self.coef, self.single_output, self.intercept = check_coef_intercept(coef, intercept, self.X_ref.shape[0])
+        self._shape = (int(shape[0]), int(d))
+        if self.X_ref_sparse is None:
+            # no support points is a constant model (e.g. an SVR whose epsilon-tube holds every row)
+            self._X_ref = check_data(X_probe, name="X_ref", numeric_mask=self.numeric_mask, min_rows=0)
+        self.coef, self.single_output, self.intercept = check_coef_intercept(coef, intercept, self._shape[0])
         self.terms = kernel_terms(kernel)
         amps = np.array([term_amplitude(t) for t in self.terms])
         #: (n_terms, n_outputs): which outputs each kernel term feeds (all of them unless stacked)
@@ -215,6 +226,13 @@ class KernelExpansion:
         return out
 
     @property
+    def X_ref(self) -> np.ndarray:
+        """The support points (n, d) as a dense array (densified once from ``X_ref_sparse``)."""
+        if self._X_ref is None:
+            self._X_ref = np.asarray(self.X_ref_sparse.toarray(), dtype=np.float64)
+        return self._X_ref
+
+    @property
     def per_output_kernels(self) -> bool:
         """Whether some kernel term feeds only some outputs (outputs with their own kernels)."""
         return not bool(self.term_outputs.all())
@@ -247,7 +265,7 @@ class KernelExpansion:
     @property
     def n_features(self) -> int:
         """Number of input features d."""
-        return int(self.X_ref.shape[1])
+        return self._shape[1]
 
     @property
     def n_outputs(self) -> int:
@@ -257,7 +275,7 @@ class KernelExpansion:
     @property
     def n_rows(self) -> int:
         """Rows of the expanded product game: one per (kernel term, support point)."""
-        return len(self.terms) * self.X_ref.shape[0]
+        return len(self.terms) * self._shape[0]
 
     def check_input(self, X: ArrayLike, name: str = "X", feature_names: Sequence[str] | None = None) -> np.ndarray:
         """Validated rows for this model.
@@ -302,7 +320,7 @@ class KernelExpansion:
         c : ndarray of shape (r, o)
             c[r] = amplitude_t * coef_i.
         """
-        n = self.X_ref.shape[0]
+        n = self._shape[0]
         a_parts, c_parts = [], []
         start, stop = rows.start, rows.stop
         for t, term in enumerate(self.terms):
@@ -352,7 +370,7 @@ class KernelExpansion:
         """
         X = self.check_input(X) if validate else np.asarray(X)
         out = np.tile(self.intercept, (X.shape[0], 1))
-        n = self.X_ref.shape[0]
+        n = self._shape[0]
         # a Gram block and about three temporaries of its size (distances, error bounds, flags)
         per_pair = 8 * 4
         ref_chunk = int(max(1, min(n, max_block_bytes // (per_pair * 64))))
@@ -369,6 +387,6 @@ class KernelExpansion:
 
     def __repr__(self) -> str:
         return (
-            f"KernelExpansion(n_reference_points={self.X_ref.shape[0]}, n_features={self.n_features}, "
+            f"KernelExpansion(n_reference_points={self._shape[0]}, n_features={self.n_features}, "
             f"n_outputs={self.n_outputs}, kernel={self.kernel!r})"
         )

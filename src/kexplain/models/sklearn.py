@@ -135,8 +135,11 @@ def _svm(est: Any) -> _Parts:
     _check_fitted(est, ["support_vectors_", "dual_coef_"])
     kernel = _svm_kernel(est)
     sv = est.support_vectors_
-    # models fitted on sparse input keep sparse support vectors and dual coefficients
-    sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
+    # models fitted on sparse input keep sparse support vectors and dual coefficients; an RBF
+    # expansion keeps them sparse (its sparse games follow the non-zeros), the polynomial route
+    # densifies
+    if not (hasattr(sv, "toarray") and isinstance(kernel, Kernel)):
+        sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
     dual = np.asarray(
         est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_, dtype=np.float64
     )
@@ -452,6 +455,8 @@ def _unfold(
 ) -> tuple[np.ndarray, Any, Any, Any]:
     """Fold a Pipeline's per-feature affine scalers into the kernel and the support points."""
     d = X_ref.shape[1]
+    if steps and hasattr(X_ref, "toarray"):  # support points kept sparse: the scalers fold densely
+        X_ref = np.asarray(X_ref.toarray(), dtype=np.float64)
     if steps:
         scale, shift = np.ones(d), np.zeros(d)
         for step in steps:
