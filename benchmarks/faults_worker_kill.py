@@ -144,7 +144,10 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=6)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before a run counts as hung")
     p.add_argument(
-        "--kill-after", type=float, default=4.0, help="kill at a time drawn in [0, this] s after the work starts; 0: no kill"
+        "--kill-after",
+        type=float,
+        default=4.0,
+        help="kill at a time drawn in [0, this] s after the start; 0: no kill",
     )
     p.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()

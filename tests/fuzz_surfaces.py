@@ -190,9 +190,7 @@ def _specs_preference(add: Callable[..., None]) -> None:
         "PreferenceGPClassifier",
         "max_iter_predict",
         "int",
-        lambda v: PreferenceGPClassifier(max_iter_predict=v, optimizer=None).fit(
-            f("L")[:10], f("R")[:10], f("y")[:10]
-        ),
+        lambda v: PreferenceGPClassifier(max_iter_predict=v, optimizer=None).fit(f("L")[:10], f("R")[:10], f("y")[:10]),
     )
     add(
         "PreferenceGPClassifier.latent_variance",
@@ -440,7 +438,9 @@ def _specs_embeddings(add: Callable[..., None]) -> None:
             "BayesIMP",
             o,
             "float",
-            lambda v, o=o: BayesIMP(optimize=False, **{o: v}).fit(f("X1")[:, :1], f("Y1"), f("Y1")[:10], f("Y1")[:10, 0]),
+            lambda v, o=o: BayesIMP(optimize=False, **{o: v}).fit(
+                f("X1")[:, :1], f("Y1"), f("Y1")[:10], f("Y1")[:10, 0]
+            ),
         )
 
 

@@ -626,6 +626,80 @@ def test_losing_one_of_two_workers_mid_run_gives_the_same_numbers(svr, monkeypat
             cluster.close()
 
 
+def _cancel_results(monkeypatch, times):
+    """The first ``times`` results of kexplain's futures raise as when the client lost its
+    connection to the scheduler (Dask cancels every future); returns the list of cancellations."""
+    real = distributed.Future.result
+    cancelled = []
+
+    def result(self, *args, **kwargs):
+        if len(cancelled) < times:
+            cancelled.append(self.key)
+            raise distributed.client.FutureCancelledError(self.key, "scheduler-connection-lost")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Future, "result", result)
+    return cancelled
+
+
+def test_work_dask_gave_up_on_is_submitted_again_with_the_same_numbers(client, svr, monkeypatch):
+    """The reviewers' 4th run: the client lost its scheduler connection (every future cancelled);
+    kexplain.dask.on submits the pieces not yet back again and the numbers are those of a clean run."""
+    from kexplain.dask import context as dcontext
+
+    model, X = svr
+    Z = X + [1.0, 0.0, 0.0, 0.0]
+    ref = kx.stats.mmd_test(X, Z, n_permutations=19, random_state=0, max_block_bytes=4000)
+    explainer = kx.ProductKernelExplainer(model, X[:10])
+    ref_values = explainer.explain(X).values
+    for times in (1, dcontext.RESUBMITS):
+        cancelled = _cancel_results(monkeypatch, times)
+        with kexplain_dask_on(client):
+            got = kx.stats.mmd_test(X, Z, n_permutations=19, random_state=0, max_block_bytes=4000)
+        assert len(cancelled) == times
+        np.testing.assert_array_equal(got.attribution.values, ref.attribution.values)
+        assert got.p_value == ref.p_value
+        cancelled = _cancel_results(monkeypatch, times)
+        with kexplain_dask_on(client):
+            values = explainer.explain(X).values
+        assert len(cancelled) == times
+        np.testing.assert_array_equal(values, ref_values)
+        monkeypatch.undo()
+
+
+def test_work_lost_too_often_or_a_client_that_does_not_reconnect_is_a_clear_error(client, svr, monkeypatch):
+    from kexplain.dask import context as dcontext
+
+    model, X = svr
+    _cancel_results(monkeypatch, dcontext.RESUBMITS + 1)
+    with pytest.raises(RuntimeError, match="Dask lost the work 3 times .*run the call again"):
+        with kexplain_dask_on(client):
+            kx.stats.mmd(X, X + 1.0)
+    monkeypatch.undo()
+
+    class Closed:
+        status = "closed"
+
+    with pytest.raises(RuntimeError, match="client is 'closed'"):
+        dcontext._await_connection(Closed(), distributed.client.FutureCancelledError("k", "scheduler-connection-lost"))
+    # a client that reconnects in time: returns; one that stays away: an error after RECONNECT_S, no hang
+    monkeypatch.setattr(dcontext, "RECONNECT_S", 0.3)
+
+    class Connecting:
+        status = "connecting"
+
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="not reconnected to the scheduler within"):
+        dcontext._await_connection(Connecting(), ValueError("x"))
+    assert time.monotonic() - t0 < 5
+
+
+def kexplain_dask_on(c):
+    import kexplain.dask
+
+    return kexplain.dask.on(c)
+
+
 # -- item 4: docs wording ----------------------------------------------------------------------------
 def test_docs_do_not_call_the_biased_hsic_a_v_statistic_nor_promise_bit_identical_n_jobs():
     root = Path(__file__).resolve().parents[1]

@@ -103,7 +103,9 @@ def _overflow(args: argparse.Namespace, exc: Exception, X: Any, background: Any)
     """A fit or explanation that overflowed, blamed on the files whose values caused it."""
     where = [f"--data {args.data} (largest |value| {np.abs(X.to_numpy(dtype=float)).max():.3g})"]
     if background is not None:
-        where.append(f"--background {args.background} (largest |value| {np.abs(np.asarray(background, float)).max():.3g})")
+        where.append(
+            f"--background {args.background} (largest |value| {np.abs(np.asarray(background, float)).max():.3g})"
+        )
     return CLIError(f"{' / '.join(where)}: the values overflow float64 in the model ({exc}); rescale the columns.")
 
 
