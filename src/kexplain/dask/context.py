@@ -82,16 +82,19 @@ def _identity(x: Any) -> Any:
 
 
 def _ship(client: Any, payload: Any) -> Any:
-    """``payload`` as a future that Dask can recompute.
+    """``payload`` as a future on every worker that Dask can recompute.
 
     ``client.scatter`` would put the data on the workers only: when the workers holding them are
     lost, the tasks fail with "lost dependencies" (or wait).  Submitted as a task whose argument is
-    the payload, the scheduler keeps the means to make it again on the workers that are left.  It
-    is not replicated: each worker fetches it once for its first task, and the scheduler's
-    ``replicate`` fails (or retries against a worker set fixed at its start) when a worker is lost
-    while it copies.
+    the payload, the scheduler keeps the means to make it again on the workers that are left.
     """
-    return client.submit(_identity, payload, key=f"kexplain-data-{uuid.uuid4().hex}", pure=False)
+    from distributed import wait
+
+    future = client.submit(_identity, payload, key=f"kexplain-data-{uuid.uuid4().hex}", pure=False)
+    with contextlib.suppress(Exception):  # replication only saves transfers; a lost worker must not fail here
+        wait([future])
+        client.replicate([future])
+    return future
 
 
 def _lost_errors() -> tuple[type[BaseException], ...]:

@@ -5,12 +5,13 @@ on their own: each block is one call of ``explainer.explain(block, **options)``,
 the whole batch are the concatenation of the blocks' values, bit-identical to one in-process call.
 The explainer (with the background tables it built at construction) is shipped to the workers
 once: it is one node of the task graph that every block depends on (a dask Delayed, or, with
-``client=``, a future submitted as a task, fetched once by each worker), never pickled per task.
+``client=``, a future submitted as a task and replicated to every worker), never pickled per task.
 Both can be recomputed by Dask: losing a worker costs its share of the work, never the result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -253,8 +254,8 @@ def explain_dask(
 
     The explainer is shipped to the workers once: without ``client`` it is one Delayed node of the
     graph that every block depends on (the distributed scheduler moves it once to each worker
-    that needs it); with ``client`` it is submitted up front as one task, the blocks read that
-    future, and each worker fetches it once.  Either way it is not pickled per task, and either way
+    that needs it); with ``client`` it is submitted as one task and replicated to every worker up
+    front, and the blocks read that future.  Either way it is not pickled per task, and either way
     Dask can make it again: when a worker is lost, its blocks and its copy of the explainer are
     recomputed on the workers left, with the same values (a scattered copy could not be).
 
@@ -466,15 +467,19 @@ def _identity(x: Any) -> Any:
 
 
 def _share(client: Any, explainer: Any) -> Any:
-    """The explainer as a future that Dask can recompute when a worker is lost.
+    """The explainer as a future held by every worker, that Dask can recompute when a worker is lost.
 
     It is submitted as a task whose argument is the explainer (so the scheduler keeps the means to
-    make it again, unlike ``scatter``, whose data are gone with the last worker that held them).
-    It is not replicated up front: each worker fetches it once for its first block, and the
-    scheduler's ``replicate`` fails when a worker is lost while it copies.
+    make it again, unlike ``scatter``, whose data are gone with the last worker that held them),
+    then replicated to every worker so that no block waits for a transfer.
     """
     key = f"{type(explainer).__name__}-{uuid.uuid4().hex}"
-    return client.submit(_identity, explainer, key=key, pure=False)
+    future = client.submit(_identity, explainer, key=key, pure=False)
+    with contextlib.suppress(Exception):  # replication only saves transfers; a lost worker must not fail here
+        distributed_wait = require("distributed", "kexplain.dask").wait
+        distributed_wait([future])
+        client.replicate([future])
+    return future
 
 
 def _is_dask_array(X: Any) -> bool:
