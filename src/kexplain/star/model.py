@@ -240,7 +240,14 @@ def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray
             f"{n} rows, but returned shape {vals.shape}."
         )
     if not np.all(np.isfinite(vals)):
-        raise ValueError(f"term {index} ({term.name}) returned NaN or infinite values.")
+        largest = float(np.max(np.abs(X_I), initial=0.0)) if X_I.dtype.kind in "fiu" else 0.0
+        # finite inputs this large overflow in ordinary terms: name the data, not only the term
+        hint = (
+            f" on inputs as large as {largest:.3g} (rows of X or of the background); rescale the data"
+            if largest > 1e150
+            else ""
+        )
+        raise ValueError(f"term {index} ({term.name}) returned NaN or infinite values{hint}.")
     return vals
 
 
