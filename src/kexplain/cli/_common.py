@@ -183,3 +183,21 @@ def efficiency_line(err: float | None, scale: float) -> str:
         return "efficiency check: not available (the model does not expose the explained output)"
     flag = "" if err <= 1e-8 * max(1.0, scale) else "  WARNING: larger than expected"
     return f"efficiency check: max |sum(values) + base_value - model output| = {err:.2e}{flag}"
+
+
+def check_max_order(args: argparse.Namespace, d: int, at_most_d: bool) -> None:
+    """--max-order in the option's own words (the estimators name their parameter instead)."""
+    k = args.max_order
+    if k < 1 or (at_most_d and k > d):
+        accepted = f"1..{d} (the number of feature columns)" if at_most_d else "a positive integer"
+        raise CLIError(f"--max-order {k}: accepts {accepted}.")
+
+
+def overflow_error(args: argparse.Namespace, exc: Exception, X: Any, background: Any) -> CLIError:
+    """A fit or explanation that overflowed, blamed on the files whose values caused it."""
+    where = [f"--data {args.data} (largest |value| {np.abs(X.to_numpy(dtype=float)).max():.3g})"]
+    if background is not None:
+        where.append(
+            f"--background {args.background} (largest |value| {np.abs(np.asarray(background, float)).max():.3g})"
+        )
+    return CLIError(f"{' / '.join(where)}: the values overflow float64 in the model ({exc}); rescale the columns.")

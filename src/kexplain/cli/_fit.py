@@ -12,7 +12,7 @@ import numpy as np
 from .._files import write_atomically
 from ..games import get_game
 from ._columns import _shown, check_drop, header_of, id_name, strip_columns
-from ._common import emit, game_of, show_progress
+from ._common import check_max_order, emit, game_of, overflow_error, show_progress
 from ._frames import values_frame
 from ._stats import numeric_table
 from ._tables import CLIError, check_file, check_output_path, os_error, read_table, write_table
@@ -149,11 +149,16 @@ def run_oak(args: argparse.Namespace) -> int:
 
     out, model_out = _outputs(args)
     X, y, ids = _training_table(args)
+    check_max_order(args, X.shape[1], at_most_d=True)
     background = _background(args, X)
     t0 = time.perf_counter()
-    gp = OAKRegressor(max_interaction_order=args.max_order, max_iter=args.max_iter, random_state=args.seed).fit(X, y)
-    fit_seconds = time.perf_counter() - t0
-    gi = gp.global_importance()
+    try:
+        gp = OAKRegressor(max_interaction_order=args.max_order, max_iter=args.max_iter, random_state=args.seed)
+        gp.fit(X, y)
+        fit_seconds = time.perf_counter() - t0
+        gi = gp.global_importance()
+    except OverflowError as exc:  # the library names y; on the command line that is a column of --data
+        raise overflow_error(args, exc, X, None) from exc
     explainer = OAKExplainer(gp, background)
     ex = explainer.explain(X, progress=show_progress(args), n_jobs=args.n_jobs)
     if background is None:
@@ -228,6 +233,7 @@ def run_star(args: argparse.Namespace) -> int:
     if out is not None and args.background is None:  # the sampled background is saved next to the values
         sampled_out = check_output_path(_default_background_path(out), "--out (its sampled background)", args.force)
     X, y, ids = _training_table(args)
+    check_max_order(args, X.shape[1], at_most_d=False)
     background = _background(args, X)
     sampled = None
     if background is None:
@@ -244,15 +250,16 @@ def run_star(args: argparse.Namespace) -> int:
         reason = game_of(background, None)[1]
     cls = RKHSWeightingClassifier if args.classify else RKHSWeightingRegressor
     t0 = time.perf_counter()
-    est = cls(
-        instantiation=args.instantiation,
-        n_parameters=args.n_parameters,
-        interaction_order=args.max_order,
-        random_state=args.seed,
-    ).fit(X, y)
-    fit_seconds = time.perf_counter() - t0
-    explainer = StarExplainer(est, background)
-    ex = explainer.explain(X, progress=show_progress(args), n_jobs=args.n_jobs)
+    try:
+        options = {"n_parameters": args.n_parameters, "interaction_order": args.max_order, "random_state": args.seed}
+        est = cls(instantiation=args.instantiation, **options).fit(X, y)
+        fit_seconds = time.perf_counter() - t0
+        explainer = StarExplainer(est, background)
+        ex = explainer.explain(X, progress=show_progress(args), n_jobs=args.n_jobs)
+    except ValueError as exc:  # a term's products overflow on huge values: the library names the term
+        if "NaN or infinite" not in str(exc):
+            raise
+        raise overflow_error(args, exc, X, background if args.background is not None else None) from exc
     _write_values(args, ex, ids, out)
     if sampled is not None and sampled_out is not None:
         _write_sampled_background(background, sampled["rows"], args.seed, ids, args.id_column, sampled_out)

@@ -104,6 +104,9 @@ def run_report(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     rows = _rows(args.rows)
+    for option, value in (("--top", args.top), ("--compare-rows", args.compare_rows)):
+        if value < 0:  # checked here, before the model is loaded, in the option's own words
+            raise CLIError(f"{option} {value}: must be a non-negative number.")
     model = load_model(args.model, args.trust, args.allow_pickle)
     _, model_names, d, numeric = model_features(model)
     X, header, ids = read_features(args.data, "--data", model_names, d, numeric, args.id_column, None, args.drop)

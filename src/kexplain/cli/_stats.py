@@ -33,6 +33,8 @@ def numeric_table(frame: Any, path: Any, option: str, columns: Sequence[str] | N
         frame = frame[list(columns)]
     if frame.shape[1] == 0:
         raise CLIError(f"{option} {path}: no feature columns left.")
+    if frame.shape[0] == 0:
+        raise CLIError(f"{option} {path}: has no rows.")
     for name in frame.columns:
         if frame[name].dtype.kind not in "biuf":
             raise CLIError(

@@ -27,6 +27,7 @@ recomputes them and the lost tasks on the workers left: the result is the same.
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -47,6 +48,12 @@ MAX_RANGES_PER_TASK = 8
 
 #: times a task that raised is run again (a worker lost mid-task is handled by Dask itself)
 RETRIES = 2
+
+#: times the pieces of a run are submitted again when Dask gave up on them (see _run_pieces)
+RESUBMITS = 2
+
+#: seconds a client that lost its scheduler connection gets to reconnect before the run fails
+RECONNECT_S = 60.0
 
 
 def _get_client(client: Any) -> Any:
@@ -93,6 +100,71 @@ def _ship(client: Any, payload: Any) -> Any:
     return future
 
 
+def _lost_errors() -> tuple[type[BaseException], ...]:
+    """What a future raises when Dask lost it rather than the task failing: cancelled (a lost
+    connection to the scheduler cancels every future; "lost dependencies"), a task that killed
+    ``allowed_failures`` workers, a closed connection."""
+    from distributed import KilledWorker
+    from distributed.comm import CommClosedError
+    from distributed.utils import CancelledError
+
+    return (CancelledError, KilledWorker, CommClosedError)
+
+
+def _await_connection(client: Any, cause: BaseException) -> None:
+    """Return once ``client`` talks to its scheduler again; a clear error after ``RECONNECT_S``."""
+    deadline = time.monotonic() + RECONNECT_S
+    while client.status != "running":
+        if client.status in ("closing", "closed") or time.monotonic() > deadline:
+            raise RuntimeError(
+                f"kexplain.dask: Dask lost the work ({type(cause).__name__}: {cause}) and the client is "
+                f"{client.status!r} (not reconnected to the scheduler within {RECONNECT_S:.0f} s); check the "
+                "cluster and run the call again."
+            ) from cause
+        time.sleep(0.1)
+
+
+def _run_pieces(client: Any, payload: Any, fn: Callable[..., Any], pieces: Sequence[tuple[int, int]]) -> Iterator[Any]:
+    """``fn(payload, a, b)`` for each piece on ``client``'s workers, yielded in order.
+
+    A worker lost mid-run is Dask's to handle (its tasks and the shipped payload are recomputed on
+    the workers left).  What Dask gives up on (every future cancelled when the client's connection
+    to the scheduler drops, a task that killed ``allowed_failures`` workers) is submitted again,
+    payload included, from the first piece not yet yielded, at most ``RESUBMITS`` times; then
+    the error says what happened.  Each piece's result is the same whichever worker computes it.
+    """
+    lost = _lost_errors()
+    shipped = _ship(client, payload)  # the data go to each worker once, and can be made again
+    futures = [client.submit(_call, fn, shipped, a, b, pure=False, retries=RETRIES) for a, b in pieces]
+    done, resubmits = 0, 0
+    try:
+        while done < len(futures):
+            try:
+                result = futures[done].result()
+            except lost as exc:
+                resubmits += 1
+                if resubmits > RESUBMITS:
+                    raise RuntimeError(
+                        f"kexplain.dask: Dask lost the work {resubmits} times ({type(exc).__name__}: {exc}); "
+                        "check the cluster (workers killed by memory limits?) and run the call again."
+                    ) from exc
+                _await_connection(client, exc)
+                for f in futures:
+                    f.release()
+                shipped.release()
+                shipped = _ship(client, payload)
+                futures[done:] = [
+                    client.submit(_call, fn, shipped, a, b, pure=False, retries=RETRIES) for a, b in pieces[done:]
+                ]
+                continue
+            done += 1
+            yield result
+    finally:
+        for f in futures:
+            f.release()
+        shipped.release()
+
+
 def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
@@ -115,6 +187,10 @@ def _stats_pieces(ranges: Sequence[tuple[int, int]], threads: int) -> list[tuple
     return [(a, min(t_end, a + size)) for a in range(t_first, t_end, size)]
 
 
+def _tiles(task: Callable[[int, int], list[Any]], a: int, b: int) -> list[Any]:
+    return task(a, b)
+
+
 class _StatsRunner:
     """Runs the tasks of a statistic on ``client``'s workers; yields each task's tiles in order."""
 
@@ -125,15 +201,7 @@ class _StatsRunner:
         if not ranges:
             return
         pieces = _stats_pieces(ranges, _threads(self.client))
-        shipped = _ship(self.client, task)  # the data go to each worker once, and can be made again
-        futures = [self.client.submit(_call, shipped, a, b, pure=False, retries=RETRIES) for a, b in pieces]
-        try:
-            for f in futures:
-                yield f.result()
-        finally:
-            for f in futures:
-                f.release()
-            shipped.release()
+        yield from _run_pieces(self.client, task, _tiles, pieces)
 
 
 def _block(fn: Callable[[slice], Explanation], a: int, b: int) -> Explanation:
@@ -151,18 +219,9 @@ class _BlockRunner:
         if n_blocks <= 1:
             return fn(slice(0, n_rows))
         bounds = np.linspace(0, n_rows, n_blocks + 1).astype(int)
-        shipped = _ship(self.client, fn)  # the explainer and the rows, once
-        futures = [
-            self.client.submit(_block, shipped, int(a), int(b), pure=False, retries=RETRIES)
-            for a, b in zip(bounds[:-1], bounds[1:])
-            if b > a
-        ]
-        try:
-            return Explanation.concatenate([f.result() for f in futures])
-        finally:
-            for f in futures:
-                f.release()
-            shipped.release()
+        pieces = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        # the explainer and the rows are shipped once
+        return Explanation.concatenate(list(_run_pieces(self.client, fn, _block, pieces)))
 
 
 @contextlib.contextmanager

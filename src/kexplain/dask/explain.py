@@ -352,6 +352,7 @@ def explain_dask(
         raise ValueError(f"X must be 2-D (rows, features), got {X.ndim} dimensions.")
     if rows_per_block is not None:
         rows_per_block = check_param(rows_per_block, "rows_per_block", Integer(1))
+    _check_random_state(random_state)
 
     if is_frame:
         if rows_per_block is not None:
@@ -488,6 +489,18 @@ def _is_dask_array(X: Any) -> bool:
 def _is_dask_frame(X: Any) -> bool:
     module = type(X).__module__
     return (module.startswith("dask.dataframe") or module.startswith("dask_expr")) and hasattr(X, "columns")
+
+
+def _check_random_state(random_state: Any) -> None:
+    """What ``SeedSequence`` would refuse in its own words (naming no argument), refused here."""
+    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
+        return
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        if random_state >= 0:
+            return
+    raise ValueError(
+        f"random_state must be None, a non-negative integer, a numpy SeedSequence or Generator, got {random_state!r}."
+    )
 
 
 def _spawn(random_state: Any, n: int) -> list[Any]:

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._files import write_atomically
 from .._optional import require
+from .._params import Integer, check_param
 from ..games import get_game
 from ._html import write_html
 from ._numbers import efficiency_errors
@@ -82,6 +83,27 @@ def _speed(model: Any, X: Any, background: Any, n_rows: int, label: str) -> list
         {"method": "kexplain (exact)", "rows": len(rows), "seconds": t_exact, "max_error": 0.0, "note": note},
         {"method": "shap KernelExplainer", "rows": len(rows), "seconds": t_kernel, "max_error": err},
     ]
+
+
+def _check_arguments(
+    X: Any, background: Any, index: Sequence[Any] | None, kernel_shap_rows: Any, top_features: Any, table_rows: Any
+) -> list[Any] | None:
+    """Refuse, before any work, what would fail later in another function's words; the labels of
+    ``index`` as a list (they are attached after the rows are explained)."""
+    for name, value in (("kernel_shap_rows", kernel_shap_rows), ("top_features", top_features)):
+        check_param(value, name, Integer(0))
+    check_param(table_rows, "table_rows", Integer(0))
+    for name, rows in (("X", X), ("background", background)):
+        if (rows is not None or name == "X") and (not hasattr(rows, "__len__") or isinstance(rows, (str, bytes))):
+            raise TypeError(f"{name} must be a 2-D array-like or DataFrame of rows, got {type(rows).__name__}.")
+    if index is None:
+        return None
+    labels = list(index)
+    if len(labels) != len(X):
+        raise ValueError(f"index has {len(labels)} labels for the {len(X)} rows of X; pass one label per row.")
+    if any(np.ndim(label) != 0 for label in labels):
+        raise ValueError("index must be one label (a scalar) per row of X, got nested sequences or arrays.")
+    return labels
 
 
 def model_report(
@@ -170,6 +192,7 @@ def model_report(
     from ..explainers import ProductKernelExplainer
 
     require("jinja2", "kexplain reports")
+    index = _check_arguments(X, background, index, kernel_shap_rows, top_features, table_rows)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
@@ -187,7 +210,7 @@ def model_report(
     ex, seconds = _timed(lambda: explainer.explain(X, interactions=interactions, n_jobs=n_jobs))
     timings[f"explain {len(ex)} rows{' with interactions' if interactions else ''}"] = seconds
     if index is not None:
-        ex.index = list(index)
+        ex.index = index
     predictions = _model_output(model, X)
     main_label = get_game(explainer.game).label
     if explainer.game == "functional":

@@ -141,7 +141,11 @@ class StarExplainer(Explainer):
                 "the absent features over background rows, and there is no default. Pass the rows as the "
                 "second argument, e.g. StarExplainer(model, X_train) or StarExplainer(model, X_train[:200])."
             )
-        if np.ndim(background) != 2 and not hasattr(background, "columns"):
+        try:
+            ndim = np.ndim(background)
+        except ValueError:  # ragged rows: check_data below says which row
+            ndim = 2
+        if ndim != 2 and not hasattr(background, "columns"):
             raise ValueError(
                 "background must be a 2-D array or DataFrame of rows (m, n_features), got shape "
                 f"{np.shape(background)}."
@@ -150,6 +154,7 @@ class StarExplainer(Explainer):
         Z = check_data(background, name="background", min_rows=1)
         m, d = Z.shape
         self.star_model: StarModel = _star_model_for(model, d)
+        self._width_from_background = isinstance(model, (list, tuple)) and not isinstance(model, StarTerm)
         self.background = Z
         self.background_weights = (
             np.full(m, 1.0 / m) if background_weights is None else check_weights(background_weights, m)
@@ -239,11 +244,22 @@ class StarExplainer(Explainer):
         """
         interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
         d = self.n_features
-        if np.ndim(X) == 1 and not hasattr(X, "columns"):
+        try:
+            ndim = np.ndim(X)
+        except ValueError:  # ragged rows: check_data below says which row
+            ndim = 2
+        if ndim == 1 and not hasattr(X, "columns"):
             raise ValueError(
                 f"X must be 2-D with shape (n_samples, {d}); got a 1-D array. Use X.reshape(1, -1) for a single row."
             )
-        Xv = check_data(X, name="X", n_features=d)
+        try:
+            Xv = check_data(X, name="X", n_features=d)
+        except ValueError as exc:
+            if self._width_from_background and "but the model expects" in str(exc):
+                # the terms were given as a list: their width is the background's, not a fitted model's
+                where = "the width of the background the terms were given with"
+                raise ValueError(f"{str(exc).rstrip('.')} ({where}).") from None
+            raise
         index = row_index(X)
         names = self._names(X, d)
 

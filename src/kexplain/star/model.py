@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
-from .._validation import check_data
+from .._validation import MAGNITUDE_LIMIT, check_data
 
 #: the output a StarModel built from plain terms explains
 SUM_OF_TERMS = "sum of terms"
@@ -240,7 +240,14 @@ def evaluate_term(term: StarTerm, X_I: np.ndarray, index: int = 0) -> np.ndarray
             f"{n} rows, but returned shape {vals.shape}."
         )
     if not np.all(np.isfinite(vals)):
-        raise ValueError(f"term {index} ({term.name}) returned NaN or infinite values.")
+        largest = float(np.max(np.abs(X_I), initial=0.0)) if X_I.dtype.kind in "fiu" else 0.0
+        # finite inputs this large overflow in ordinary terms: name the data, not only the term
+        hint = (
+            f" on inputs as large as {largest:.3g} (rows of X or of the background); rescale the data"
+            if largest > MAGNITUDE_LIMIT
+            else ""
+        )
+        raise ValueError(f"term {index} ({term.name}) returned NaN or infinite values{hint}.")
     return vals
 
 
