@@ -88,11 +88,12 @@ def _as_float(x: Any, name: str, ndim: int) -> np.ndarray:
 def _prior_kernel() -> Any:
     """The compiled pass of ``_stochastic_numba`` (cached), or None where numba is missing or unusable."""
     if not _KERNEL:
+        kernel: Any = None
         try:
-            from ._stochastic_numba import prior_factors
+            from ._stochastic_numba import prior_factors as kernel
         except Exception:  # numba missing, or unusable here (e.g. no cache location): numpy gives the same numbers
-            prior_factors = None
-        _KERNEL.append(prior_factors)
+            pass
+        _KERNEL.append(kernel)
     return _KERNEL[0]
 
 
