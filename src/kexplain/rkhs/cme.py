@@ -18,10 +18,11 @@ beta(x_S) = D (D K_S(R, R) D + n eta I)^-1 D k_S(R, x_S) with D = diag(sqrt(n w)
 formula above for equal weights, and v(empty) becomes the weighted mean prediction.
 
 Every coalition needs one solve with the n x n matrix K_S(R, R) + n eta I, shared by all explained
-points; it depends on the background only, so its Cholesky factor is kept (within a memory budget)
-and reused by every later batch.  With the Nystroem approximation (m landmark rows L of R) the
-embeddings live in the span of the landmarks' feature maps; the CME solve becomes m x m and the
-cost per coalition is O(n m^2 + n_model m N) instead of O(n^3 + n_model n N).
+points; it depends on the background only, so its Cholesky factor is kept (within a memory
+budget, packed: the triangle only) and reused by every later batch.  With the Nystroem
+approximation (m landmark rows L of R) the embeddings live in the span of the landmarks' feature
+maps; the CME solve becomes m x m and the cost per coalition is O(n m^2 + n_model m N) instead of
+O(n^3 + n_model n N); only the m x m factor is kept (``ProductCME.nystroem_factors``).
 
 For kernels that are not products (Matern, RationalQuadratic, polynomial, ...) the thesis
 (appendix C.3, eq. C.5) regresses the whole feature map on the features in S:
