@@ -18,6 +18,13 @@ background rows, per explained point:
   route for sampled functions.  Its error has a Monte Carlo part (about sqrt(2 / S) relative)
   and, for the pathwise draws, the Fourier approximation of the prior.
 
+First, before/after of the prior term (the bulk of a call at d >= 20): the compiled pass plus one
+matrix product per cache-sized chunk (numba) against the numpy path (about ten passes over
+(pairs, nodes, nodes, d) arrays, what every call ran before), per explained point of
+``explain(x, uncertainty=True)``, interleaved repetitions; also the prior term's share of a call
+and its throughput against single-thread DGEMM measured in the same run (2 q m^2 d^2 flops for
+q = B (B + 1) / 2 background pairs and m = ceil(d/2) nodes).
+
 The error of (b) is the relative Frobenius error ||C_b - C||_F / ||C||_F of the covariance,
 averaged over points.  Times are CPU seconds of this process per explained point (best of the
 points measured, warm; BLAS is single-threaded, set before numpy loads, so this is the time on one
@@ -43,10 +50,11 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from _common import fmt_s, load_note, print_table, quick_flag, result, threads_note  # noqa: E402
+from _common import compare, fmt_s, load_note, print_table, quick_flag, ratio_line, result, threads_note  # noqa: E402
 
 import kexplain as kx  # noqa: E402
 from kexplain.models import GPPosterior  # noqa: E402
+from kexplain.shapley import stochastic  # noqa: E402
 from kexplain.shapley.quadrature import gauss_legendre_01, nodes_for_degree  # noqa: E402
 from kexplain.shapley.stochastic import row_shapley_values  # noqa: E402
 
@@ -164,6 +172,69 @@ def rel_err(C_hat, C):
     return float(np.linalg.norm(C_hat - C) / np.linalg.norm(C))
 
 
+# -- before/after: the prior term's compiled pass against the numpy path -------------------------------
+def dgemm_gflops() -> float:
+    """Single-thread DGEMM throughput (1000 x 1000, best of 5, CPU time)."""
+    a, b = np.random.default_rng(0).random((2, 1000, 1000))
+    times = []
+    for _ in range(5):
+        t0 = time.process_time()
+        a @ b
+        times.append(time.process_time() - t0)
+    return 2e9 / min(times) / 1e9
+
+
+def bench_prior() -> None:
+    compiled = stochastic._prior_kernel()
+    if compiled is None:
+        print("numba is not installed: the prior term runs the numpy path only (no before/after)\n")
+        return
+    peak = dgemm_gflops()
+    rows = []
+    for d in (20, 50) if QUICK else (20, 50, 100):
+        post, Z, Xq, _, _ = make_posterior(d, seed=d)
+        expl = kx.ProductKernelExplainer(post, background=Z)
+        x = Xq[:1]
+
+        def call(kernel, x=x, expl=expl):
+            stochastic._KERNEL[:] = [kernel]
+            try:
+                return expl.explain(x, uncertainty=True)
+            finally:
+                stochastic._KERNEL[:] = [compiled]
+
+        def prior_only(x=x, expl=expl):
+            return expl._covariance._prior(x, None, False)
+
+        res = compare({"numpy": lambda: call(None), "compiled": lambda: call(compiled), "prior": prior_only})
+        before, after = res["numpy"]["result"], res["compiled"]["result"]
+        diff = np.abs(after.covariance - before.covariance).max() / np.abs(before.covariance).max()
+        m = nodes_for_degree(d - 1)
+        flops = 2 * (N_BG * (N_BG + 1) // 2) * m * m * d * d
+        share = res["prior"]["median"] / res["compiled"]["median"]
+        pct = 100 * flops / res["prior"]["min"] / 1e9 / peak
+        result(f"uncertainty_prior_compiled_vs_numpy_d{d}", res["numpy"]["min"] / res["compiled"]["min"], None, "x")
+        result(f"uncertainty_prior_dgemm_share_d{d}", pct, None, "%")
+        rows.append(
+            [
+                d,
+                fmt_s(res["numpy"]["min"]),
+                fmt_s(res["compiled"]["min"]),
+                ratio_line(res["numpy"], res["compiled"]),
+                f"{100 * share:.0f}%",
+                f"{pct:.0f}%",
+                f"{diff:.1e}",
+            ]
+        )
+    print_table(
+        f"explain(x, uncertainty=True) per point, B = {N_BG}: numpy prior term (before) vs compiled (after); "
+        f"3 interleaved repetitions, CPU time, min (median); single-thread DGEMM {peak:.1f} GFLOP/s",
+        ["d", "before", "after", "speed-up", "prior share after", "prior % of DGEMM", "max rel diff of cov"],
+        rows,
+    )
+    print()
+
+
 def main() -> None:
     from threadpoolctl import threadpool_limits
 
@@ -177,6 +248,9 @@ def _main() -> None:
     print(load_note())
     print(threads_note())
     print(f"n = {N_TRAIN} training rows, B = {N_BG} background rows, L = {N_FOURIER} Fourier features\n")
+    bench_prior()
+    if "--prior-only" in sys.argv[1:]:
+        return
     rows = []
     for d in DIMS:
         post, Z, Xq, ls, rng = make_posterior(d, seed=d)

@@ -476,6 +476,25 @@ def test_background_work_is_cached_across_calls(data, krr):
     assert isinstance(itv.explainer, kx.ProductKernelExplainer) and not hasattr(itv.explainer, "_cme")
 
 
+@pytest.mark.parametrize("approximation", [None, "nystroem"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cache_keeps_packed_factors_only_and_repeats_the_values(data, krr, approximation, weighted):
+    """Per coalition only the triangle of the system's factor is kept ((n + 1) n / 2 numbers, m
+    landmarks with Nystroem); the tables and the term factors are formed again from the kernel
+    tables, so a second call gives the first call's values to the last bit."""
+    X, _ = data
+    w = np.linspace(0.5, 1.5, X.shape[0]) if weighted else None
+    ex = RKHSExplainer(krr, background_weights=w, approximation=approximation, n_landmarks=15)
+    first = ex.explain(X[:3]).values
+    cme = ex.explainer._cme
+    size = X.shape[0] if approximation is None else 15
+    assert len(cme.cache) == 2**3 - 2
+    assert cme.cache.used == (2**3 - 2) * size * (size + 1) // 2 * 8
+    np.testing.assert_array_equal(ex.explain(X[:3]).values, first)
+    fresh = RKHSExplainer(krr, background_weights=w, approximation=approximation, n_landmarks=15)
+    np.testing.assert_array_equal(fresh.explain(X[:3]).values, first)
+
+
 def test_explain_options_are_validated(data, krr):
     X, _ = data
     ex = RKHSExplainer(krr)

@@ -19,7 +19,15 @@ from sklearn.svm import SVR
 import kexplain as kx
 from kexplain.explainers.posterior_games import summarize_background
 from kexplain.models import GPPosterior, gp_posterior
+from kexplain.shapley.quadrature import gauss_legendre_01
 from kexplain.shapley.stochastic import product_covariance, row_shapley_values
+
+try:
+    import numba  # noqa: F401
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is optional
+    HAVE_NUMBA = False
 
 
 # -- the reference: enumeration of all coalition pairs -------------------------------------------
@@ -119,6 +127,71 @@ def test_product_covariance_with_zero_factors_and_blocks():
     full = product_covariance(g11, g10, g01, g00, w)
     small = product_covariance(g11, g10, g01, lambda r, c: g00[r, c], w, max_block_bytes=1)
     np.testing.assert_allclose(small, full, rtol=1e-13, atol=1e-15)
+
+
+def _long_double_prior(g11, g10, g01, g00, w):
+    """The prior term of one pair of points by its definition, in long double: for every background
+    pair the double Gauss-Legendre sum of Dx_j Dy_l prod_{k != j, l} h_k (off the diagonal) and
+    D2_j prod_{k != j} h_k (on it), the products formed without division."""
+    L = np.longdouble
+    d, B = g11.shape[0], w.shape[0]
+    t, wt = gauss_legendre_01(max(1, (d + 1) // 2))
+    T, U = t.astype(L)[:, None, None], t.astype(L)[None, :, None]
+    W = wt.astype(L)[:, None] * wt.astype(L)[None, :]
+    C = np.zeros((d, d), dtype=L)
+    G11 = g11.astype(L)
+    for b in range(B):
+        for c in range(B):
+            G10, G01, G00 = g10[c].astype(L), g01[b].astype(L), g00[b, c].astype(L)
+            h = T * U * G11 + T * (1 - U) * G10 + (1 - T) * U * G01 + (1 - T) * (1 - U) * G00
+            Dx = U * (G11 - G01) + (1 - U) * (G10 - G00)
+            Dy = T * (G11 - G10) + (1 - T) * (G01 - G00)
+            ww = L(w[b]) * L(w[c])
+            for j in range(d):
+                for l in range(d):
+                    rest = np.prod(np.delete(h, [j, l] if j != l else [j], axis=-1), axis=-1)
+                    term = (G11 - G10 - G01 + G00)[j] if j == l else Dx[..., j] * Dy[..., l]
+                    C[j, l] += ww * (W * term * rest).sum()
+    return C
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 7, 30])
+@pytest.mark.parametrize("case", ["positive", "zeros", "negative", "tiny"])
+def test_compiled_prior_equals_numpy_and_the_definition(d, case, monkeypatch):
+    """The compiled pass (whole pairs, and one pair's nodes split into chunks) equals the numpy path
+    to rounding, and both equal the long-double definition; zero, negative and tiny factors take
+    the log-space finish for the entries they flag."""
+    from kexplain.shapley import stochastic
+
+    rng = np.random.default_rng(d)
+    B = 3
+    g11 = rng.uniform(0.2, 1.0, size=(1, d))
+    g10, g01 = rng.uniform(0.2, 1.0, size=(1, B, d)), rng.uniform(0.2, 1.0, size=(1, B, d))
+    g00 = rng.uniform(0.2, 1.0, size=(B, B, d))
+    if case == "zeros":
+        g10[0, 1, : min(2, d)] = 0.0
+        g00[0, 2, 0] = 0.0
+    elif case == "negative":
+        g00[..., 0] *= -1.0
+        g01[0, 0, -1] = -0.5
+    elif case == "tiny":
+        g00[1, 1] = 1e-160
+    w = rng.dirichlet(np.ones(B))
+    monkeypatch.setattr(stochastic, "_KERNEL", [None])
+    numpy_path = product_covariance(g11, g10, g01, g00, w)[0]
+    scale = np.abs(numpy_path).max()
+    results = {"numpy": numpy_path}
+    if HAVE_NUMBA:
+        monkeypatch.setattr(stochastic, "_KERNEL", [])
+        results["compiled"] = product_covariance(g11, g10, g01, g00, w)[0]
+        monkeypatch.setattr(stochastic, "_CHUNK_BYTES", 1)  # one node of t per chunk
+        results["compiled, split"] = product_covariance(g11, g10, g01, g00, w)[0]
+    for name, C in results.items():
+        np.testing.assert_allclose(C, numpy_path, rtol=0, atol=1e-13 * scale, err_msg=name)
+    if d <= 7:
+        ref = _long_double_prior(g11[0], g10[0], g01[0], g00, w).astype(np.float64)
+        for name, C in results.items():
+            np.testing.assert_allclose(C, ref, rtol=0, atol=1e-13 * np.abs(ref).max(), err_msg=name)
 
 
 def test_row_shapley_values_match_the_product_engine():

@@ -18,10 +18,11 @@ beta(x_S) = D (D K_S(R, R) D + n eta I)^-1 D k_S(R, x_S) with D = diag(sqrt(n w)
 formula above for equal weights, and v(empty) becomes the weighted mean prediction.
 
 Every coalition needs one solve with the n x n matrix K_S(R, R) + n eta I, shared by all explained
-points; it depends on the background only, so its Cholesky factor is kept (within a memory budget)
-and reused by every later batch.  With the Nystroem approximation (m landmark rows L of R) the
-embeddings live in the span of the landmarks' feature maps; the CME solve becomes m x m and the
-cost per coalition is O(n m^2 + n_model m N) instead of O(n^3 + n_model n N).
+points; it depends on the background only, so its Cholesky factor is kept (within a memory
+budget, packed: the triangle only) and reused by every later batch.  With the Nystroem
+approximation (m landmark rows L of R) the embeddings live in the span of the landmarks' feature
+maps; the CME solve becomes m x m and the cost per coalition is O(n m^2 + n_model m N) instead of
+O(n^3 + n_model n N); only the m x m factor is kept (``ProductCME.nystroem_factors``).
 
 For kernels that are not products (Matern, RationalQuadratic, polynomial, ...) the thesis
 (appendix C.3, eq. C.5) regresses the whole feature map on the features in S:
@@ -69,8 +70,9 @@ DEFAULT_CME_REGULARIZATION = 1e-3
 #: caches of per-feature kernel values larger than this are recomputed per coalition instead
 _CACHE_BYTES = 256 * 2**20
 
-#: memory for the per-coalition factors kept across ``explain`` calls (per game)
-FACTOR_CACHE_BYTES = 256 * 2**20
+#: memory for the per-coalition factors kept across ``explain`` calls (per game): the packed
+#: triangular factors of 2^10 coalitions' Nystroem systems with 300 landmarks take 369 MB
+FACTOR_CACHE_BYTES = 512 * 2**20
 
 KernelFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -250,29 +252,83 @@ class ProductCME:
     def exact_factor(self, S_idx: np.ndarray, prods: _Prods | None = None) -> ExactRidge:
         """The CME system D K_S(R, R) D + n eta I of coalition S (``kexplain.embeddings.ExactRidge``)."""
         key = _key(S_idx, self.d)
-        solver = self.cache.get(key)
-        if solver is None:
-            pr = _Prods(S_idx, np.setdiff1d(np.arange(self.d), S_idx)) if prods is None else prods
-            K = _wsum(self.cme_w, [pr(f, True) for f in self.fRR])
-            solver = ExactRidge(np.asarray(K), self.lam, self.D)
-            self.cache.put(key, solver, solver.nbytes)
+        packed = self.cache.get(key)
+        if packed is not None:
+            return _exact_from_factor(packed, self.D)
+        pr = _Prods(S_idx, np.setdiff1d(np.arange(self.d), S_idx)) if prods is None else prods
+        K = _wsum(self.cme_w, [pr(f, True) for f in self.fRR])
+        solver = ExactRidge(np.asarray(K), self.lam, self.D)
+        # the triangle that holds the factor, packed: half the memory of the n x n array (the
+        # transpose of an upper factor, so that LAPACK solves with the very same one)
+        F, lower = solver.factor
+        tri = (F if lower else F.T)[_tril(F.shape[0])]
+        self.cache.put(key, (tri, lower), tri.nbytes)
         return solver
 
     def nystroem_factors(
         self, S_idx: np.ndarray, Sc_idx: np.ndarray, prods: _Prods | None = None
     ) -> tuple[NystroemRidge, list[Any]]:
-        """(the Nystroem CME system of coalition S, factors of K_Sc(L, L) per term)."""
+        """(the Nystroem CME system of coalition S, factors of K_Sc(L, L) per term).
+
+        Only what is costly and not recomputable from the kernel tables is kept per coalition:
+        the triangular factor of the system (the QR decomposition of an (n + m) x m matrix,
+        2 (n + m) m^2 operations), packed, (m + 1) m / 2 numbers.  K_S(L, R), which the solver
+        also holds, is a product of the per-feature tables (formed anyway on the walk over the
+        coalitions), and the factors of K_Sc(L, L) cost m^3 / 3 each: both are formed on every
+        call, so 2^10 coalitions at m = 300 landmarks take 369 MB (where the solver, the m x n
+        table and the term factors took 6.2 MB per coalition: 43 of them in 256 MiB).
+        """
         key = _key(S_idx, self.d)
-        hit = self.cache.get(key)
-        if hit is None:
-            pr = _Prods(S_idx, Sc_idx) if prods is None else prods
-            K_LR = _wsum(self.cme_w, [pr(f, True) for f in self.fLR])
+        pr = _Prods(S_idx, Sc_idx) if prods is None else prods
+        K_LR = np.asarray(_wsum(self.cme_w, [pr(f, True) for f in self.fLR]))
+        packed = self.cache.get(key)
+        if packed is None:
             K_LL = _wsum(self.cme_w, [pr(f, True) for f in self.fLL])
-            solver = NystroemRidge(np.asarray(K_LR), np.asarray(K_LL), self.lam, self.D)
-            P = [jittered_cholesky(pr(fLL, False)) for fLL in self.fLL]
-            hit = (solver, P)
-            self.cache.put(key, hit, solver.nbytes + sum(_nbytes(p[0]) for p in P))
-        return hit
+            solver = NystroemRidge(K_LR, np.asarray(K_LL), self.lam, self.D)
+            packed = (solver.factor[0][_tril(solver.factor[0].shape[0])], solver.jitter)
+            self.cache.put(key, packed, packed[0].nbytes)
+        else:
+            solver = _nystroem_from_factor(packed, K_LR, self.D)
+        P = [jittered_cholesky(pr(fLL, False)) for fLL in self.fLL]
+        return solver, P
+
+
+_TRIL: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _tril(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the lower triangle of an m x m matrix (kept per m: the walk asks for them per coalition)."""
+    if m not in _TRIL:
+        _TRIL[m] = np.tril_indices(m)
+    return _TRIL[m]
+
+
+def _exact_from_factor(packed: tuple[np.ndarray, bool], D: np.ndarray | None) -> ExactRidge:
+    """The solver ``ExactRidge(K, lam, D)`` gave, rebuilt from its kept triangle (the same numbers)."""
+    tri, lower = packed
+    n = int(round((np.sqrt(8 * tri.size + 1) - 1) / 2))
+    L = np.zeros((n, n))
+    L[_tril(n)] = tri
+    solver = ExactRidge.__new__(ExactRidge)
+    solver.D = D
+    solver.factor = (L, True) if lower else (L.T, False)
+    solver.nbytes = int(L.nbytes)
+    return solver
+
+
+def _nystroem_from_factor(packed: tuple[np.ndarray, float], K_LR: np.ndarray, D: np.ndarray | None) -> NystroemRidge:
+    """The solver ``NystroemRidge(K_LR, K_LL, lam, D)`` gave, rebuilt from its kept lower factor:
+    the same factor and the same K_LX D^2 (formed as the constructor forms it), so the same numbers."""
+    low, jitter = packed
+    m = K_LR.shape[0]
+    L = np.zeros((m, m))
+    L[_tril(m)] = low
+    solver = NystroemRidge.__new__(NystroemRidge)
+    solver.factor = (L, True)
+    solver.K_LXw = K_LR if D is None else K_LR * D[None, :] ** 2
+    solver.jitter = jitter
+    solver.nbytes = int(L.nbytes + solver.K_LXw.nbytes)
+    return solver
 
 
 class ProductCMEGame:
