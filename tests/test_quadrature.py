@@ -50,6 +50,16 @@ def test_outer_weights_are_accurate_where_leggauss_is_not():
     assert abs(np.sum(w * t ** (2 * n - 1)) * (2 * n) - 1.0) < 1e-13
 
 
+@pytest.mark.parametrize("n", [14087, 30001])
+def test_rules_of_tens_of_thousands_of_nodes_converge_and_are_exact(n):
+    """Newton stalls at the rounding level there (it refused n = 14,087, needed near d = 28,000)."""
+    t, w = gauss_legendre_01(n)
+    assert np.all(np.diff(t) > 0) and np.all(w > 0)
+    assert abs(w.sum() - 1.0) < 1e-13
+    for k in (1, 7, 2 * n - 1):  # int_0^1 t^k dt = 1 / (k + 1), exact up to degree 2n - 1
+        assert abs(np.sum(w * t**k) * (k + 1) - 1.0) < 1e-12, k
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 101, 1000])
 def test_rule_shape_order_symmetry(n):
     t, w = gauss_legendre_01(n)

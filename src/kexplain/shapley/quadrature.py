@@ -33,6 +33,11 @@ _SPLIT_ANGLE = np.pi / 3
 #: step would move the nodes by far less than a rounding error)
 _NEWTON_RTOL = 1e-15
 
+#: ... or once they stall below this: for n in the tens of thousands P_n's recurrence near x = 1
+#: rounds to a few 1e-15 in theta, so Newton wanders at that level without reaching _NEWTON_RTOL
+#: (n = 14,087, needed at d of about 28,000, stalled at 3.5e-15 and was refused)
+_ROUNDING_PLATEAU = 1e-13
+
 _MAX_NEWTON_STEPS = 20
 
 
@@ -68,6 +73,7 @@ def _positive_roots(n: int) -> tuple[np.ndarray, np.ndarray]:
     # Tricomi's approximation of the k-th root, accurate to O(n^-4): Newton then converges in ~3 steps
     guess = (4 * k - 1) * np.pi / (4 * n + 2)
     theta = np.arccos((1.0 - (n - 1) / (8.0 * n**3)) * np.cos(guess))
+    previous = np.inf
     for _ in range(_MAX_NEWTON_STEPS):
         p, q = _legendre_pair(n, theta)
         x = np.cos(theta)
@@ -75,12 +81,16 @@ def _positive_roots(n: int) -> tuple[np.ndarray, np.ndarray]:
         dp = n * (q - x * p)
         step = p * np.sin(theta) / dp
         theta = theta + step
-        if np.max(np.abs(step) / theta) < _NEWTON_RTOL:
+        rel = float(np.max(np.abs(step) / theta))
+        # converged, or at the rounding plateau: a quadratic step no longer halves the change
+        if rel < _NEWTON_RTOL or (rel < _ROUNDING_PLATEAU and rel > previous / 2):
             break
+        previous = rel
     else:  # pragma: no cover - Newton from Tricomi's guess converges in a handful of steps
         raise FloatingPointError(f"Gauss-Legendre nodes did not converge for n_nodes={n}.")
     # the weight 2 / (dP_n/dtheta)^2, halved for [0, 1], from the values at the last iterate (the
-    # last step changed theta by less than _NEWTON_RTOL relative, so the weight by less than that)
+    # last step changed theta by less than _NEWTON_RTOL relative, or by rounding only at the
+    # plateau, so the weight by less than that)
     weights = (np.sin(theta) / dp) ** 2
     return theta, weights
 
