@@ -17,7 +17,7 @@ import warnings
 
 import _common  # noqa
 import numpy as np
-from _common import synthetic_regression, timed
+from _common import result, synthetic_regression, timed
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as sk
 from threadpoolctl import threadpool_limits
@@ -71,11 +71,13 @@ with threadpool_limits(limits=1):
         for tag, v in (("before", vb), ("after", va)):
             f = np.array(ts[tag]) / np.array(ts["rbf"])
             print(
-                f"RESULT cost_factor {name} {tag}: terms {v.info['mixture_terms']} route {ex[tag].route} "
+                f"cost factor {name} {tag}: terms {v.info['mixture_terms']} route {ex[tag].route} "
                 f"s/pt min {min(ts[tag]):.4f} med {np.median(ts[tag]):.4f}; rbf min {min(ts['rbf']):.5f} "
                 f"med {np.median(ts['rbf']):.5f}; factor min {f.min():.1f} med {np.median(f):.1f}; "
                 f"bound {v.kernel_error_bound:.1e}"
             )
+            tname = name.split()[0].replace("/", "_")
+            result(f"mixture_cost_factor_{tname}_{tag}", float(np.median(f)), 50, "x", higher_is_better=False)
         print(
             f"  before vs after values max|diff| {np.abs(vb.values - va.values).max():.1e} "
             f"(sum of bounds {vb.kernel_error_bound + va.kernel_error_bound:.1e})",
@@ -113,10 +115,12 @@ with threadpool_limits(limits=1):
                 v = ex[tag].explain(Xe)
                 err = np.abs(np.asarray(res.values) - v.values).max()
                 print(
-                    f"RESULT shap_ratio {name} {tag}: terms {v.info['mixture_terms']} "
+                    f"ratio to shap {name} {tag}: terms {v.info['mixture_terms']} "
                     f"shap s/pt min {min(ts['shap']):.3f} ours min {min(ts[tag]):.4f} med {np.median(ts[tag]):.4f}; "
                     f"ratio (min/min) {min(ts['shap']) / min(ts[tag]):.0f}x "
                     f"(med/med) {np.median(ts['shap']) / np.median(ts[tag]):.0f}x; max|diff vs shap| {err:.1e} "
                     f"rel {err / np.abs(v.values).max():.1e} bound {v.kernel_error_bound:.1e}",
                     flush=True,
                 )
+                ratio = float(np.median(ts["shap"]) / np.median(ts[tag]))
+                result(f"mixture_vs_shap_d10_{name.split()[0].replace('/', '_')}_{tag}", ratio, 100, "x")
