@@ -69,7 +69,7 @@ def _kernel(backend):
 @pytest.mark.parametrize("d", [1, 2, 5, 11, 23, 24, 60, 300])
 def test_leave_one_out_pass_equals_plain_reference(backend, kind, d):
     rng = np.random.default_rng(1000 * d + KINDS.index(kind))
-    K, nb = (6, 3) if d >= 200 else (45, 7)  # K not a multiple of the compiled kernel's blocks of pairs
+    K, nb = (6, 3) if d >= 200 else (45, 7)
     a, b = _factors(kind, K, nb, d, rng)
     t, w = gauss_legendre_01(nodes_for_degree(d - 1))
     psi, pa = _weighted_loo_integrals(a, b, t, w, _kernel(backend))
