@@ -22,15 +22,13 @@ Two leave-one-out schemes, chosen per pair:
 - otherwise: the full product divided by the left-out factor, allowed only when the full product
   is far from under/overflow; a non-finite result sends the whole pair to the caller.
 
-The first scheme runs one pair at a time with the node index innermost, in chunks of nodes whose
-(d, chunk) prefix products stay in the L2 cache.  Its sum over nodes is written as a loop of its
-own and compiled with reassociation allowed (numba's fastmath flag "reassoc" on that one
-function, nothing else: no assumption about NaN, infinities or signed zeros), so that LLVM
-vectorises it; with the sum and the suffix update in one loop, or without the flag, it stays
-scalar.  Kernel alone, one core (AMD EPYC znver1, loaded machine, min of 3 interleaved): 1.6-1.7x
-at d = 160, 1.5-1.6x at d = 1,000, and 1.4-1.7x at d = 10-20, where it replaced a pass over
-blocks of 32 pairs with the pair index innermost (each entry's sum over nodes then ran in node
-order); values within 3e-15 relative of the sequential sums.
+With 12 nodes or more (d >= 23) the first scheme runs one pair at a time with the node index
+innermost, in chunks of nodes whose (d, chunk) prefix products stay in the L2 cache.  Its sum over
+nodes is written as a loop of its own and compiled with reassociation allowed (numba's fastmath
+flag "reassoc" on that one function, nothing else: no assumption about NaN, infinities or signed
+zeros), so that LLVM vectorises it; with the sum and the suffix update in one loop, or without
+the flag, it stays scalar.  Measured on one core (AMD EPYC, znver1): 1.6-1.7x at d = 160 and
+1.5-1.6x at d = 1,000, values within 3e-15 relative of the sequential sum.
 """
 
 from __future__ import annotations
@@ -40,6 +38,11 @@ from numba import njit
 
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
+
+#: below this many nodes the inner loops over nodes are too short to vectorise: the kernel then
+#: runs over blocks of pairs, with the pair index innermost
+_FEW_NODES = 12
+_PAIR_BLOCK = 32
 
 #: the only fast-math liberty taken (see the module docstring)
 _REASSOC = {"reassoc"}
@@ -150,6 +153,74 @@ def _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - compiled
+    """Prefix/suffix scheme over blocks of pairs, pair index innermost (few nodes); pairs with an
+    |a| or |b| above 1 are redone by ``_one_pair_big``.  Each entry's sum over nodes runs in node
+    order, so a pair's numbers do not depend on the pairs it shares a block with."""
+    K = ia.shape[0]
+    d = a.shape[1]
+    nb = b.shape[0]
+    m = t.shape[0]
+    Q = _PAIR_BLOCK
+    bT = np.empty((d, Q))
+    dT = np.empty((d, Q))
+    pre = np.empty((d, Q))
+    acc = np.empty((d, Q))
+    P = np.empty(Q)
+    S = np.empty(Q)
+    big = np.empty(Q, dtype=np.bool_)
+    for k0 in range(0, K, Q):
+        kq = min(Q, K - k0)
+        for q in range(Q):
+            big[q] = False
+            if q < kq:
+                ka = ia[k0 + q]
+                r = (k0 + q) % nb
+                for j in range(d):
+                    bT[j, q] = b[r, j]
+                    dT[j, q] = a[ka, j] - b[r, j]
+                    if abs(a[ka, j]) > 1.0 or abs(b[r, j]) > 1.0:
+                        big[q] = True
+                    acc[j, q] = 0.0
+            else:  # padding: harmless factors
+                for j in range(d):
+                    bT[j, q] = 1.0
+                    dT[j, q] = 0.0
+                    acc[j, q] = 0.0
+        for l in range(m):
+            tl = t[l]
+            for q in range(Q):
+                P[q] = 1.0
+            for j in range(d):
+                for q in range(Q):
+                    pre[j, q] = P[q]
+                    P[q] *= bT[j, q] + tl * dT[j, q]
+            for q in range(Q):
+                if abs(P[q]) > _TINY:
+                    S[q] = w[l]
+                else:
+                    S[q] = 0.0
+                if q < kq:
+                    bad[k0 + q, l] = S[q] == 0.0
+            for j in range(d - 1, -1, -1):
+                for q in range(Q):
+                    acc[j, q] += pre[j, q] * S[q]
+                    S[q] *= bT[j, q] + tl * dT[j, q]
+        for q in range(kq):
+            k = k0 + q
+            ka = ia[k]
+            prod_a = 1.0
+            for j in range(d):
+                prod_a *= a[ka, j]
+            pa[k] = prod_a
+            if big[q]:
+                _one_pair_big(a, ka, b, k % nb, k, t, w, out, bad, P1, S1)
+            else:
+                for j in range(d):
+                    out[k, j] = dT[j, q] * acc[j, q]
+
+
+@njit(cache=True, nogil=True)
 def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - compiled; tested via product.py
     K = ia.shape[0]
     d = a.shape[1]
@@ -157,6 +228,9 @@ def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - 
     m = t.shape[0]
     P = np.empty(m)
     S = np.empty(m)
+    if m < _FEW_NODES:
+        _pair_blocks(a, ia, b, t, w, out, bad, pa, P, S)
+        return
     C = node_chunk(d, m)
     n_pad = -(-m // C) * C
     tp = np.full(n_pad, 0.5)  # padded nodes: weight 0, so they add nothing
