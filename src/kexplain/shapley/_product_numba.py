@@ -164,10 +164,11 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
     Q = _PAIR_BLOCK
     bT = np.empty((d, Q))
     dT = np.empty((d, Q))
-    pre = np.empty((d, Q))
+    pre = np.empty((d, m, Q))
     acc = np.empty((d, Q))
-    P = np.empty(Q)
-    S = np.empty(Q)
+    P = np.empty((m, Q))
+    S = np.empty((m, Q))
+    s = np.empty(Q)
     big = np.empty(Q, dtype=np.bool_)
     for k0 in range(0, K, Q):
         kq = min(Q, K - k0)
@@ -187,25 +188,35 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
                     bT[j, q] = 1.0
                     dT[j, q] = 0.0
                     acc[j, q] = 0.0
+        # nodes inside the loop over features: each feature's (b, a - b) lanes and accumulators
+        # are loaded once for all nodes; each entry still sums its nodes in node order
         for l in range(m):
-            tl = t[l]
             for q in range(Q):
-                P[q] = 1.0
-            for j in range(d):
+                P[l, q] = 1.0
+        for j in range(d):
+            for l in range(m):
+                tl = t[l]
                 for q in range(Q):
-                    pre[j, q] = P[q]
-                    P[q] *= bT[j, q] + tl * dT[j, q]
+                    pre[j, l, q] = P[l, q]
+                    P[l, q] *= bT[j, q] + tl * dT[j, q]
+        for l in range(m):
             for q in range(Q):
-                if abs(P[q]) > _TINY:
-                    S[q] = w[l]
+                if abs(P[l, q]) > _TINY:
+                    S[l, q] = w[l]
                 else:
-                    S[q] = 0.0
+                    S[l, q] = 0.0
                 if q < kq:
-                    bad[k0 + q, l] = S[q] == 0.0
-            for j in range(d - 1, -1, -1):
+                    bad[k0 + q, l] = S[l, q] == 0.0
+        for j in range(d - 1, -1, -1):
+            for q in range(Q):
+                s[q] = acc[j, q]
+            for l in range(m):
+                tl = t[l]
                 for q in range(Q):
-                    acc[j, q] += pre[j, q] * S[q]
-                    S[q] *= bT[j, q] + tl * dT[j, q]
+                    s[q] += pre[j, l, q] * S[l, q]
+                    S[l, q] *= bT[j, q] + tl * dT[j, q]
+            for q in range(Q):
+                acc[j, q] = s[q]
         for q in range(kq):
             k = k0 + q
             ka = ia[k]
