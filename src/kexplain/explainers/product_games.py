@@ -160,8 +160,20 @@ class BackgroundFactors:
         return 0 if self.factors is None else int(self.factors.nbytes)
 
     def pair_rows(self, rows: slice) -> tuple[np.ndarray, np.ndarray | None]:
-        """The factors of these (expansion row, background row) pairs, (r, d), without a copy when
-        kept, and their products over features (r,) when kept (else None)."""
+        """The factors of these (expansion row, background row) pairs and their products.
+
+        Parameters
+        ----------
+        rows : slice
+            Pairs in the game's row order (expansion row i, background row z at i * n_background + z).
+
+        Returns
+        -------
+        factors : ndarray of shape (r, d)
+            A view of the kept factors (no copy), or recomputed and checked finite.
+        products : ndarray of shape (r,) or None
+            prod_j of each pair's factors when the factors are kept, else None.
+        """
         if self.factors is not None and self.products is not None:
             return self.factors.reshape(-1, self.factors.shape[2])[rows], self.products[rows]
         nb = self.n_background
@@ -246,9 +258,26 @@ class InterventionalGame:
         return a[:, sl], b[:, sl], c[sl]
 
     def pair_block(self, points: slice, rows: slice) -> tuple[Any, ...] | None:
-        """The block as rows of factors for the engine (``ProductGame``): the present factors of each
-        (point, expansion row) once, not once per background row, and the background's factors and
-        their products as kept by :class:`BackgroundFactors`.  None when blocks go to ``xp``."""
+        """The block as rows of factors, without copies (``ProductGame.pair_block``).
+
+        The present factors of each (point, expansion row) are computed once, not once per
+        background row; the background's factors and their products are those kept by
+        :class:`BackgroundFactors`.
+
+        Parameters
+        ----------
+        points : slice
+            The block of explained points.
+        rows : slice
+            The block of (expansion row, background row) pairs.
+
+        Returns
+        -------
+        tuple or None
+            ``(a, ia, b, c, pb)``: a (points x expansion rows touched, d), ia (points x rows,) the
+            row of ``a`` of each pair, b (rows, d), c (rows, outputs), pb (rows,) or None; None
+            when blocks go to another array namespace (``xp``).
+        """
         if self.xp is not None:
             return None
         nb = self.nb
