@@ -121,7 +121,7 @@ class BackgroundFactors:
         self.n_background = background.shape[0]
         self.n_base_rows = model.n_rows
         self.factors: np.ndarray | None = None
-        self.products = None
+        self.products: np.ndarray | None = None
         d = model.n_features
         size = 8 * self.n_base_rows * self.n_background * d
         if 0 < size <= max_bytes:
@@ -137,9 +137,7 @@ class BackgroundFactors:
             # v(no feature) of every (row, background row) pair: background-only, so once here
             # rather than in every block of every call
             with np.errstate(under="ignore"):
-                self.products: np.ndarray | None = np.prod(factors, axis=-1).reshape(-1)
-        else:
-            self.products = None
+                self.products = np.prod(factors, axis=-1).reshape(-1)
 
     def rows_on(self, base_rows: slice, xp: Any, device: Any) -> Any:
         """``rows(base_rows)`` as an array of namespace ``xp`` on ``device`` (float64).
