@@ -134,3 +134,36 @@ def test_compiled_subset_kernel_equals_numpy(d):
     got = subsets.SubsetGame(B, coef, backend="numba").values(a, W)
     ref = subsets.SubsetGame(B, coef, backend="numpy").values(a, W)
     np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("kept", [True, False])
+@pytest.mark.parametrize("block_rows", [4, 9, 1000])
+def test_interventional_rows_form_equals_copied_blocks(kept, block_rows):
+    """The interventional game's rows form (present factors by index, background products kept
+    once) equals the copied blocks of ``block``, also for row blocks that split a support vector's
+    background rows and for background factors recomputed per block."""
+    import kexplain as kx
+    from kexplain.explainers.product_games import BackgroundFactors, InterventionalGame
+    from kexplain.shapley import solve_product_game
+
+    rng = np.random.default_rng(block_rows)
+    d = 5
+    em = kx.KernelExpansion(rng.normal(size=(7, d)), rng.normal(size=7), kx.kernels.RBF(1.3))
+    Z, X = rng.normal(size=(9, d)), rng.normal(size=(3, d))
+    bg = BackgroundFactors(em, Z, np.full(9, 1 / 9), max_bytes=2**25 if kept else 1)
+    assert (bg.factors is not None) is kept
+    game = InterventionalGame(em, X, bg)
+    rows_form = solve_product_game(game, max_block_bytes=8 * 6 * d * block_rows)
+
+    class Copied:  # the same game without its rows form
+        n_points, n_rows, n_features, n_outputs = game.n_points, game.n_rows, game.n_features, game.n_outputs
+        row_alignment = game.row_alignment
+        block = staticmethod(game.block)
+
+    copied = solve_product_game(Copied(), max_block_bytes=8 * 6 * d * block_rows)
+    for x, y in (
+        (rows_form.values, copied.values),
+        (rows_form.v_full, copied.v_full),
+        (rows_form.v_empty, copied.v_empty),
+    ):
+        np.testing.assert_allclose(x, y, rtol=1e-14, atol=1e-15)
