@@ -5,7 +5,14 @@
 3. memory of the 10,000 points x 5,000 support vectors, d = 50 case (target: at most ~2 GB): the
    solver works block by block, so its peak is that of one block plus the results; measured here
    with tracemalloc on a slice of the explained points with the full 5,000 support vectors, and
-   the full-run time extrapolated from that slice (run with --full to run all 10,000 points).
+   the full-run time extrapolated from that slice (run with --full to run all 10,000 points);
+4. the quadrature engine's throughput as a share of single-thread DGEMM (issue 26's metric, target
+   30% at d >= 100): the leave-one-out pass over (pairs, d) kernel factors timed against a
+   1,000 x 1,000 numpy matmul in the same interleaved run, counting 2 flops per
+   (pair, node, feature) step as for a matrix product's multiply-add.  The kernel executes about
+   8 flops per step (3 multiply-adds and 2 multiplications), so the share of flops it actually
+   executes is 4 times the printed figure; its ceiling by this metric is about 20% (5 vector
+   operations per step against DGEMM's one multiply-add).
 
 Each row shows both backends of the engine measured in the same run: the compiled one (numba,
 used when installed) and the pure-numpy fallback, and the largest difference between them.
@@ -23,11 +30,12 @@ import tracemalloc
 
 import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import numpy as np
-from _common import fmt_s, load_note, print_table, quick_flag, result
+from _common import compare, fmt_s, load_note, print_table, quick_flag, result, threads_note
 
 import kexplain as kx
 from kexplain.explainers.product_games import FunctionalGame
-from kexplain.shapley.product import DEFAULT_BLOCK_BYTES, solve_product_game
+from kexplain.shapley.product import DEFAULT_BLOCK_BYTES, leave_one_out_integrals, solve_product_game
+from kexplain.shapley.quadrature import nodes_for_degree
 
 
 def expansion(n_ref, d, seed=0):
@@ -45,8 +53,48 @@ def run(em, X, backend):
     return res, time.perf_counter() - w0, time.process_time() - c0
 
 
+def engine_vs_dgemm(quick):
+    """GFLOP/s of the engine's leave-one-out pass (2 flops per pair x node x feature) and of a
+    single-thread DGEMM, measured in one interleaved run."""
+    rng = np.random.default_rng(3)
+    n = 1000
+    A, B = rng.random((n, n)), rng.random((n, n))
+    sides = {"dgemm 1000^3": lambda: A @ B}
+    steps = {}
+    for d, K in ((100, 400), (160, 300), (1000, 10 if quick else 30)):
+        a = np.exp(-rng.random((K, d)) / d)  # RBF-like factors in (0, 1]: the compiled prefix/suffix scheme
+        sides[f"engine d={d}"] = lambda a=a: leave_one_out_integrals(a)
+        steps[f"engine d={d}"] = K * d * nodes_for_degree(d - 1)
+    t = compare(sides, repeats=3, warmup=1)
+    dgemm = {k: 2 * n**3 / t["dgemm 1000^3"][k] / 1e9 for k in ("min", "median")}
+    rows = [["dgemm 1000^3", "-", f"{dgemm['min']:.2f} / {dgemm['median']:.2f}", "100%", "-"]]
+    for name, units in steps.items():
+        gf = {k: 2 * units / t[name][k] / 1e9 for k in ("min", "median")}
+        share = {k: gf[k] / dgemm[k] for k in gf}
+        d = int(name.split("=")[1])
+        result(
+            f"engine_share_of_dgemm_d{d}", 100 * share["min"], 30.0, "%", note=f"median {100 * share['median']:.1f}%"
+        )
+        rows.append(
+            [
+                name,
+                f"{units:,}",
+                f"{gf['min']:.2f} / {gf['median']:.2f}",
+                f"{100 * share['min']:.1f}%",
+                f"{4 * 100 * share['min']:.0f}%",
+            ]
+        )
+    print_table(
+        "Quadrature engine vs single-thread DGEMM, GFLOP/s from the min / median of 3 interleaved runs "
+        f"(2 flops per pair x node x feature step) {load_note()}; {threads_note()}",
+        ["side", "steps", "GFLOP/s min / median", "share of DGEMM", "share of flops executed (x4)"],
+        rows,
+    )
+
+
 def main():
     quick = quick_flag()
+    engine_vs_dgemm(quick)
     full = "--full" in sys.argv[1:]
     try:
         import numba  # noqa: F401

@@ -35,6 +35,11 @@ from ..shapley.routes import BACKGROUND_TABLE_BYTES
 from ..shapley.subsets import SubsetGame, absent_set_table
 
 
+def _check_finite(x: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contain NaN or infinite values; the product-game engine accepts finite numbers only.")
+
+
 class FunctionalGame:
     """v_x(S) = sum_i coef_i prod_{j in S} k_j(x_j, X_ij): PKeX's functional baseline.
 
@@ -116,6 +121,7 @@ class BackgroundFactors:
         self.n_background = background.shape[0]
         self.n_base_rows = model.n_rows
         self.factors: np.ndarray | None = None
+        self.products: np.ndarray | None = None
         d = model.n_features
         size = 8 * self.n_base_rows * self.n_background * d
         if 0 < size <= max_bytes:
@@ -126,7 +132,12 @@ class BackgroundFactors:
                 rows = slice(r0, min(self.n_base_rows, r0 + step))
                 b, _ = model.row_factors(background, rows)
                 factors[rows] = b.transpose(1, 0, 2)
+            _check_finite(factors, "the background's kernel factors")
             self.factors = factors
+            # v(no feature) of every (row, background row) pair: background-only, so once here
+            # rather than in every block of every call
+            with np.errstate(under="ignore"):
+                self.products = np.prod(factors, axis=-1).reshape(-1)
 
     def rows_on(self, base_rows: slice, xp: Any, device: Any) -> Any:
         """``rows(base_rows)`` as an array of namespace ``xp`` on ``device`` (float64).
@@ -145,6 +156,29 @@ class BackgroundFactors:
     def nbytes(self) -> int:
         """Bytes held by the kept factors (0 when they are recomputed per block)."""
         return 0 if self.factors is None else int(self.factors.nbytes)
+
+    def pair_rows(self, rows: slice) -> tuple[np.ndarray, np.ndarray | None]:
+        """The factors of these (expansion row, background row) pairs and their products.
+
+        Parameters
+        ----------
+        rows : slice
+            Pairs in the game's row order (expansion row i, background row z at i * n_background + z).
+
+        Returns
+        -------
+        factors : ndarray of shape (r, d)
+            A view of the kept factors (no copy), or recomputed and checked finite.
+        products : ndarray of shape (r,) or None
+            prod_j of each pair's factors when the factors are kept, else None.
+        """
+        if self.factors is not None and self.products is not None:
+            return self.factors.reshape(-1, self.factors.shape[2])[rows], self.products[rows]
+        nb = self.n_background
+        lo, hi = rows.start // nb, -(-rows.stop // nb)
+        b = self.rows(slice(lo, hi)).reshape(-1, self.model.n_features)[rows.start - lo * nb : rows.stop - lo * nb]
+        _check_finite(b, "the background's kernel factors")
+        return b, None
 
     def rows(self, base_rows: slice) -> np.ndarray:
         """The factors of these expansion rows, shape (rows, n_background, d)."""
@@ -220,6 +254,40 @@ class InterventionalGame:
         off = rows.start - lo * nb
         sl = slice(off, off + (rows.stop - rows.start))
         return a[:, sl], b[:, sl], c[sl]
+
+    def pair_block(self, points: slice, rows: slice) -> tuple[Any, ...] | None:
+        """The block as rows of factors, without copies (``ProductGame.pair_block``).
+
+        The present factors of each (point, expansion row) are computed once, not once per
+        background row; the background's factors and their products are those kept by
+        :class:`BackgroundFactors`.
+
+        Parameters
+        ----------
+        points : slice
+            The block of explained points.
+        rows : slice
+            The block of (expansion row, background row) pairs.
+
+        Returns
+        -------
+        tuple or None
+            ``(a, ia, b, c, pb)``: a (points x expansion rows touched, d), ia (points x rows,) the
+            row of ``a`` of each pair, b (rows, d), c (rows, outputs), pb (rows,) or None; None
+            when blocks go to another array namespace (``xp``).
+        """
+        if self.xp is not None:
+            return None
+        nb = self.nb
+        lo, hi = rows.start // nb, -(-rows.stop // nb)  # base rows touched
+        a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
+        p, rb, d = a_base.shape
+        off, r = rows.start - lo * nb, rows.stop - rows.start
+        b, pb = self.background.pair_rows(rows)
+        c = (c_base[:, None, :] * self.w[None, :, None]).reshape(rb * nb, -1)[off : off + r]
+        # pair (point i, row k) takes the present factors of point i and expansion row (off + k) // nb
+        ia = (np.arange(p)[:, None] * rb + (np.arange(off, off + r) // nb)[None, :]).reshape(-1)
+        return np.ascontiguousarray(a_base).reshape(p * rb, d), ia, b, c, pb
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
         """``block`` on the device: only the present factors travel, the background's are cached there."""

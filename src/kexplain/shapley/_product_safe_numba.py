@@ -25,8 +25,8 @@ _NEGLIGIBLE = 1e-290
 
 
 @njit(cache=True, nogil=True)
-def _negligible(a, b, k, kb):  # pragma: no cover - compiled
-    """Whether every entry of pair k is below _NEGLIGIBLE (or exactly zero)."""
+def _negligible(a, k, b, kb):  # pragma: no cover - compiled
+    """Whether every entry of the pair of rows a[k], b[kb] is below _NEGLIGIBLE (or exactly zero)."""
     d = a.shape[1]
     mant = 1.0
     ex = 0
@@ -61,18 +61,27 @@ def _negligible(a, b, k, kb):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def weighted_loo_integrals_safe(a, b, t, w, out, bad):  # pragma: no cover - compiled; tested via product.py
-    K, d = a.shape
+    """Pair k of rows a[k] and b[k % len(b)]: ``weighted_loo_integrals_rows_safe`` with a's rows in order."""
+    weighted_loo_integrals_rows_safe(a, np.arange(out.shape[0]), b, t, w, out, bad)
+
+
+@njit(cache=True, nogil=True)
+def weighted_loo_integrals_rows_safe(a, ia, b, t, w, out, bad):  # pragma: no cover - compiled; tested via product.py
+    """Pair k of rows a[ia[k]] and b[k % len(b)] (the compiled engine's pairs)."""
+    K = ia.shape[0]
+    d = a.shape[1]
     nb = b.shape[0]
     m = t.shape[0]
     lg = np.empty(d)
     for k in range(K):
+        ka = ia[k]
         kb = k % nb
         flagged = False
         for l in range(m):
             if bad[k, l]:
                 flagged = True
                 break
-        if not flagged or _negligible(a, b, k, kb):
+        if not flagged or _negligible(a, ka, b, kb):
             continue
         for l in range(m):
             if not bad[k, l]:
@@ -83,7 +92,7 @@ def weighted_loo_integrals_safe(a, b, t, w, out, bad):  # pragma: no cover - com
             n_neg = 0
             total = 0.0
             for i in range(d):
-                g = b[kb, i] + tl * (a[k, i] - b[kb, i])
+                g = b[kb, i] + tl * (a[ka, i] - b[kb, i])
                 if g == 0.0:
                     n_zero += 1
                     j0 = i
@@ -99,9 +108,9 @@ def weighted_loo_integrals_safe(a, b, t, w, out, bad):  # pragma: no cover - com
             for j in range(d):
                 if n_zero == 1 and j != j0:
                     continue
-                g = b[kb, j] + tl * (a[k, j] - b[kb, j])
+                g = b[kb, j] + tl * (a[ka, j] - b[kb, j])
                 neg = n_neg - (1 if g < 0.0 else 0)
                 val = np.exp(total - lg[j])
                 if neg % 2 == 1:
                     val = -val
-                out[k, j] += (a[k, j] - b[kb, j]) * wl * val
+                out[k, j] += (a[ka, j] - b[kb, j]) * wl * val

@@ -152,21 +152,22 @@ def _loo2_products_safe(g: np.ndarray) -> np.ndarray:
     return out
 
 
-def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
+def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia=None):
     """out[k, j] = (a - b)[k, j] sum_l w_l prod_{i != j} g_ki(t_l) for the entries it can do safely,
-    with b's row for pair k being b[k % len(b)].
+    with a's row for pair k being a[ia[k]] (a[k] when ``ia`` is None) and b's row b[k % len(b)].
 
     Entries (k, l) left out are flagged in ``bad``; the numba kernel has the same contract.
     """
-    K, d = a.shape
+    K, d = out.shape
     m = t.shape[0]
-    with np.errstate(under="ignore"):
-        pa[:] = np.prod(a, axis=-1)
     step = max(1, _WORK_BYTES // (8 * m * d))
     for k0 in range(0, K, step):
         sl = slice(k0, min(K, k0 + step))
+        am = a[sl] if ia is None else a[ia[sl]]
         bm = b[np.arange(sl.start, sl.stop) % b.shape[0]]
-        diff = a[sl] - bm
+        with np.errstate(under="ignore"):
+            pa[sl] = np.prod(am, axis=-1)
+        diff = am - bm
         g = np.multiply(diff[:, None, :], t[None, :, None])  # (k, m, d)
         g += bm[:, None, :]
         P = np.prod(g, axis=-1)  # (k, m)
@@ -187,43 +188,49 @@ def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa):
         out[sl] = res
 
 
-def _weighted_loo_integrals_safe(a, b, t, w, out, bad):
+def _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia=None):
     """Add the flagged (pair, node) entries to ``out`` in log space, in memory-bounded pieces."""
     try:  # the compiled loop when numba is there (same numbers; narrow kernels flag most pairs)
-        from ._product_safe_numba import weighted_loo_integrals_safe
+        from ._product_safe_numba import weighted_loo_integrals_rows_safe
     except Exception:
-        _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad)
+        _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia)
     else:
-        weighted_loo_integrals_safe(a, b, np.asarray(t, dtype=np.float64), np.asarray(w, dtype=np.float64), out, bad)
+        rows = np.arange(out.shape[0]) if ia is None else ia
+        weighted_loo_integrals_rows_safe(
+            a, rows, b, np.asarray(t, dtype=np.float64), np.asarray(w, dtype=np.float64), out, bad
+        )
 
 
-def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad):
+def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia=None):
     """:func:`_weighted_loo_integrals_safe` in numpy (without numba)."""
-    K, d = a.shape
+    K, d = out.shape
     kk, ll = np.nonzero(bad)
     step = max(1, _WORK_BYTES // (8 * d * 4))
     for s0 in range(0, kk.size, step):
         k, l = kk[s0 : s0 + step], ll[s0 : s0 + step]
         bm = b[k % b.shape[0]]
-        diff = a[k] - bm
+        diff = (a[k] if ia is None else a[ia[k]]) - bm
         g = bm + t[l, None] * diff  # (B, d)
         np.add.at(out, k, diff * w[l, None] * _loo_products_safe(g))
 
 
-def _weighted_loo_integrals(a, b, t, w, kernel):
+def _weighted_loo_integrals(a, b, t, w, kernel, ia=None):
     """(a - b)_kj int_0^1 prod_{i != j} g_ki(t) dt for every pair k and feature j (exact quadrature),
-    and prod_j a_kj."""
-    K, d = a.shape
+    and prod_j a_kj; pair k has a's row a[ia[k]] (a[k] when ``ia`` is None) and b's row
+    b[k % len(b)]."""
+    K = a.shape[0] if ia is None else ia.shape[0]
+    d = a.shape[1]
     m = t.shape[0]
     out = np.empty((K, d))
     bad = np.empty((K, m), dtype=bool)
     pa = np.empty(K)
     if kernel is not None:
-        kernel(a, b, np.array(t), np.array(w), out, bad, pa)
+        rows = np.arange(K) if ia is None else ia
+        kernel(a, rows, b, np.array(t), np.array(w), out, bad, pa)
     else:
-        _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa)
+        _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia)
     if bad.any():
-        _weighted_loo_integrals_safe(a, b, t, w, out, bad)
+        _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia)
     return out, pa
 
 
@@ -365,6 +372,29 @@ def efficiency_error(values: Any, v_full: Any, v_empty: Any) -> float:
     return float(np.max(gap / scale)) if gap.size else 0.0
 
 
+def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
+    """Shapley values, v(all) and v(none) of a numpy float64 block given as rows of factors.
+
+    Pair k = (point k // r, row k % r) of the block's p points and r = len(c) rows has present
+    factors ``a2[ia[k]]`` (``a2[k]`` when ``ia`` is None: no copy of rows shared by several pairs)
+    and absent factors ``b2[k % len(b2)]``; ``pb`` (r,) may give the products of the absent
+    factors of the rows when b2 is the same for every point (computed once by the game).
+    Returns phi (p, d, o), v_full (p, o), v_empty (p, o).
+    """
+    r, o = c.shape
+    d = a2.shape[1]
+    if pb is None:
+        with np.errstate(under="ignore"):
+            pb = np.prod(b2, axis=-1)
+    v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if pb.shape[0] == r else pb.reshape(p, r) @ c
+    t, w = gauss_legendre_01(n_nodes)
+    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia)  # (K, d), (K,)
+    v_full = pa.reshape(p, r) @ c  # (p, o)
+    # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
+    phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
+    return phi, v_full, v_empty
+
+
 def product_game_block(
     a: Any,
     b: Any,
@@ -463,24 +493,24 @@ def product_game_block(
     _check_finite(a, "a")
     _check_finite(b, "b")
     _check_finite(c, "c")
-    o = c.shape[1]
     K = p * r
     a2 = np.ascontiguousarray(a).reshape(K, d)
-    # b rarely depends on the point (b (r, d), (1, r, d) or a scalar): keep one copy of its rows
+    # b rarely depends on the point (b (r, d), (1, r, d) or a scalar): keep one copy of its rows,
+    # one row when it is the same for every row (the functional game's b = 1)
     point_free = bb.strides[0] == 0 or p == 1
-    b2 = np.ascontiguousarray(bb[0] if point_free else bb).reshape(-1, d)
-    with np.errstate(under="ignore"):
-        pb = np.prod(b2, axis=-1)
-        v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if point_free else pb.reshape(p, r) @ c
+    pb = None
+    if point_free and bb.strides[1] == 0 and r > 0:
+        b2 = np.ascontiguousarray(bb[0, :1])
+        with np.errstate(under="ignore"):
+            pb = np.full(r, np.prod(b2[0]))
+    else:
+        b2 = np.ascontiguousarray(bb[0] if point_free else bb).reshape(-1, d)
     if n_nodes is None:
         n_nodes = nodes_for_degree(d - 1)
-    t, w = gauss_legendre_01(n_nodes)
-    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel)  # (K, d), (K,)
-    v_full = pa.reshape(p, r) @ c  # (p, o)
-    # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
-    phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
+    phi, v_full, v_empty = _pairs_block(a2, None, b2, c, p, n_nodes=n_nodes, kernel=kernel, pb=pb)
     if index is None:
         return phi, v_full, v_empty
+    o = c.shape[1]
     inter = np.zeros((p, d, d, o))
     if d >= 2:
         t2, w2 = interaction_rule(d, index)
@@ -500,7 +530,12 @@ class ProductGame(Protocol):
     A game has ``n_points`` explained points, ``n_rows`` rows, ``n_features`` players and
     ``n_outputs`` outputs, and produces dense blocks on demand so memory stays bounded.  It may
     set ``row_alignment`` (an int, 1 when absent): row blocks then start at multiples of it
-    where possible.  Nothing else of the game is used.
+    where possible.  A game may also give ``pair_block(points, rows)``, returning
+    ``(a, ia, b, c, pb)`` or None: the same block as rows of factors without copies, pair k =
+    (point k // r, row k % r) having present factors ``a[ia[k]]`` and absent factors ``b[k % len(b)]``
+    (b the same for every point and already checked finite: it depends on the game's rows only, so
+    the game checks it once), ``pb`` the products of b's rows (r,) or None; the solver uses it
+    for numpy float64 Shapley values and ``block`` otherwise.  Nothing else of the game is used.
 
     Parameters
     ----------
@@ -612,10 +647,13 @@ def solve_product_game(
     >>> np.round(res.values[0, :, 0], 4), np.round(res.v_full[0, 0] - res.v_empty[0, 0], 4)
     (array([-0.1295, -0.1295, -0.1295]), np.float64(-0.3884))
     """
-    _resolve_backend(backend)
+    kernel = _resolve_backend(backend)
     resolve_dtype(np, dtype)
     index = check_interactions(interactions)
     interactions = index is not None
+    # the rows form of a block (no copy of present factors shared by several rows): numpy float64
+    # Shapley values only; the game returns None when its blocks live in another namespace
+    pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = nodes_for_degree(d - 1)
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
@@ -635,6 +673,16 @@ def solve_product_game(
         acc: list[Any] | None = None
         for r0 in range(0, R, r_chunk):
             rs = slice(r0, min(R, r0 + r_chunk))
+            rows_form = None if pair_block is None else pair_block(ps, rs)
+            if rows_form is not None:
+                a2, ia, b2, c2, pb = rows_form
+                _check_finite(a2, "a")
+                _check_finite(c2, "c")
+                out = _pairs_block(a2, ia, b2, c2, ps.stop - ps.start, n_nodes=n_nodes, kernel=kernel, pb=pb)
+                values[ps] += out[0]
+                v_full[ps] += out[1]
+                v_empty[ps] += out[2]
+                continue
             a, b, c = game.block(ps, rs)
             if xp is None and (dtype not in (None, "float64") or is_foreign_array(a) or is_foreign_array(b)):
                 xp = array_namespace(a, b, c)

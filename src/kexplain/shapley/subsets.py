@@ -114,7 +114,9 @@ def absent_set_table(factors: np.ndarray, weights: np.ndarray, *, backend: str =
         return B.T
     # the game of the background rows: "points" are the table's rows, "rows" the background rows
     nb, R, d = factors.shape
-    table = np.ascontiguousarray(np.broadcast_to(weights[None, :, None], (1, nb, 2**d)))
+    from ._product_numba import subset_table_layout
+
+    table = subset_table_layout(np.broadcast_to(weights[None, :, None], (1, nb, 2**d)))
     v = np.empty((2**d, R, 1))
     kernel(np.ascontiguousarray(factors.transpose(1, 0, 2)), table, v, np.ones((R, nb)))
     return v[:, :, 0].T
@@ -133,7 +135,7 @@ def _subset_values_numpy(a: np.ndarray, table: np.ndarray, v: np.ndarray, w: np.
 
 
 def _subset_kernel(backend: str = "auto") -> SubsetKernel:
-    """The compiled kernel (layout (outputs, rows, 2^d)) or the numpy fallback."""
+    """The compiled kernel (its table in ``subset_table_layout``'s layout) or the numpy fallback."""
     if backend not in ("auto", "numba", "numpy"):
         raise ValueError(f"backend must be one of ('auto', 'numba', 'numpy'), got {backend!r}.")
     if backend == "numpy":
@@ -231,6 +233,10 @@ class SubsetGame:
         table = absent[None, :, complement] * coef.T[:, :, None]
         if self._kernel is _subset_values_numpy:
             table = np.ascontiguousarray(table.transpose(0, 2, 1))
+        else:
+            from ._product_numba import subset_table_layout
+
+            table = subset_table_layout(table)
         self._table = table
 
     @property
