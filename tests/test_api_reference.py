@@ -59,7 +59,14 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
         "kexplain.GlobalAttribution": ["to_frame", "ranking", "plot"],
         "kexplain.ProductKernelExplainer": ["explain"],
         "kexplain.gp.OAKExplainer": ["explain"],
-        "kexplain.gp.OAKRegressor": ["fit", "predict", "global_importance"],
+        "kexplain.gp.OAKRegressor": [
+            "fit",
+            "predict",
+            "global_importance",
+            "component",
+            "sample_input_measure",
+            "global_interactions",
+        ],
     }
     (src / "index.rst").write_text(
         "API\n===\n\n.. autosummary::\n   :toctree: generated\n\n" + "".join(f"   {c}\n" for c in expected)
