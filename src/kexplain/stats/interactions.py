@@ -34,11 +34,23 @@ from .mmd import _prepare, _weights
 MAX_PAIR_BYTES = 512 * 2**20
 
 
-class _PairGame:
-    """The MMD^2 game as a product game: rows are pairs of rows of the pooled sample, b = 1."""
+class _RowsGame:
+    """A one-point product game given by its rows: present factors ``a`` (rows, d), absent b = 1,
+    row weights ``c`` (rows, 1); the MMD^2 and HSIC games below only build their rows."""
 
     n_points = 1
     n_outputs = 1
+
+    def __init__(self, a: np.ndarray, c: np.ndarray) -> None:
+        self.a, self.c = a, c
+        self.n_rows, self.n_features = a.shape
+
+    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
+        return self.a[None, rows], 1.0, self.c[rows]
+
+
+class _PairGame(_RowsGame):
+    """The MMD^2 game as a product game: rows are pairs of rows of the pooled sample, b = 1."""
 
     def __init__(self, kernel: Any, Xa: np.ndarray, Za: np.ndarray, estimator: str) -> None:
         n, m = len(Xa), len(Za)
@@ -55,12 +67,7 @@ class _PairGame:
                 weights.append(np.full(len(A), diag))
         parts.append(kernel.feature_values(Xa, Za).reshape(n * m, -1))
         weights.append(np.full(n * m, wxz))
-        self.a = np.concatenate(parts, axis=0)
-        self.c = amp * np.concatenate(weights)[:, None]
-        self.n_rows, self.n_features = self.a.shape
-
-    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
-        return self.a[None, rows], 1.0, self.c[rows]
+        super().__init__(np.concatenate(parts, axis=0), amp * np.concatenate(weights)[:, None])
 
 
 def mmd_interactions(
@@ -142,27 +149,18 @@ def mmd_interactions(
     return out
 
 
-class _HSICPairGame:
+class _HSICPairGame(_RowsGame):
     """The HSIC game on A's variables as a product game: rows are the pairs a < b of A's rows
     (weight 2 A c_ab, as (a, b) and (b, a) count alike) and one row for the diagonal pairs, whose
     factors are all 1 (weight A sum_a c_aa); b = 1.  The weights sum to zero: v(empty set) = 0."""
-
-    n_points = 1
-    n_outputs = 1
 
     def __init__(self, A_data: np.ndarray, kernel_a: Any, weights: _CentredWeights) -> None:
         n, d = A_data.shape
         i, j = np.triu_indices(n, 1)
         fd = factor_data(kernel_a, A_data)
         amp = amplitude(kernel_a)
-        self.a = np.concatenate(
-            [factors(kernel_a, A_data, i, A_data, j, None if fd is None else (fd, fd)), np.ones((1, d))]
-        )
-        self.c = amp * np.concatenate([2.0 * weights.offdiag(i, j), [weights.diagonal_constant()]])[:, None]
-        self.n_rows, self.n_features = self.a.shape
-
-    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
-        return self.a[None, rows], 1.0, self.c[rows]
+        a = np.concatenate([factors(kernel_a, A_data, i, A_data, j, None if fd is None else (fd, fd)), np.ones((1, d))])
+        super().__init__(a, amp * np.concatenate([2.0 * weights.offdiag(i, j), [weights.diagonal_constant()]])[:, None])
 
 
 def hsic_interactions(
