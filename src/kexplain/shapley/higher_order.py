@@ -661,9 +661,9 @@ def _compiled_butterfly() -> Any:
     return butterfly
 
 
-def _butterfly(values: np.ndarray, d: int, *, subtract: bool) -> np.ndarray:
+def _butterfly(values: np.ndarray, d: int, *, subtract: bool, copy: bool = True) -> np.ndarray:
     """The passes j = 0..d-1 of the Möbius (``subtract``: x[S + j] -= x[S]) or superset-sum
-    (x[S] += x[S + j]) transform, on a copy of ``values`` (2^d, ...).
+    (x[S] += x[S + j]) transform, on a copy of ``values`` (2^d, ...), or in place with ``copy=False``.
 
     Each pass is elementwise over pairs of halves, so its numbers do not depend on the memory
     layout; the layout only decides how long numpy's innermost loop is.  Bit j's pairs lie 2^j
@@ -673,7 +673,7 @@ def _butterfly(values: np.ndarray, d: int, *, subtract: bool) -> np.ndarray:
     compiled loop of ``_butterfly_numba`` does the same passes (the same numbers) without numpy's
     per-call overhead, most of the numpy passes' time at d = 12.
     """
-    x = np.array(values, dtype=np.float64, copy=True)
+    x = np.array(values, dtype=np.float64, copy=True) if copy else values  # copy=False: C-contiguous float64
     shape = x.shape
     x = x.reshape(2**d, -1)
     kernel = _compiled_butterfly()
@@ -804,22 +804,26 @@ def _indices_from_moebius(
     transform (the same numbers: each column's passes are its own)."""
     single, orders, hs = _moebius_plan(index, d, k)
     out: dict[int, np.ndarray] = {t: h0 * m[_masks(d, t)] for t, h0 in single.items()}
-    trail = (1,) * (m.ndim - 1)
-    cols = []
-    if hs is not None:
-        # once t is fixed the weight of m(U) in I(T) depends on |U| alone: one superset transform of
-        # the weighted tables of these orders (k + 1 columns, not the d + 1 strata of the sizes)
-        cols.append(m[:, None] * hs.reshape(hs.shape + trail))
-    if shapley:
-        pc = _popcount(d).reshape((-1,) + trail)
-        cols.append(np.where(pc > 0, m / np.maximum(pc, 1), 0.0)[:, None])
+    trailing = m.shape[1:]
+    M = m.reshape(2**d, -1)  # (coalitions, points x outputs): 2-d, no broadcasting over unit axes
+    n_cols = len(orders) + int(shapley)
     phi = None
-    if cols:
-        z = _superset_sums(np.concatenate(cols, axis=1) if len(cols) > 1 else cols[0], d)
-        for i, t in enumerate(orders):
-            out[t] = z[_masks(d, t), i]
+    if n_cols:
+        # once t is fixed the weight of m(U) in I(T) depends on |U| alone: one superset transform of
+        # the weighted tables of these orders (k + 1 columns, not the d + 1 strata of the sizes),
+        # and of m(U) / |U| for the Shapley values
+        buf = np.empty((2**d, n_cols, M.shape[1]))
+        if orders:
+            assert hs is not None
+            np.multiply(hs[:, :, None], M[:, None, :], out=buf[:, : len(orders)])
         if shapley:
-            phi = z[1 << np.arange(d), len(orders)]
+            np.divide(M, np.maximum(_popcount(d), 1)[:, None], out=buf[:, -1])
+            buf[0, -1] = 0.0  # the empty coalition has no player to share its coefficient with
+        z = _butterfly(buf, d, subtract=False, copy=False)
+        for i, t in enumerate(orders):
+            out[t] = z[_masks(d, t), i].reshape((-1,) + trailing)
+        if shapley:
+            phi = z[1 << np.arange(d), -1].reshape((d,) + trailing)
     out = {t: out[t] for t in range(k + 1)}
     if index == "k-SII" and k > 1:
         out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
