@@ -643,22 +643,62 @@ def moebius_transform(values: np.ndarray, d: int) -> np.ndarray:
     >>> moebius_transform(np.array([0.0, 1.0, 2.0, 5.0]), 2)
     array([0., 1., 2., 2.])
     """
-    m = np.array(values, dtype=np.float64, copy=True)
-    trailing = m.shape[1:]
-    for j in range(d):
-        view = m.reshape((2 ** (d - j - 1), 2, 2**j) + trailing)
-        view[:, 1] -= view[:, 0]
-    return m
+    return _butterfly(values, d, subtract=True)
 
 
 def _superset_sums(m: np.ndarray, d: int) -> np.ndarray:
-    """Z[S] = sum_{U superset of S} m[U] over bitmask tables (in place on a copy)."""
-    z = np.array(m, copy=True)
-    trailing = z.shape[1:]
-    for j in range(d):
-        view = z.reshape((2 ** (d - j - 1), 2, 2**j) + trailing)
-        view[:, 0] += view[:, 1]
-    return z
+    """Z[S] = sum_{U superset of S} m[U] over bitmask tables (on a copy)."""
+    return _butterfly(m, d, subtract=False)
+
+
+@lru_cache(maxsize=1)
+def _compiled_butterfly() -> Any:
+    """The compiled transform of ``_butterfly_numba`` (the same numbers), or None without numba."""
+    try:
+        from ._butterfly_numba import butterfly
+    except Exception:  # numba missing or unusable here: the numpy passes give the same numbers
+        return None
+    return butterfly
+
+
+def _butterfly(values: np.ndarray, d: int, *, subtract: bool, copy: bool = True) -> np.ndarray:
+    """The passes j = 0..d-1 of the Möbius (``subtract``: x[S + j] -= x[S]) or superset-sum
+    (x[S] += x[S + j]) transform, on a copy of ``values`` (2^d, ...), or in place with ``copy=False``.
+
+    Each pass is elementwise over pairs of halves, so its numbers do not depend on the memory
+    layout; the layout only decides how long numpy's innermost loop is.  Bit j's pairs lie 2^j
+    rows apart, so the low bits' passes (for small j, thousands of inner loops of a few numbers)
+    run on the transposed table, where those bits lie as far apart as the high bits do; the
+    passes keep their order j = 0..d-1 (the same roundings as the plain loop).  With numba the
+    compiled loop of ``_butterfly_numba`` does the same passes (the same numbers) without numpy's
+    per-call overhead, most of the numpy passes' time at d = 12.
+    """
+    x = np.array(values, dtype=np.float64, copy=True) if copy else values  # copy=False: C-contiguous float64
+    shape = x.shape
+    x = x.reshape(2**d, -1)
+    kernel = _compiled_butterfly()
+    if kernel is not None:
+        kernel(x, d, subtract)
+        return x.reshape(shape)
+    c = x.shape[1]
+    d_lo = d // 2 if 2**d * c >= 256 else 0  # small tables: one loop, the transposes cost more
+    d_hi = d - d_lo
+
+    def passes(y: np.ndarray, bits: range, shift: int) -> None:
+        for j in bits:
+            view = y.reshape(2 ** (d - j - shift - 1), 2, -1)  # bit j sits at bit j + shift of y's row
+            if subtract:
+                view[:, 1] -= view[:, 0]
+            else:
+                view[:, 0] += view[:, 1]
+
+    if d_lo:
+        # rows hi * 2^d_lo + lo -> lo * 2^d_hi + hi: bit j < d_lo moves to bit j + d_hi
+        y = np.ascontiguousarray(x.reshape(2**d_hi, 2**d_lo, c).transpose(1, 0, 2)).reshape(2**d, c)
+        passes(y, range(d_lo), d_hi)
+        x = np.ascontiguousarray(y.reshape(2**d_lo, 2**d_hi, c).transpose(1, 0, 2)).reshape(2**d, c)
+    passes(x, range(d_lo, d), 0)
+    return x.reshape(shape)
 
 
 def _sets_to_masks(sets: np.ndarray) -> np.ndarray:
@@ -726,28 +766,68 @@ def indices_from_moebius(m: np.ndarray, d: int, index: str, max_order: int) -> d
     >>> indices_from_moebius(np.array([0.0, 1.0, 2.0, 2.0]), 2, "SV", 1)[1]
     array([2., 3.])
     """
-    popcount = _popcount(d)
-    k = int(max_order)
-    out: dict[int, np.ndarray] = {}
+    return _indices_from_moebius(m, d, index, int(max_order), shapley=False)[0]
+
+
+@lru_cache(maxsize=64)
+def _moebius_plan(index: str, d: int, k: int) -> tuple[dict[int, float], tuple[int, ...], np.ndarray | None]:
+    """The orders whose index is h[0] m(T) (order -> h[0]), and the other orders with their weights
+    h[|U| - t] of every coalition U stacked as columns (2^d, orders), or None (cached per call shape)."""
+    single: dict[int, float] = {}
     weights: dict[int, np.ndarray] = {}
     for t in range(0, k + 1):
         h = moebius_weights(index, d, t, k)
         if np.count_nonzero(h) == 1 and h[0] != 0.0:  # the Möbius coefficients themselves
-            out[t] = h[0] * m[_sets_to_masks(combinations_array(d, t))]
+            single[t] = float(h[0])
         else:
             weights[t] = np.zeros(d + 1)
             weights[t][t:] = h
-    if weights:
+    if not weights:
+        return single, (), None
+    hs = np.stack([weights[t][_popcount(d)] for t in weights], axis=1)
+    hs.flags.writeable = False
+    return single, tuple(weights), hs
+
+
+@lru_cache(maxsize=64)
+def _masks(d: int, t: int) -> np.ndarray:
+    out = _sets_to_masks(combinations_array(d, t))
+    out.flags.writeable = False
+    return out
+
+
+def _indices_from_moebius(
+    m: np.ndarray, d: int, index: str, k: int, *, shapley: bool
+) -> tuple[dict[int, np.ndarray], np.ndarray | None]:
+    """:func:`indices_from_moebius`, and with ``shapley`` the Shapley values (d, ...) as
+    :func:`shapley_from_moebius` gives them, their superset sums one more column of the orders'
+    transform (the same numbers: each column's passes are its own)."""
+    single, orders, hs = _moebius_plan(index, d, k)
+    out: dict[int, np.ndarray] = {t: h0 * m[_masks(d, t)] for t, h0 in single.items()}
+    trailing = m.shape[1:]
+    M = m.reshape(2**d, -1)  # (coalitions, points x outputs): 2-d, no broadcasting over unit axes
+    n_cols = len(orders) + int(shapley)
+    phi = None
+    if n_cols:
         # once t is fixed the weight of m(U) in I(T) depends on |U| alone: one superset transform of
-        # the weighted tables of these orders (k + 1 columns, not the d + 1 strata of the sizes)
-        hs = np.stack([weights[t][popcount] for t in weights], axis=1)  # (2^d, orders)
-        z = _superset_sums(m[:, None] * hs.reshape(hs.shape + (1,) * (m.ndim - 1)), d)
-        for i, t in enumerate(weights):
-            out[t] = z[_sets_to_masks(combinations_array(d, t)), i]
+        # the weighted tables of these orders (k + 1 columns, not the d + 1 strata of the sizes),
+        # and of m(U) / |U| for the Shapley values
+        buf = np.empty((2**d, n_cols, M.shape[1]))
+        if orders:
+            assert hs is not None
+            np.multiply(hs[:, :, None], M[:, None, :], out=buf[:, : len(orders)])
+        if shapley:
+            np.divide(M, np.maximum(_popcount(d), 1)[:, None], out=buf[:, -1])
+            buf[0, -1] = 0.0  # the empty coalition has no player to share its coefficient with
+        z = _butterfly(buf, d, subtract=False, copy=False)
+        for i, t in enumerate(orders):
+            out[t] = z[_masks(d, t), i].reshape((-1,) + trailing)
+        if shapley:
+            phi = z[1 << np.arange(d), -1].reshape((d,) + trailing)
     out = {t: out[t] for t in range(k + 1)}
     if index == "k-SII" and k > 1:
         out.update(ksii_from_sii({t: out[t] for t in range(1, k + 1)}, d, k))
-    return out
+    return out, phi
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1087,12 +1167,14 @@ def interactions_and_shapley_from_values(
     >>> tab.as_dict(0), phi[0, :, 0]
     ({(): 2.0, (0,): 2.0, (1,): 3.0}, array([2., 3.]))
     """
-    v = np.asarray(values, dtype=np.float64)
-    tab, m = _from_values(v, spec)
-    return tab, np.moveaxis(shapley_from_moebius(m, m.shape[0].bit_length() - 1), 0, 1)
+    tab, phi = _from_values(np.asarray(values, dtype=np.float64), spec, shapley=True)
+    assert phi is not None
+    return tab, np.moveaxis(phi, 0, 1)
 
 
-def _from_values(v: np.ndarray, spec: InteractionSpec) -> tuple[InteractionTable, np.ndarray]:
+def _from_values(
+    v: np.ndarray, spec: InteractionSpec, *, shapley: bool = False
+) -> tuple[InteractionTable, np.ndarray | None]:
     if v.ndim != 3:
         raise ValueError(f"values must have shape (2**d, points, outputs), got shape {v.shape}.")
     d = v.shape[0].bit_length() - 1
@@ -1103,8 +1185,85 @@ def _from_values(v: np.ndarray, spec: InteractionSpec) -> tuple[InteractionTable
             f"interactions['max_order'] must be at most the number of features d = {d}, got {spec.max_order}."
         )
     m = moebius_transform(v, d)
-    dense = indices_from_moebius(m, d, spec.index, spec.max_order)
-    return table_from_dense(dense, spec, d, v[-1], v[0]), m
+    dense, phi = _indices_from_moebius(m, d, spec.index, spec.max_order, shapley=shapley)
+    return table_from_dense(dense, spec, d, v[-1], v[0]), phi
+
+
+def banzhaf_interventional(
+    a: np.ndarray, c: np.ndarray, background: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Banzhaf values of the interventional product game, on its one quadrature node u = 1/2.
+
+    ``v_p(S) = sum_i c_i sum_z w_z prod_{j in S} a_pij prod_{j not in S} F_izj``: every coalition
+    weighs 2^-(d - 1), so BV_j = sum_iz c_i w_z (a_pij - F_izj) prod_{l != j} (a_pil + F_izl) / 2,
+    the leave-one-out products from prefix and suffix products (no division).  The cost is a few
+    passes over (points, rows, background rows, d), against 2^d per row for the game's values.
+
+    Parameters
+    ----------
+    a : ndarray of shape (p, r, d)
+        Present factors of each point and expansion row.
+    c : ndarray of shape (r, o)
+        Row weights.
+    background : ndarray of shape (r, n_b, d)
+        The background's factors of each expansion row.
+    weights : ndarray of shape (n_b,)
+        Background weights.
+
+    Returns
+    -------
+    tuple of ndarray or None
+        (BV (p, d, o), weighted mean of the game at u = 1/2 (p, o), v(all) (p, o), v(empty) (p, o)),
+        or None when a product leaves float64's range (the caller takes its general route).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kexplain.shapley.higher_order import banzhaf_interventional
+    >>> bv, mean, v_full, v_empty = banzhaf_interventional(
+    ...     np.array([[[1.0, 1.0]]]), np.array([[1.0]]), np.array([[[0.0, 0.0]]]), np.array([1.0]))
+    >>> bv[0, :, 0], mean[0, 0]                      # v(S) = [S holds both]: 1/2 each, mean 1/4
+    (array([0.5, 0.5]), 0.25)
+    """
+    p, r, d = a.shape
+    nb = background.shape[1]
+    K = r * nb
+    # features first: each step of the prefix and suffix products is one pass over p * r * n_b numbers
+    A = np.ascontiguousarray(np.moveaxis(a, 2, 0))[:, :, :, None]  # (d, p, r, 1)
+    F = np.ascontiguousarray(np.moveaxis(background, 2, 0))[:, None]  # (d, 1, r, n_b)
+    cw = (c[:, None, :] * weights[None, :, None]).reshape(K, -1)  # (r * n_b, o)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        g = 0.5 * (A + F)  # (d, p, r, n_b)
+        pre = np.empty_like(g)
+        pre[0] = 1.0
+        for j in range(1, d):
+            np.multiply(pre[j - 1], g[j - 1], out=pre[j])
+        loo = A - F
+        loo *= pre
+        suf = np.ones(g.shape[1:])
+        for j in range(d - 1, -1, -1):
+            loo[j] *= suf
+            suf *= g[j]
+        bv = np.moveaxis((loo.reshape(d * p, K) @ cw).reshape(d, p, -1), 0, 1)
+        mean = suf.reshape(p, K) @ cw  # suf is now the product over every feature
+        v_full = np.prod(a, axis=-1) @ c
+        v_empty = np.broadcast_to(np.prod(background, axis=-1).reshape(K) @ cw, v_full.shape)
+    if not all(np.all(np.isfinite(x)) for x in (bv, mean, v_full, v_empty)):
+        return None
+    return bv, mean, v_full, np.array(v_empty)
+
+
+def banzhaf_cheaper_than_subsets(d: int, n_background: int) -> bool:
+    """Whether :func:`banzhaf_interventional` (about 12 passes over n_b * d numbers per expansion
+    row) costs less than the subset route's 2^d values per row and their two transforms.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.higher_order import banzhaf_cheaper_than_subsets
+    >>> banzhaf_cheaper_than_subsets(12, 20), banzhaf_cheaper_than_subsets(8, 20)
+    (True, False)
+    """
+    return 12 * n_background * d < 2**d
 
 
 def _rows_per_block(d: int, n_nodes: int, max_bytes: int) -> int:
