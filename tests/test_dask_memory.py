@@ -16,6 +16,7 @@ import pytest
 
 from kexplain.dask import _memory
 
+
 def _is_glibc():
     try:
         return sys.platform.startswith("linux") and bool(os.confstr("CS_GNU_LIBC_VERSION"))
