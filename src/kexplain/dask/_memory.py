@@ -6,7 +6,7 @@ system.  Setting any glibc malloc threshold switches off glibc's *dynamic* mmap 
 array of 128 KiB or more is then a fresh ``mmap``, page-faulted in on first touch and unmapped
 when freed.  kexplain's tasks allocate such temporaries per tile or per row block, thousands of
 times: measured in one process (MMD^2 attribution, n = m = 1,000, d = 20), 218,000 page faults
-instead of 3,500 and 20-45 % more CPU time (sys time 0.4-0.7 s against 0.0 s).
+instead of 3,500 and 20-70 % more CPU time (sys time 0.4-0.7 s against 0.0 s; four runs at load 9-12).
 
 While at least one kexplain task runs in a worker process whose malloc thresholds were fixed by
 the environment, :func:`heap_reuse` raises them (mmap threshold 32 MiB, glibc's own dynamic
