@@ -63,19 +63,48 @@ def _worker_cpu(client) -> float:
     return float(sum(client.run(time.process_time).values()))
 
 
+def _faults() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _worker_faults(client) -> int:
+    """Minor page faults so far in the worker processes (kexplain.dask._memory: one per 4 KiB page
+    of each temporary when the nanny's fixed malloc thresholds map every large array afresh)."""
+    return int(sum(client.run(_faults).values()))
+
+
+#: ``--dask-defaults``: measure with Dask's default configuration (worker profiler on)
+DASK_DEFAULTS = False
+
+#: the cluster settings docs/scale.md recommends for compute-bound kexplain work: the worker's
+#: statistical profiler samples every task thread's stack every 10 ms, which cost 0.5 s of CPU per
+#: 2.9 s task in a measurement (17 %); nothing else is changed
+RECOMMENDED = {"distributed.worker.profile.enabled": False}
+
+
+def make_cluster():
+    """A LocalCluster of 2 worker processes x 1 thread (the recommended settings unless --dask-defaults)."""
+    import dask
+    import distributed
+
+    with dask.config.set({} if DASK_DEFAULTS else RECOMMENDED):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+        )
+        return cluster, distributed.Client(cluster)
+
+
 def scale_out(n_points: int, d: int, n_sv: int, block: int, repeats: int = 3) -> dict:
     import dask.array as da
-    import distributed
 
     from kexplain.dask import explain_dask
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n_points, d))
     explainer = kx.ProductKernelExplainer(expansion(n_sv, d))
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
-    )
-    client = distributed.Client(cluster)
+    cluster, client = make_cluster()
     try:
         Xd = da.from_array(X, chunks=(block, d))
 
@@ -95,12 +124,15 @@ def scale_out(n_points: int, d: int, n_sv: int, block: int, repeats: int = 3) ->
         client.compute(
             explain_dask(explainer, da.from_array(X[:200], chunks=(100, d)), client=client).values, sync=True
         )
+        faults = []
         for _ in range(repeats):  # interleaved, so a burst of load hits every side alike
             for name, fn in sides.items():
                 wc0 = _worker_cpu(client) if name == "dask" else 0.0
+                wf0 = _worker_faults(client) if name == "dask" else 0
                 res, wall, cpu = clock(fn)
                 if name == "dask":
                     cpu += _worker_cpu(client) - wc0
+                    faults.append(_worker_faults(client) - wf0)
                 out[name]["wall"].append(wall)
                 out[name]["cpu"].append(cpu)
                 out[name]["values"] = res
@@ -110,7 +142,7 @@ def scale_out(n_points: int, d: int, n_sv: int, block: int, repeats: int = 3) ->
     ref = out["in-process"]["values"]
     diffs = tuple(float(np.abs(out[k]["values"] - ref).max()) for k in ("threads", "dask"))
     stat = {k: {f: (float(np.min(v[f])), float(np.median(v[f]))) for f in ("wall", "cpu")} for k, v in out.items()}
-    return dict(n=n_points, d=d, R=n_sv, block=block, stat=stat, diff=diffs)
+    return dict(n=n_points, d=d, R=n_sv, block=block, stat=stat, diff=diffs, faults=int(np.median(faults)))
 
 
 def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
@@ -119,7 +151,6 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
 
     CPU time of the dask side is this process's (client and LocalCluster scheduler) plus the
     workers'; the values must be identical (the tiles are added in a fixed order)."""
-    import distributed
 
     import kexplain.dask
 
@@ -127,11 +158,9 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
     X = rng.normal(size=(n, d))
     Z = rng.normal(size=(n, d))
     Z[:, d // 2 :] = rng.standard_t(5, size=(n, d - d // 2))
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
-    )
-    client = distributed.Client(cluster)
+    cluster, client = make_cluster()
     out = {k: {"wall": [], "cpu": []} for k in ("in-process", "dask")}
+    faults = []
     try:
         kx.stats.mmd_shapley(X[:300], Z[:300])  # compiled kernels, here and on both workers
         with kexplain.dask.on(client):
@@ -140,11 +169,12 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
             _, wall, cpu = clock(lambda: kx.stats.mmd_shapley(X, Z).values)
             out["in-process"]["wall"].append(wall)
             out["in-process"]["cpu"].append(cpu)
-            wc0 = _worker_cpu(client)
+            wc0, wf0 = _worker_cpu(client), _worker_faults(client)
             with kexplain.dask.on(client):
                 res, wall, cpu = clock(lambda: kx.stats.mmd_shapley(X, Z).values)
             out["dask"]["wall"].append(wall)
             out["dask"]["cpu"].append(cpu + _worker_cpu(client) - wc0)
+            faults.append(_worker_faults(client) - wf0)
             out["dask"]["values"] = res
         ref = kx.stats.mmd_shapley(X, Z).values
     finally:
@@ -152,7 +182,8 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
         cluster.close()
     stat = {k: {f: (float(np.min(v[f])), float(np.median(v[f]))) for f in ("wall", "cpu")} for k, v in out.items()}
     pairs = (2 * n) * (2 * n - 1) // 2
-    return dict(n=n, d=d, pairs=pairs, stat=stat, diff=float(np.abs(out["dask"]["values"] - ref).max()))
+    diff = float(np.abs(out["dask"]["values"] - ref).max())
+    return dict(n=n, d=d, pairs=pairs, stat=stat, diff=diff, faults=int(np.median(faults)))
 
 
 def growth(quick: bool) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
@@ -199,7 +230,15 @@ def main() -> None:
     )
     parser.add_argument("--mmd-n", type=int, default=None, help="rows per sample of the MMD side (default 2,000)")
     parser.add_argument("--out", type=Path, default=None, help="folder for the PNG plot (default: a temp folder)")
+    parser.add_argument(
+        "--dask-defaults",
+        action="store_true",
+        help="Dask's default cluster configuration (default: worker profiler off, as docs/scale.md recommends)",
+    )
     args = parser.parse_args()
+    global DASK_DEFAULTS
+    DASK_DEFAULTS = args.dask_defaults
+    print(f"dask cluster configuration: {'defaults' if DASK_DEFAULTS else RECOMMENDED}")
     quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
     n_points = args.points if args.points else (5_000 if quick else 20_000)
     # at least 4 blocks per worker: a straggling block then delays the end by a small fraction
@@ -245,7 +284,8 @@ def main() -> None:
     result("scale_out_dask_cpu_overhead", 100 * overhead, None, "%", higher_is_better=False)
     print(
         f"per-core throughput {per_core:,.0f} points/s (in-process CPU time); dask overhead "
-        f"{100 * overhead:+.1f}% CPU (median, workers' CPU included); sides measured in the same run\n"
+        f"{100 * overhead:+.1f}% CPU (median, workers' CPU included); workers' page faults per run "
+        f"{r['faults']:,} (median); sides measured in the same run\n"
     )
 
     m = mmd_scale_out(args.mmd_n if args.mmd_n else (600 if quick else 2000), 20)
@@ -285,7 +325,8 @@ def main() -> None:
     result("scale_out_mmd_dask_cpu_overhead", 100 * mmd_overhead, None, "%", higher_is_better=False)
     print(
         f"per-core throughput {m['pairs'] / st['in-process']['cpu'][0] / 1e6:.2f} M pairs/s (in-process CPU "
-        f"time); dask overhead {100 * mmd_overhead:+.1f}% CPU (median; scheduler and workers included)\n"
+        f"time); dask overhead {100 * mmd_overhead:+.1f}% CPU (median; scheduler and workers included); "
+        f"workers' page faults per run {m['faults']:,} (median)\n"
     )
 
     table = growth(quick)

@@ -37,6 +37,7 @@ import numpy as np
 from ..base import use_block_runner
 from ..explanation import Explanation
 from ..stats.runner import use_runner
+from ._memory import heap_reuse
 
 __all__ = ["on"]
 
@@ -166,7 +167,8 @@ def _run_pieces(client: Any, payload: Any, fn: Callable[..., Any], pieces: Seque
 
 
 def _call(fn: Callable[..., Any], *args: Any) -> Any:
-    return fn(*args)
+    with heap_reuse():  # a worker's fixed malloc thresholds cost a page fault per temporary (see _memory)
+        return fn(*args)
 
 
 def _stats_pieces(ranges: Sequence[tuple[int, int]], threads: int) -> list[tuple[int, int]]:

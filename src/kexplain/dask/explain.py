@@ -21,6 +21,7 @@ import numpy as np
 from .._optional import require
 from .._params import Integer, check_param
 from ..explanation import Explanation
+from ._memory import heap_reuse
 
 __all__ = ["DaskExplanation", "explain_dask"]
 
@@ -193,7 +194,8 @@ def _explain_block(explainer: Any, block: Any, options: dict[str, Any], seed: An
     """One ``explain`` call on one row block (runs on a worker)."""
     if seed is not None:
         options = {**options, "random_state": seed}
-    ex = explainer.explain(block, **options)
+    with heap_reuse():  # a worker's fixed malloc thresholds cost a page fault per temporary (see _memory)
+        ex = explainer.explain(block, **options)
     if not isinstance(ex, Explanation):
         raise TypeError(f"{type(explainer).__name__}.explain must return a kexplain.Explanation, got {type(ex)}.")
     return ex
