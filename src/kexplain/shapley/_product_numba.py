@@ -36,6 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._simd_numba import vfma, vload, vmul, vsplat, vstore
+
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
 
@@ -73,45 +75,69 @@ def _is_big(a, ka, b, kb):  # pragma: no cover - compiled
     return big, prod_a
 
 
-@njit(cache=True, nogil=True, fastmath=_REASSOC)
-def _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, P, S, acc):  # pragma: no cover - compiled
-    """Prefix/suffix scheme for pair k (rows a[ka], b[kb], every |a|, |b| <= 1), node index innermost.
+@njit(cache=True, nogil=True)
+def _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw):  # pragma: no cover - compiled
+    """Prefix/suffix scheme for pair k (rows a[ka], b[kb], every |a|, |b| <= 1), 16 nodes at a time.
 
-    The nodes ``tp``, ``wp`` (padded with weight 0 to a multiple of the chunk ``pre.shape[1]``;
-    only the first ``m`` are real) are taken a chunk at a time so that the chunk's (d, chunk)
-    prefix products stay in cache; the sum over a chunk's nodes is its own loop (module docstring).
+    The nodes ``tp``, ``wp`` (padded with weight 0 to a multiple of 16; only the first ``m`` are
+    real) are taken in blocks of 16, four 4-lane vectors whose running prefix and suffix products
+    stay in registers: the only memory traffic per (feature, block) is one row of ``pre`` (d, 16)
+    written forward and read backward, and one row of the 4-lane sums ``acc`` (d, 4) (lane r takes
+    nodes r, r + 4, r + 8 and r + 12 of every block), reduced once at the end.
     """
     d = a.shape[1]
-    C = pre.shape[1]
+    zero = vsplat(0.0)
     for j in range(d):
-        acc[j] = 0.0
-    for c0 in range(0, tp.shape[0], C):
-        tc = tp[c0 : c0 + C]
-        wc = wp[c0 : c0 + C]
-        for l in range(C):
-            P[l] = 1.0
+        vstore(acc, 4 * j, zero)
+    for c0 in range(0, tp.shape[0], 16):
+        t0 = vload(tp, c0)
+        t1 = vload(tp, c0 + 4)
+        t2 = vload(tp, c0 + 8)
+        t3 = vload(tp, c0 + 12)
+        p0 = vsplat(1.0)
+        p1 = p0
+        p2 = p0
+        p3 = p0
         for j in range(d):
             bj = b[kb, j]
-            dj = a[ka, j] - bj
-            for l in range(C):
-                pre[j, l] = P[l]
-                P[l] *= bj + tc[l] * dj
-        for l in range(C):
-            ok = abs(P[l]) > _TINY
-            S[l] = wc[l] if ok else 0.0
+            vb = vsplat(bj)
+            vd = vsplat(a[ka, j] - bj)
+            vstore(pre, 16 * j, p0)
+            vstore(pre, 16 * j + 4, p1)
+            vstore(pre, 16 * j + 8, p2)
+            vstore(pre, 16 * j + 12, p3)
+            p0 = vmul(p0, vfma(t0, vd, vb))
+            p1 = vmul(p1, vfma(t1, vd, vb))
+            p2 = vmul(p2, vfma(t2, vd, vb))
+            p3 = vmul(p3, vfma(t3, vd, vb))
+        # a node whose full product is (near) subnormal goes to the caller: its weight here is 0
+        vstore(sw, 0, p0)
+        vstore(sw, 4, p1)
+        vstore(sw, 8, p2)
+        vstore(sw, 12, p3)
+        for l in range(16):
+            ok = abs(sw[l]) > _TINY
+            sw[l] = wp[c0 + l] if ok else 0.0
             if c0 + l < m:
                 bad[k, c0 + l] = not ok
+        s0 = vload(sw, 0)
+        s1 = vload(sw, 4)
+        s2 = vload(sw, 8)
+        s3 = vload(sw, 12)
         for j in range(d - 1, -1, -1):
             bj = b[kb, j]
-            dj = a[ka, j] - bj
-            s = 0.0
-            for l in range(C):  # the reduction alone: vectorised under reassociation
-                s += pre[j, l] * S[l]
-            for l in range(C):
-                S[l] *= bj + tc[l] * dj
-            acc[j] += s
+            vb = vsplat(bj)
+            vd = vsplat(a[ka, j] - bj)
+            x = vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j))
+            x = vfma(vload(pre, 16 * j + 4), s1, x)
+            x = vfma(vload(pre, 16 * j + 8), s2, x)
+            vstore(acc, 4 * j, vfma(vload(pre, 16 * j + 12), s3, x))
+            s0 = vmul(s0, vfma(t0, vd, vb))
+            s1 = vmul(s1, vfma(t1, vd, vb))
+            s2 = vmul(s2, vfma(t2, vd, vb))
+            s3 = vmul(s3, vfma(t3, vd, vb))
     for j in range(d):
-        out[k, j] = (a[ka, j] - b[kb, j]) * acc[j]
+        out[k, j] = (a[ka, j] - b[kb, j]) * ((acc[j, 0] + acc[j, 1]) + (acc[j, 2] + acc[j, 3]))
 
 
 @njit(cache=True, nogil=True)
@@ -242,16 +268,14 @@ def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - 
     if m < _FEW_NODES:
         _pair_blocks(a, ia, b, t, w, out, bad, pa, P, S)
         return
-    C = node_chunk(d, m)
-    n_pad = -(-m // C) * C
+    n_pad = -(-m // 16) * 16
     tp = np.full(n_pad, 0.5)  # padded nodes: weight 0, so they add nothing
     wp = np.zeros(n_pad)
     tp[:m] = t
     wp[:m] = w
-    pre = np.empty((d, C))
-    Pc = np.empty(C)
-    Sc = np.empty(C)
-    acc = np.empty(d)
+    pre = np.empty((d, 16))
+    acc = np.empty((d, 4))
+    sw = np.empty(16)
     for k in range(K):
         ka = ia[k]
         kb = k % nb
@@ -260,7 +284,7 @@ def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - 
         if big:
             _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S)
         else:
-            _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, Pc, Sc, acc)
+            _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw)
 
 
 #: from this many players on, the subset route's kernel splits them in two halves (below, the
