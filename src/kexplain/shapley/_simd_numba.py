@@ -1,0 +1,119 @@
+"""Four-double vectors for numba kernels whose lanes must stay in registers.
+
+numba runs LLVM's loop vectoriser but not its SLP vectoriser, so a kernel that carries a few
+independent running products from one iteration of an outer loop to the next (the quadrature
+kernel's prefix and suffix products over a block of nodes) either runs them as scalars or keeps
+them in memory, a load and a store per step.  These intrinsics give such a kernel an LLVM
+``<4 x double>`` value type: its locals are SSA values, so they live in vector registers.
+
+Only plain IEEE operations are emitted (fmul, fadd, no contraction into fused multiply-adds), so
+every lane rounds exactly as the scalar code it replaces.  Loads and stores address an array's
+data by a flat element index (C order) and are not bounds-checked: callers own that.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, models, register_model
+
+_V = ir.VectorType(ir.DoubleType(), 4)
+
+
+class Vec4(types.Type):
+    """numba type of four float64 lanes (an LLVM ``<4 x double>``)."""
+
+    def __init__(self):
+        super().__init__(name="Vec4f64")
+
+
+vec4 = Vec4()
+
+
+@register_model(Vec4)
+class _Vec4Model(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, _V)
+
+
+def _ptr(context, builder, arytype, ary, idx, idxtype):
+    data = context.make_array(arytype)(context, builder, ary).data
+    i = context.cast(builder, idx, idxtype, types.intp)
+    return builder.bitcast(builder.gep(data, [i]), _V.as_pointer())
+
+
+@intrinsic
+def vload(typingctx, arr, i):
+    """Lanes arr.flat[i : i + 4] (float64 C-contiguous array)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.load(_ptr(context, builder, sig.args[0], args[0], args[1], sig.args[1]), align=8)
+
+    return vec4(arr, i), codegen
+
+
+@intrinsic
+def vstore(typingctx, arr, i, v):
+    """arr.flat[i : i + 4] = v's lanes."""
+
+    def codegen(context, builder, sig, args):
+        builder.store(args[2], _ptr(context, builder, sig.args[0], args[0], args[1], sig.args[1]), align=8)
+        return context.get_dummy_value()
+
+    return types.none(arr, i, v), codegen
+
+
+@intrinsic
+def vsplat(typingctx, x):
+    """x in every lane."""
+
+    def codegen(context, builder, sig, args):
+        xf = context.cast(builder, args[0], sig.args[0], types.float64)
+        v = builder.insert_element(ir.Constant(_V, ir.Undefined), xf, ir.Constant(ir.IntType(32), 0))
+        lanes0 = ir.Constant(ir.VectorType(ir.IntType(32), 4), [0] * 4)
+        return builder.shuffle_vector(v, ir.Constant(_V, ir.Undefined), lanes0)
+
+    return vec4(x), codegen
+
+
+@intrinsic
+def vadd(typingctx, a, b):
+    """Lane-wise a + b."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fadd(args[0], args[1])
+
+    return vec4(vec4, vec4), codegen
+
+
+@intrinsic
+def vmul(typingctx, a, b):
+    """Lane-wise a * b."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fmul(args[0], args[1])
+
+    return vec4(vec4, vec4), codegen
+
+
+@intrinsic
+def vfma(typingctx, a, b, c):
+    """Lane-wise a * b + c rounded once (LLVM's fma: a fused multiply-add instruction on FMA hardware)."""
+
+    def codegen(context, builder, sig, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V, [_V, _V, _V]), "llvm.fma.v4f64")
+        return builder.call(fn, args)
+
+    return vec4(vec4, vec4, vec4), codegen
+
+
+@intrinsic
+def vlane(typingctx, v, i):
+    """Lane i of v (a float64)."""
+
+    def codegen(context, builder, sig, args):
+        i32 = builder.trunc(context.cast(builder, args[1], sig.args[1], types.intp), ir.IntType(32))
+        return builder.extract_element(args[0], i32)
+
+    return types.float64(v, i), codegen
