@@ -16,6 +16,7 @@ from . import games as _games
 from ._optional import require
 from ._params import Boolean, Integer, check_param
 from ._real import _real
+from ._typing import RandomStateLike
 
 #: name of the base-value column of ``Explanation.to_frame``
 BASE_COLUMN = "base_value"
@@ -426,7 +427,7 @@ class Explanation:
         sd = self.std
         return self.values - z * sd, self.values + z * sd
 
-    def sample(self, k: int, random_state: Any = None) -> list[Explanation]:
+    def sample(self, k: int, random_state: RandomStateLike = None) -> list[Explanation]:
         """``k`` explanations drawn from the Gaussian posterior of the values.
 
         With ``joint_covariance`` the draws are joint over all points (one draw of the function
@@ -484,7 +485,7 @@ class Explanation:
             for z in draws
         ]
 
-    def sample_values(self, k: int, random_state: Any = None) -> np.ndarray:
+    def sample_values(self, k: int, random_state: RandomStateLike = None) -> np.ndarray:
         """``k`` draws of the values from their Gaussian posterior, as one array of shape (k, N, d).
 
         The draws of :meth:`sample` (the same numbers for the same ``random_state``) without an

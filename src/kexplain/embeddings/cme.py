@@ -27,6 +27,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .._params import Integer, Options, check_param, check_positive
 from .._params import Real as RealNumber
+from .._typing import RandomStateLike
 from .._validation import check_data, check_random_state, match_columns, to_array
 from ._checks import check_gram_output, check_matrix
 from .gram import as_2d, resolve_kernel
@@ -247,7 +248,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         grid: Sequence[float] | None = None,
         n_folds: int = 5,
         max_selection_rows: int = 1000,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.kernel = kernel
         self.target_kernel = target_kernel

@@ -66,6 +66,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._params import check_positive, check_positive_int
+from .._typing import RandomStateLike
 from .._validation import check_data
 from ._bags import _as_bags, _check_2d, _check_bag_labels
 from .gram import rbf
@@ -162,7 +163,7 @@ class DeconditionalGPRegressor(RegressorMixin, BaseEstimator):
         optimize: bool = True,
         max_iter: int = 100,
         normalize_y: bool = False,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.estimator = estimator
         self.lengthscale = lengthscale

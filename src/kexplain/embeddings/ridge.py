@@ -23,6 +23,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .._params import Integer, check_param, check_positive
+from .._typing import RandomStateLike
 from .._validation import check_random_state, to_array
 from ._checks import check_matrix
 
@@ -90,7 +91,9 @@ def cholesky_logdet(factor: tuple[np.ndarray, bool]) -> float:
     return 2.0 * float(np.log(np.diag(factor[0])).sum())
 
 
-def choose_landmarks(n_rows: int, n_landmarks: int, random_state: Any, weights: np.ndarray | None = None) -> np.ndarray:
+def choose_landmarks(
+    n_rows: int, n_landmarks: int, random_state: RandomStateLike, weights: np.ndarray | None = None
+) -> np.ndarray:
     """Indices of ``n_landmarks`` distinct rows out of ``n_rows``, sorted (all rows if fewer).
 
     Rows of zero weight are never chosen.  ``random_state`` (None, an int, or a numpy

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import RandomStateLike
 from .._validation import check_random_state
 from ..base import explain_in_blocks
 from ..explanation import Explanation
@@ -81,7 +82,7 @@ def explain_coalitions(
     interactions: str | None,
     progress: bool,
     n_jobs: int,
-    random_state: Any,
+    random_state: RandomStateLike,
     budget: int | None,
     tol: float | None,
     threads_over_coalitions: bool = False,

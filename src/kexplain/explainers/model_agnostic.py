@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._params import check_positive_int
+from .._typing import RandomStateLike
 from .._validation import check_data, check_random_state, check_weights
 from ..base import Explainer, background_rows, check_explain_options, row_index
 from ..explanation import Explanation
@@ -245,7 +246,7 @@ class ModelAgnosticExplainer(Explainer):
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         budget: int | None = None,
         tol: float | None = None,
     ) -> Explanation:

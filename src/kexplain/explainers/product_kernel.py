@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_data, check_weights, feature_names_of, is_sparse, to_array
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
@@ -478,7 +479,7 @@ game='interventional (summarised background)')
         interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         dtype: str | None = None,
         uncertainty: bool = False,
         joint: bool = False,

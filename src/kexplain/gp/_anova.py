@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._typing import RandomStateLike
 from .._validation import check_legacy_random_state
 from ..attribution import GlobalAttribution
 from ._encoding import feature_index
@@ -111,7 +112,7 @@ class AnovaAccessors:
         coef = self.y_std_ * self.order_variances_[len(idx)] * self.alpha_
         return component_values([self.bases_[j] for j in idx], Z[:, idx], self.support_[:, idx], self._ls[idx], coef)
 
-    def sample_input_measure(self, n: int, random_state: Any = None) -> np.ndarray:
+    def sample_input_measure(self, n: int, random_state: RandomStateLike = None) -> np.ndarray:
         """n rows drawn from the product of the per-feature input measures, in the model's encoded space.
 
         For Monte Carlo checks: evaluate them with the posterior mean in that space.

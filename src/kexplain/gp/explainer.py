@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_weights
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
@@ -114,7 +115,7 @@ class OAKExplainer(Explainer):
         interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         uncertainty: bool = False,
         joint: bool = False,
     ) -> Explanation:

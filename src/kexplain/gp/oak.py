@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._typing import RandomStateLike
 from .._validation import check_data, check_legacy_random_state, feature_names_of
 from ..explanation import Explanation
 from . import _fitting as fitting
@@ -80,7 +81,7 @@ class OAKRegressor(AnovaAccessors, GlobalInteractionsMixin, RegressorMixin, Base
         n_inducing: int | None = None,
         max_iter: int = 200,
         n_restarts: int = 0,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.max_interaction_order = max_interaction_order
         self.input_measure = input_measure

@@ -9,11 +9,14 @@ from numpy.typing import ArrayLike
 from sklearn.cluster import KMeans
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_data, check_random_state
 from .expansion import preference_expansion
 
 
-def comparable_clusters(model: Any, items: ArrayLike, n_clusters: int, random_state: Any = None) -> np.ndarray:
+def comparable_clusters(
+    model: Any, items: ArrayLike, n_clusters: int, random_state: RandomStateLike = None
+) -> np.ndarray:
     """Cluster items into groups that are comparable (rankable) within and not across.
 
     With L clusters of comparable items the preference matrix G = [g(x_i, x_j)] has rank 2L

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_random_state
 
 
@@ -113,7 +114,7 @@ class DuelData:
             groups=take(self.groups),
         )
 
-    def split(self, test_size: float = 0.3, random_state: Any = None) -> tuple[DuelData, DuelData]:
+    def split(self, test_size: float = 0.3, random_state: RandomStateLike = None) -> tuple[DuelData, DuelData]:
         """Random train/test split of the duels (whole ``groups`` when present), before any flipping.
 
         Parameters
@@ -233,7 +234,7 @@ def duels_from_matches(
     context: Any = None,
     groups: ArrayLike | None = None,
     orientation: str = "random",
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
 ) -> DuelData:
     """Duels from match records: who beat whom, and a table of item features.
 
@@ -342,7 +343,7 @@ def duels_from_matches(
 MODES = ["air", "train", "bus", "car"]
 
 
-def load_modechoice(*, random_state: Any = 0, modes_as_features: bool = True) -> DuelData:
+def load_modechoice(*, random_state: RandomStateLike = 0, modes_as_features: bool = True) -> DuelData:
     """Travel-mode choices (statsmodels' ``modechoice``) as duels: chosen mode vs each other mode.
 
     210 travellers between Sydney and Melbourne each chose one of air, train, bus and car

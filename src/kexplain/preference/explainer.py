@@ -17,6 +17,7 @@ import numpy as np
 
 from .._deprecation import renamed_keyword
 from .._params import Integer, Real, check_param
+from .._typing import RandomStateLike
 from .._validation import check_data, check_random_state, check_weights, to_array
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -373,7 +374,7 @@ class PrefShapExplainer(Explainer):
         interactions: bool | str | Mapping[str, Any] | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         budget: int | None = None,
         tol: float | None = None,
     ) -> Explanation:

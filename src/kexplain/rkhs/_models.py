@@ -12,6 +12,7 @@ import numpy as np
 
 from .._params import Integer, check_param
 from .._params import Real as RealNumber
+from .._typing import RandomStateLike
 from .._validation import check_data, check_random_state, check_weights
 from ..exceptions import UnsupportedModelError, foreign_model_error
 from ..explainers.model_agnostic import ModelAgnosticExplainer
@@ -41,7 +42,7 @@ def _check_options(
     game: Any,
     cme_regularization: Any,
     approximation: Any,
-    random_state: Any,
+    random_state: RandomStateLike,
     **positive: Any,
 ) -> None:
     """The constructor options of RKHSExplainer and ObservationalExplainer."""

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._deprecation import renamed_keyword
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, row_index
 from ..exceptions import foreign_model_error
@@ -142,7 +143,7 @@ class RKHSExplainer(Explainer):
         n_landmarks: int = 300,
         max_exact_features: int = 12,
         max_block_bytes: int = DEFAULT_MAX_BLOCK_BYTES,
-        random_state: Any = 0,
+        random_state: RandomStateLike = 0,
         value: str | None = None,
     ) -> None:
         game = renamed_keyword("RKHSExplainer", "game", game, "value", value, "observational")
@@ -295,7 +296,7 @@ class RKHSExplainer(Explainer):
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         budget: int | None = None,
         tol: float | None = None,
         uncertainty: bool = False,
@@ -438,7 +439,7 @@ class RKHSExplainer(Explainer):
         n_folds: int = 3,
         n_coalitions: int = 8,
         max_rows: int = 500,
-        random_state: Any = 0,
+        random_state: RandomStateLike = 0,
     ) -> float:
         """Pick eta by K-fold cross-validation of the conditional mean embeddings.
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_bool, check_data, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..explainers.coalitions import Game, blas_threads, explain_coalitions, to_explanation
@@ -139,7 +140,7 @@ class ObservationalExplainer(Explainer):
         approximation: str | None = None,
         n_landmarks: int = 300,
         max_exact_features: int = 12,
-        random_state: Any = 0,
+        random_state: RandomStateLike = 0,
     ) -> None:
         background = background_rows(background)  # a shap Independent masker gives its rows
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
@@ -248,7 +249,7 @@ class ObservationalExplainer(Explainer):
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
         budget: int | None = None,
         tol: float | None = None,
         uncertainty: bool = False,
@@ -422,7 +423,7 @@ class ObservationalExplainer(Explainer):
         n_folds: int = 3,
         n_coalitions: int = 8,
         max_rows: int = 500,
-        random_state: Any = 0,
+        random_state: RandomStateLike = 0,
     ) -> float:
         """Pick eta by K-fold cross-validation of the conditional mean embeddings.
 
@@ -467,7 +468,7 @@ class ObservationalExplainer(Explainer):
 
 
 def select_eta(
-    m: _Model, grid: Sequence[float], n_folds: int, n_coalitions: int, max_rows: int, random_state: Any
+    m: _Model, grid: Sequence[float], n_folds: int, n_coalitions: int, max_rows: int, random_state: RandomStateLike
 ) -> tuple[float, dict[float, float]]:
     """The cross-validated CME ridge of ``select_cme_regularization``, and the loss of each candidate."""
     grid = [float(g) for g in grid]

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_weights, feature_names_of
 from ..attribution import GlobalAttribution
 from ..exceptions import UnsupportedModelError
@@ -226,7 +227,9 @@ class SensitivityAnalysis:
         self._parts.append(PriorPart(tab.e[: len(terms)], s2 * amps))
 
     # ------------------------------------------------------------------ posterior draws
-    def posterior_draws(self, n_draws: int = 200, *, random_state: Any = None, rtol: float = 1e-10) -> dict[str, Any]:
+    def posterior_draws(
+        self, n_draws: int = 200, *, random_state: RandomStateLike = None, rtol: float = 1e-10
+    ) -> dict[str, Any]:
         """Sobol indices and Shapley effects of posterior function draws of a Gaussian process.
 
         Each draw is f_k = mu + sum_i delta_ki k(., x_i) over the training inputs x_i, with

@@ -21,6 +21,7 @@ from scipy import stats
 
 from .._optional import require
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from ..explanation import Explanation
 
 
@@ -131,7 +132,7 @@ def global_importance(
     *,
     level: float = 0.95,
     n_samples: int = 4000,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
     output: int | None = None,
 ) -> ImportanceIntervals:
     """Mean ``|phi_j|`` over the rows of an explanation, with credible intervals and rank probabilities.

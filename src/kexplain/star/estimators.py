@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._params import Boolean, Integer, Options, Real, check_param, validate_params
+from .._typing import RandomStateLike
 from .._validation import check_legacy_random_state
 from .instantiations import INSTANTIATIONS, _GaussianInstantiation
 from .model import StarModel
@@ -41,7 +42,7 @@ class _RKHSWeightingBase(BaseEstimator):
         gamma: float | None = None,
         epsilon: float = 1e-10,
         standardize: bool = True,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> None:
         self.instantiation = instantiation
         self.n_parameters = n_parameters

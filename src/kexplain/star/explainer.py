@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._params import Integer, check_param
+from .._typing import RandomStateLike
 from .._validation import check_data, check_weights, feature_names_of
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
@@ -195,7 +196,7 @@ class StarExplainer(Explainer):
         interactions: bool | str | None = False,
         progress: bool = False,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: RandomStateLike = None,
     ) -> Explanation:
         """Exact interventional Shapley values of each row of ``X`` against the background.
 
@@ -336,7 +337,7 @@ def explain_star(
     interactions: bool | str | None = False,
     progress: bool = False,
     n_jobs: int | None = None,
-    random_state: Any = None,
+    random_state: RandomStateLike = None,
 ) -> Explanation:
     """One-shot STAR-SHAP: exact interventional Shapley values of a STAR model.
 
