@@ -80,11 +80,11 @@ def loo_b1(a, t, w, psi, kval):
     the blocking.  Pairs go eight at a time (a block) and nodes two at a time: sixteen independent
     product chains held in named locals, which the superword-level vectoriser packs into vector
     registers when ``loo_b1`` is compiled by ``_compile_vectorised`` (numba leaves it off by
-    default); the two nodes share each load of D and of acc.  A node count that is odd gets a
-    padding node t = 0, w = 0 (factors 1, no contribution), a short last block padding pairs with
-    D = 0.  Returns False, with ``psi`` and ``kval`` unspecified, when some factor is outside
-    [0, 1] (or NaN) or some full product at a node is below ``_TINY``: the caller then takes the
-    engine's path (log space where needed).  For 0 <= a <= 1 every factor 1 + t (a - 1) lies in
+    default); the two nodes share each load of D and of acc.  An odd last node runs alone (the
+    same operations), and a short last block pads its pairs with D = 0 (factors 1).  Returns
+    False, with ``psi`` and ``kval`` unspecified, when some factor is outside [0, 1] (or NaN) or
+    some full product at a node is below ``_TINY``: the caller then takes the engine's path (log
+    space where needed).  For 0 <= a <= 1 every factor 1 + t (a - 1) lies in
     [1 - t, 1] with 1 - t > 0, so a factor that underflowed to exactly 0 is harmless and every
     partial product is at least the full one (no underflow).
     """
@@ -93,12 +93,6 @@ def loo_b1(a, t, w, psi, kval):
     D = np.empty((d, 8))
     pre = np.empty((d, 2, 8))
     acc = np.empty((d, 8))
-    # nodes padded to an even count with t = 0, w = 0: factor 1, zero weight, so no contribution
-    tp = np.zeros(((m + 1) // 2) * 2)
-    wp = np.zeros(((m + 1) // 2) * 2)
-    for l in range(m):
-        tp[l] = t[l]
-        wp[l] = w[l]
     for k0 in range(0, r, 8):
         kq = min(8, r - k0)
         for q in range(kq):
@@ -114,9 +108,9 @@ def loo_b1(a, t, w, psi, kval):
                 acc[f, q] = 0.0
         # two nodes x eight pairs: sixteen chains in named locals (packable into vector registers;
         # arrays indexed by a loop variable would keep them in memory), written out by hand
-        for l0 in range(0, m, 2):
-            t0 = tp[l0 + 0]
-            t1 = tp[l0 + 1]
+        for l0 in range(0, m - 1, 2):
+            t0 = t[l0 + 0]
+            t1 = t[l0 + 1]
             p0_0 = 1.0
             p0_1 = 1.0
             p0_2 = 1.0
@@ -193,22 +187,22 @@ def loo_b1(a, t, w, psi, kval):
                 or p1_7 <= _TINY
             ):
                 return False
-            s0_0 = wp[l0 + 0]
-            s0_1 = wp[l0 + 0]
-            s0_2 = wp[l0 + 0]
-            s0_3 = wp[l0 + 0]
-            s0_4 = wp[l0 + 0]
-            s0_5 = wp[l0 + 0]
-            s0_6 = wp[l0 + 0]
-            s0_7 = wp[l0 + 0]
-            s1_0 = wp[l0 + 1]
-            s1_1 = wp[l0 + 1]
-            s1_2 = wp[l0 + 1]
-            s1_3 = wp[l0 + 1]
-            s1_4 = wp[l0 + 1]
-            s1_5 = wp[l0 + 1]
-            s1_6 = wp[l0 + 1]
-            s1_7 = wp[l0 + 1]
+            s0_0 = w[l0 + 0]
+            s0_1 = w[l0 + 0]
+            s0_2 = w[l0 + 0]
+            s0_3 = w[l0 + 0]
+            s0_4 = w[l0 + 0]
+            s0_5 = w[l0 + 0]
+            s0_6 = w[l0 + 0]
+            s0_7 = w[l0 + 0]
+            s1_0 = w[l0 + 1]
+            s1_1 = w[l0 + 1]
+            s1_2 = w[l0 + 1]
+            s1_3 = w[l0 + 1]
+            s1_4 = w[l0 + 1]
+            s1_5 = w[l0 + 1]
+            s1_6 = w[l0 + 1]
+            s1_7 = w[l0 + 1]
             # suffix pass: acc gains node l0's term, then node l0 + 1's (node order, as the engine)
             for f in range(d - 1, -1, -1):
                 x0 = D[f, 0]
@@ -259,6 +253,101 @@ def loo_b1(a, t, w, psi, kval):
                 s1_5 *= 1.0 + t1 * x5
                 s1_6 *= 1.0 + t1 * x6
                 s1_7 *= 1.0 + t1 * x7
+                acc[f, 0] = c0
+                acc[f, 1] = c1
+                acc[f, 2] = c2
+                acc[f, 3] = c3
+                acc[f, 4] = c4
+                acc[f, 5] = c5
+                acc[f, 6] = c6
+                acc[f, 7] = c7
+        if m % 2 == 1:  # the last node alone, after the others (node order kept)
+            t0 = t[m - 1 + 0]
+            p0_0 = 1.0
+            p0_1 = 1.0
+            p0_2 = 1.0
+            p0_3 = 1.0
+            p0_4 = 1.0
+            p0_5 = 1.0
+            p0_6 = 1.0
+            p0_7 = 1.0
+            for f in range(d):
+                x0 = D[f, 0]
+                x1 = D[f, 1]
+                x2 = D[f, 2]
+                x3 = D[f, 3]
+                x4 = D[f, 4]
+                x5 = D[f, 5]
+                x6 = D[f, 6]
+                x7 = D[f, 7]
+                pre[f, 0, 0] = p0_0
+                pre[f, 0, 1] = p0_1
+                pre[f, 0, 2] = p0_2
+                pre[f, 0, 3] = p0_3
+                pre[f, 0, 4] = p0_4
+                pre[f, 0, 5] = p0_5
+                pre[f, 0, 6] = p0_6
+                pre[f, 0, 7] = p0_7
+                p0_0 *= 1.0 + t0 * x0
+                p0_1 *= 1.0 + t0 * x1
+                p0_2 *= 1.0 + t0 * x2
+                p0_3 *= 1.0 + t0 * x3
+                p0_4 *= 1.0 + t0 * x4
+                p0_5 *= 1.0 + t0 * x5
+                p0_6 *= 1.0 + t0 * x6
+                p0_7 *= 1.0 + t0 * x7
+            if (
+                p0_0 <= _TINY
+                or p0_1 <= _TINY
+                or p0_2 <= _TINY
+                or p0_3 <= _TINY
+                or p0_4 <= _TINY
+                or p0_5 <= _TINY
+                or p0_6 <= _TINY
+                or p0_7 <= _TINY
+            ):
+                return False
+            s0_0 = w[m - 1 + 0]
+            s0_1 = w[m - 1 + 0]
+            s0_2 = w[m - 1 + 0]
+            s0_3 = w[m - 1 + 0]
+            s0_4 = w[m - 1 + 0]
+            s0_5 = w[m - 1 + 0]
+            s0_6 = w[m - 1 + 0]
+            s0_7 = w[m - 1 + 0]
+            for f in range(d - 1, -1, -1):
+                x0 = D[f, 0]
+                x1 = D[f, 1]
+                x2 = D[f, 2]
+                x3 = D[f, 3]
+                x4 = D[f, 4]
+                x5 = D[f, 5]
+                x6 = D[f, 6]
+                x7 = D[f, 7]
+                c0 = acc[f, 0]
+                c1 = acc[f, 1]
+                c2 = acc[f, 2]
+                c3 = acc[f, 3]
+                c4 = acc[f, 4]
+                c5 = acc[f, 5]
+                c6 = acc[f, 6]
+                c7 = acc[f, 7]
+                c0 += pre[f, 0, 0] * s0_0
+                c1 += pre[f, 0, 1] * s0_1
+                c2 += pre[f, 0, 2] * s0_2
+                c3 += pre[f, 0, 3] * s0_3
+                c4 += pre[f, 0, 4] * s0_4
+                c5 += pre[f, 0, 5] * s0_5
+                c6 += pre[f, 0, 6] * s0_6
+                c7 += pre[f, 0, 7] * s0_7
+                s0_0 *= 1.0 + t0 * x0
+                s0_1 *= 1.0 + t0 * x1
+                s0_2 *= 1.0 + t0 * x2
+                s0_3 *= 1.0 + t0 * x3
+                s0_4 *= 1.0 + t0 * x4
+                s0_5 *= 1.0 + t0 * x5
+                s0_6 *= 1.0 + t0 * x6
+                s0_7 *= 1.0 + t0 * x7
                 acc[f, 0] = c0
                 acc[f, 1] = c1
                 acc[f, 2] = c2
