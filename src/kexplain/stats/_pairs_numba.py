@@ -375,6 +375,8 @@ def _compile_vectorised() -> None:
     for this one compilation (under numba's compiler lock) and restored.  Callers pass C-contiguous
     float64 arrays, the signature compiled here; any other layout compiles lazily without it.
     """
+    if not hasattr(loo_b1, "compile"):  # NUMBA_DISABLE_JIT: a plain Python function
+        return
     from numba.core import config
     from numba.core.compiler_lock import global_compiler_lock
 
