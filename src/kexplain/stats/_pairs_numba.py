@@ -14,6 +14,8 @@ superword-level vectoriser (``_compile_vectorised``), and ``triangle_pairs`` is
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -377,8 +379,10 @@ def _compile_vectorised() -> None:
     """
     if not hasattr(loo_b1, "compile"):  # NUMBA_DISABLE_JIT: a plain Python function
         return
-    from numba.core import config
+    from numba.core import config as numba_config
     from numba.core.compiler_lock import global_compiler_lock
+
+    config: Any = numba_config  # its settings are set at run time (no stubs name them)
 
     with global_compiler_lock:
         old = config.SLP_VECTORIZE
