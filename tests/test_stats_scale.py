@@ -211,3 +211,49 @@ def test_numpy_fallback_without_the_compiled_pass(XZ, monkeypatch):
         monkeypatch.setitem(_pairs._COMPILED, name, None)
     slow = mmd_shapley(X, Z)
     np.testing.assert_allclose(fast.values, slow.values, rtol=1e-12, atol=1e-15)
+
+
+# ---- issue 26: the vectorised b = 1 pass and the exp-only factor loop ---------------------------
+
+
+def test_loo_b1_is_compiled_with_the_slp_vectoriser_and_the_setting_is_restored():
+    pytest.importorskip("numba")
+    from numba.core import config
+
+    from kexplain.stats import _pairs_numba
+
+    if not hasattr(_pairs_numba.loo_b1, "signatures"):
+        pytest.skip("numba's JIT is disabled")
+    before = config.SLP_VECTORIZE
+    _pairs_numba._compile_vectorised()  # idempotent: the signature is there already
+    assert config.SLP_VECTORIZE == before
+    assert any(all(arg.layout == "C" for arg in sig) for sig in _pairs_numba.loo_b1.signatures)
+
+
+@pytest.mark.parametrize("d", [1, 2, 4, 7, 31])  # odd and even node counts (nodes go two at a time)
+@pytest.mark.parametrize("r", [1, 8, 13])  # a short last block of pairs (pairs go eight at a time)
+def test_tile_contributions_on_short_blocks_match_the_engine(d, r):
+    from kexplain.stats import _pairs
+
+    rng = np.random.default_rng(10 * d + r)
+    a = np.exp(-0.5 * rng.normal(size=(r, d)) ** 2)
+    psi, kval = _pairs.contributions(a)
+    ref_psi, ref_kval = _engine_contributions(a)
+    np.testing.assert_allclose(psi, ref_psi, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(kval, ref_kval, rtol=1e-12, atol=0)
+
+
+def test_compiled_factors_of_rbf_and_laplacian_features_match_the_kernel():
+    from kexplain.kernels import RBF, Laplacian, ProductKernel
+    from kexplain.stats import _pairs
+
+    rng = np.random.default_rng(4)
+    d = 9
+    kernel = ProductKernel([RBF(0.7) if f % 3 else Laplacian(1.9) for f in range(d)])
+    W = rng.normal(size=(40, d))
+    fd = _pairs.factor_data(kernel, W)
+    if fd is None:
+        pytest.skip("no compiled factor path here")
+    i, j = rng.integers(0, 40, 500), rng.integers(0, 40, 500)
+    got = _pairs.factors(kernel, W, i, W, j, (fd, fd))
+    np.testing.assert_allclose(got, kernel.pair_values(W[i], W[j]), rtol=1e-14, atol=0)

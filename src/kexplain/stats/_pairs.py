@@ -19,7 +19,8 @@ Speed.  For kernels that name a code of the compiled loop (``Kernel.pair_loop_pa
 Laplacian, Cauchy and Categorical factors and ProductKernels of them) a compiled kernel (numba,
 when installed) computes the factors of a tile of pairs straight from the data, and
 a compiled leave-one-out pass specialised for b = 1 (``_pairs_numba.loo_b1``: the engine's
-prefix/suffix arithmetic, bit for bit, with eight independent product chains at a time) turns them
+prefix/suffix arithmetic, bit for bit, with sixteen independent product chains packed into vector
+registers: eight pairs by two nodes) turns them
 into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Tiles it declines
 (a factor outside [0, 1], a product near underflow) go to the engine, log space included.  Other
 kernels, or no numba, take the numpy path (same numbers up to rounding).
