@@ -284,7 +284,7 @@ class SubsetGame:
             w = np.ones(a.shape[:2])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
         self._kernel(a, self._table, v, w)
-        if not np.all(np.isfinite(v)):
+        if not np.isfinite(v).all():
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
 
@@ -374,7 +374,7 @@ class SubsetGame:
                 # coefficients, the same product), without its per-call checks and lookups: the
                 # table is checked finite by ``values``
                 phi = _cached_batch_coefficients(d, 0, n_sets)[2].T @ v.reshape(n_sets, -1)
-                values[pts] = np.moveaxis(phi.reshape(d, -1, o), 0, 1)
+                values[pts] = phi.reshape(d, -1, o).transpose(1, 0, 2)
                 v_full[pts], v_empty[pts] = v[-1], v[0]
                 if bar is not None:
                     bar.update(pts.stop - pts.start)
