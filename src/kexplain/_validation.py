@@ -666,6 +666,8 @@ def check_bool(value: Any, name: str) -> bool:
     ...     print(exc)
     progress must be True or False, got 1.
     """
+    if value is True or value is False:  # every explain call checks a few flags: skip the generic path
+        return value
     return bool(check_param(value, name, Boolean()))
 
 
@@ -742,14 +744,15 @@ def check_n_jobs(n_jobs: int | None) -> int:
     >>> check_n_jobs(-1) == joblib.cpu_count()
     True
     """
-    check_param(
-        n_jobs,
-        "n_jobs",
-        None,
-        Integer(1),
-        Integer(high=-1),
-        what="None, a positive integer or a negative one (-1: every core)",
-    )
+    if not (n_jobs is None or (type(n_jobs) is int and n_jobs >= 1)):  # the common values need no parsing
+        check_param(
+            n_jobs,
+            "n_jobs",
+            None,
+            Integer(1),
+            Integer(high=-1),
+            what="None, a positive integer or a negative one (-1: every core)",
+        )
     from joblib import effective_n_jobs
 
     return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))

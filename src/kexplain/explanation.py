@@ -239,7 +239,9 @@ class Explanation:
         n_out = self.values.shape[2] if self.values.ndim == 3 else 1
         expected_base = (N,) if self.values.ndim == 2 else (N, n_out)
         try:  # a shared base value (scalar, or one per output) is spread over the rows
-            self.base_values = np.broadcast_to(base, expected_base).copy()
+            self.base_values = (
+                base.copy() if base.shape == expected_base else np.broadcast_to(base, expected_base).copy()
+            )
         except ValueError:
             raise ValueError(
                 f"base_values must have shape {expected_base} (or broadcast to it) to match values "

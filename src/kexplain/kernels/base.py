@@ -368,6 +368,15 @@ class _Stationary(Kernel):
         """The one-dimensional kernel as a function of u = (x - y) / l."""
         raise NotImplementedError
 
+    def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
+        """:meth:`_profile` written into ``u`` (a fresh float64 array the caller gives up).
+
+        The per-feature factors of a block are the engine's largest arrays (points x rows x d);
+        each temporary of ``_profile`` costs a pass over fresh pages, so the kernels of this module
+        reuse ``u``, with the same operations in the same order (bit-for-bit the same values).
+        """
+        return self._profile(u)
+
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """prod_j profile(a_j - b_j) for rows already divided by the lengthscales.
 
@@ -385,8 +394,9 @@ class _Stationary(Kernel):
         """Per-feature values profile((x_j - y_j) / l_j), shape (len(X), len(Y), d)."""
         Xa = np.asarray(X, dtype=np.float64)
         Ya = np.asarray(Y, dtype=np.float64)
-        u = (Xa[:, None, :] - Ya[None, :, :]) / self.lengthscale
-        return self._profile(u)
+        u = np.subtract(Xa[:, None, :], Ya[None, :, :])
+        np.divide(u, self.lengthscale, out=u)
+        return self._profile_inplace(u)
 
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """profile((p_j - q_j) / l_j) for matched rows, shape (r, d) (see :meth:`Kernel.pair_values`)."""
@@ -445,6 +455,12 @@ class RBF(_Stationary):
         """The profile at u = (x - y) / l."""
         return np.exp(-0.5 * u * u)
 
+    def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
+        """exp(-0.5 u^2) in place: (-0.5 u) u and -0.5 (u u) are the same numbers (a power of two)."""
+        np.multiply(u, u, out=u)
+        np.multiply(u, -0.5, out=u)
+        return np.exp(u, out=u)
+
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """exp(-||a - b||^2 / 2): one matrix product, exact differences where digits could be lost."""
         return _rbf_gram(A, B, same)
@@ -476,6 +492,12 @@ class Laplacian(_Stationary):
         """The profile at u = (x - y) / l."""
         return np.exp(-np.abs(u))
 
+    def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
+        """exp(-|u|) in place."""
+        np.abs(u, out=u)
+        np.negative(u, out=u)
+        return np.exp(u, out=u)
+
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """exp(-||a - b||_1): scipy's Manhattan distances, then one exponential."""
         return _laplacian_gram(A, B)
@@ -506,6 +528,12 @@ class Cauchy(_Stationary):
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
         return 1.0 / (1.0 + u * u)
+
+    def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
+        """1 / (1 + u^2) in place."""
+        np.multiply(u, u, out=u)
+        np.add(u, 1.0, out=u)
+        return np.divide(1.0, u, out=u)
 
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """prod_j 1 / (1 + (a_j - b_j)^2), feature by feature (a division instead of a reciprocal)."""

@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validation import check_interactions
-from .enumeration import MAX_ENUMERATION_FEATURES, exact_shapley
+from .enumeration import MAX_ENUMERATION_FEATURES, _cached_batch_coefficients, exact_shapley
 from .result import ShapleyValues
 
 #: bytes of the per-pass work arrays of the numpy fallback (they should stay in cache)
@@ -164,6 +164,10 @@ def compiled_available() -> bool:
     return _subset_kernel("auto") is not _subset_values_numpy
 
 
+#: exact_shapley's default batch of coalitions: up to this many, it forms the values in one product
+_ONE_BATCH = 4096
+
+
 class _TableLookup:
     """The value function of a tabulated game: coalitions (n, d) -> rows of ``v`` (bit j = player j)."""
 
@@ -280,7 +284,7 @@ class SubsetGame:
             w = np.ones(a.shape[:2])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
         self._kernel(a, self._table, v, w)
-        if not np.all(np.isfinite(v)):
+        if not np.isfinite(v).all():
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
 
@@ -365,6 +369,16 @@ class SubsetGame:
             pts = slice(p0, min(N, p0 + step))
             got = get(pts)
             v = self.values(*got) if isinstance(got, tuple) else self.values(got)
+            if index is None and n_sets <= _ONE_BATCH:
+                # what exact_shapley computes for a table in bit order (one batch, the same cached
+                # coefficients, the same product), without its per-call checks and lookups: the
+                # table is checked finite by ``values``
+                phi = _cached_batch_coefficients(d, 0, n_sets)[2].T @ v.reshape(n_sets, -1)
+                values[pts] = phi.reshape(d, -1, o).transpose(1, 0, 2)
+                v_full[pts], v_empty[pts] = v[-1], v[0]
+                if bar is not None:
+                    bar.update(pts.stop - pts.start)
+                continue
             res = exact_shapley(_TableLookup(v, bits), d, interactions=index or False)
             values[pts] = np.asarray(res.values).reshape(-1, d, o)
             v_full[pts], v_empty[pts] = v[-1], v[0]
