@@ -12,6 +12,7 @@ import dataclasses
 import datetime
 import importlib
 import json
+import os
 import pkgutil
 import platform
 import time
@@ -92,6 +93,25 @@ class Experiment:
             raise ValueError(f"paper must be one of {sorted(PAPERS)}, got {self.paper!r}")
         if (self.run is None) == (not self.blocked):
             raise ValueError(f"{self.id}: give either run= or blocked= (the reason), not both or neither")
+
+
+def cached(key: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept as JSON in the folder REPRODUCE_CACHE (``key`` names the file) when that is set.
+
+    For the long full runs: a repetition or seed that finished is read back instead of recomputed,
+    so a run cut short by the machine's time resumes where it stopped.  Without the variable, nothing
+    is cached.  Results must be JSON-ready (keys come back as strings).
+    """
+    folder = os.environ.get("REPRODUCE_CACHE")
+    if not folder:
+        return compute()
+    path = Path(folder) / f"{key}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    out = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, default=_json_default))
+    return out
 
 
 def experiments() -> list[Experiment]:
