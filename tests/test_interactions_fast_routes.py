@@ -132,3 +132,26 @@ def test_explain_banzhaf_values_on_one_node_equal_the_subset_route():
     assert np.abs(np.asarray(ex.base_values) - np.asarray(ref.base_values)).max() <= 1e-13
     assert np.abs(np.asarray(ex.v_full) - np.asarray(ref.v_full)).max() <= 1e-13
     assert ex.efficiency_error is None  # no Shapley values were computed: Banzhaf values are not efficient
+
+
+def test_banzhaf_compiled_pass_equals_the_numpy_passes_bit_for_bit():
+    """The fused compiled pass does numpy's operations in numpy's order: the same numbers, also with
+    zeros, signs and products that leave float64's range (both then refuse alike)."""
+    if ho._compiled_banzhaf() is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(5)
+    for d, p, r, nb, o in [(1, 1, 1, 1, 1), (2, 3, 2, 1, 2), (7, 2, 5, 3, 1), (12, 1, 30, 4, 3)]:
+        a = rng.uniform(-1.5, 1.5, (p, r, d))
+        F = rng.uniform(-1.0, 1.0, (r, nb, d))
+        a.flat[0] = 0.0
+        c, w = rng.normal(size=(r, o)), rng.dirichlet(np.ones(nb))
+        got = ho.banzhaf_interventional(a, c, F, w)
+        with mock.patch.object(ho, "_compiled_banzhaf", lambda: None):
+            want = ho.banzhaf_interventional(a, c, F, w)
+        assert got is not None and want is not None
+        for g, h in zip(got, want):
+            assert np.array_equal(g, h), (d, p, r, nb, o)
+    big = np.full((1, 1, 40), 1e20)
+    with mock.patch.object(ho, "_compiled_banzhaf", lambda: None):
+        assert ho.banzhaf_interventional(big, np.ones((1, 1)), big, np.ones(1)) is None
+    assert ho.banzhaf_interventional(big, np.ones((1, 1)), big, np.ones(1)) is None

@@ -6,8 +6,9 @@ kernel's prefix and suffix products over a block of nodes) either runs them as s
 them in memory, a load and a store per step.  These intrinsics give such a kernel an LLVM
 ``<4 x double>`` value type: its locals are SSA values, so they live in vector registers.
 
-Only plain IEEE operations are emitted (fmul, fadd, no contraction into fused multiply-adds), so
-every lane rounds exactly as the scalar code it replaces.  Loads and stores address an array's
+``vadd`` and ``vmul`` emit plain IEEE operations (no contraction into fused multiply-adds);
+``vfma`` is the one fused operation, rounded once, and a kernel uses it where it wants that
+(the quadrature kernel's factors and accumulations).  Loads and stores address an array's
 data by a flat element index (C order) and are not bounds-checked: callers own that.
 """
 

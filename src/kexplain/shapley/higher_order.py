@@ -1228,29 +1228,54 @@ def banzhaf_interventional(
     p, r, d = a.shape
     nb = background.shape[1]
     K = r * nb
-    # features first: each step of the prefix and suffix products is one pass over p * r * n_b numbers
-    A = np.ascontiguousarray(np.moveaxis(a, 2, 0))[:, :, :, None]  # (d, p, r, 1)
-    F = np.ascontiguousarray(np.moveaxis(background, 2, 0))[:, None]  # (d, 1, r, n_b)
     cw = (c[:, None, :] * weights[None, :, None]).reshape(K, -1)  # (r * n_b, o)
+    kernel = _compiled_banzhaf()
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        g = 0.5 * (A + F)  # (d, p, r, n_b)
-        pre = np.empty_like(g)
-        pre[0] = 1.0
-        for j in range(1, d):
-            np.multiply(pre[j - 1], g[j - 1], out=pre[j])
-        loo = A - F
-        loo *= pre
-        suf = np.ones(g.shape[1:])
-        for j in range(d - 1, -1, -1):
-            loo[j] *= suf
-            suf *= g[j]
+        if kernel is not None:  # the numpy passes fused per pair: the same numbers
+            loo, suf = np.empty((d, p, r, nb)), np.empty((p, r, nb))
+            kernel(
+                np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(background, dtype=np.float64), loo, suf
+            )
+        else:
+            loo, suf = _banzhaf_loo_numpy(a, background)
         bv = np.moveaxis((loo.reshape(d * p, K) @ cw).reshape(d, p, -1), 0, 1)
-        mean = suf.reshape(p, K) @ cw  # suf is now the product over every feature
+        mean = suf.reshape(p, K) @ cw  # suf is the product over every feature
         v_full = np.prod(a, axis=-1) @ c
         v_empty = np.broadcast_to(np.prod(background, axis=-1).reshape(K) @ cw, v_full.shape)
     if not all(np.all(np.isfinite(x)) for x in (bv, mean, v_full, v_empty)):
         return None
     return bv, mean, v_full, np.array(v_empty)
+
+
+@lru_cache(maxsize=1)
+def _compiled_banzhaf() -> Any:
+    """The compiled pass of ``_banzhaf_numba`` (the same numbers), or None without numba."""
+    try:
+        from ._banzhaf_numba import banzhaf_loo
+    except Exception:  # numba missing or unusable here: the numpy passes give the same numbers
+        return None
+    return banzhaf_loo
+
+
+def _banzhaf_loo_numpy(a: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """banzhaf_interventional's leave-one-out products (d, p, r, n_b) and full products (p, r, n_b)
+    as numpy passes (call under ``np.errstate``)."""
+    d = a.shape[2]
+    # features first: each step of the prefix and suffix products is one pass over p * r * n_b numbers
+    A = np.ascontiguousarray(np.moveaxis(a, 2, 0))[:, :, :, None]  # (d, p, r, 1)
+    F = np.ascontiguousarray(np.moveaxis(background, 2, 0))[:, None]  # (d, 1, r, n_b)
+    g = 0.5 * (A + F)  # (d, p, r, n_b)
+    pre = np.empty_like(g)
+    pre[0] = 1.0
+    for j in range(1, d):
+        np.multiply(pre[j - 1], g[j - 1], out=pre[j])
+    loo = A - F
+    loo *= pre
+    suf = np.ones(g.shape[1:])
+    for j in range(d - 1, -1, -1):
+        loo[j] *= suf
+        suf *= g[j]
+    return loo, suf
 
 
 def banzhaf_cheaper_than_subsets(d: int, n_background: int) -> bool:
