@@ -1222,7 +1222,7 @@ def banzhaf_interventional(
     >>> from kexplain.shapley.higher_order import banzhaf_interventional
     >>> bv, mean, v_full, v_empty = banzhaf_interventional(
     ...     np.array([[[1.0, 1.0]]]), np.array([[1.0]]), np.array([[[0.0, 0.0]]]), np.array([1.0]))
-    >>> bv[0, :, 0], mean[0, 0]                      # v(S) = [S holds both]: 1/2 each, mean 1/4
+    >>> bv[0, :, 0], float(mean[0, 0])               # v(S) = [S holds both]: 1/2 each, mean 1/4
     (array([0.5, 0.5]), 0.25)
     """
     p, r, d = a.shape
