@@ -1,15 +1,18 @@
-"""Interventional SHAP on a GPU: the array API engine in PyTorch against numpy (numba) on the CPU.
+"""Interventional SHAP on a GPU: the array API engine in PyTorch against numpy (numba) on one CPU core.
 
-An RBF kernel expansion with a few thousand support vectors, a few thousand background rows and d
-in {10, 50, 200}; ``ProductKernelExplainer(model, background=B).explain(X)`` with X a numpy array
-(the numba kernel, one CPU thread, and the subset route where the cost model picks it) against X a
-torch tensor on 'cuda' (the same quadrature engine written against the array API, float64, and
-float32 for comparison).  Prints the time per explained point on both sides, their ratio and the
-largest difference of the values.  Without a GPU it says so and runs torch on the CPU.
+An RBF kernel expansion, background rows and d in {50, 200, 1000} (issue 26 item 6);
+``ProductKernelExplainer(model, background=B).explain(X)`` with X a numpy array (the numba kernel,
+one CPU thread) against X a torch tensor on 'cuda' in float64 and float32, each through the
+generic array API path (``KEXPLAIN_TORCH_COMPILE=0``: (pairs, nodes, features) arrays in device
+memory) and through the fused reductions compiled by ``torch.compile`` (the default on a GPU).
+Prints seconds per explained point on every side, the ratios, the first call's compile time, the
+largest differences of the values, and a check of the log-space fallback on the device.  Without a
+GPU it says so and runs torch on the CPU (the fused path is then not taken by default: the GPU
+columns compare two CPU paths).
 
     python benchmarks/bench_gpu.py [--quick]
 
-Needs numpy, torch, scikit-learn and kexplain (installed from the checkout); no network.
+Needs numpy, torch, array-api-compat, scikit-learn and kexplain (from the checkout); no network.
 """
 
 from __future__ import annotations
@@ -18,14 +21,54 @@ import os
 import sys
 import time
 
+import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import numpy as np
+from _common import result, threads_note
 
 import kexplain as kx
+from kexplain.shapley import product_game_block
+
+#: the switch of the fused reductions (kexplain.shapley._product_torch)
+COMPILE_ENV = "KEXPLAIN_TORCH_COMPILE"
+
+#: (d, support vectors, background rows): CPU time per point of a few seconds each
+CONFIGS = ((50, 1000, 1000), (200, 500, 500), (1000, 200, 100))
+QUICK_CONFIGS = ((50, 60, 40), (200, 30, 20))
 
 
 def _sync(torch, device):
     if device == "cuda":
         torch.cuda.synchronize()
+
+
+def _device_time(torch, device, fn):
+    _sync(torch, device)
+    t0 = time.perf_counter()
+    out = fn()
+    _sync(torch, device)
+    return out, time.perf_counter() - t0
+
+
+def _check_log_space(torch, device):
+    """Underflowing products, zeros and negative factors on the device: largest relative difference."""
+    rng = np.random.default_rng(5)
+    cases = [
+        (rng.uniform(0.01, 0.2, (2, 5, 300)), rng.uniform(0.01, 0.2, (5, 300)), rng.normal(size=(5, 1)) * 1e250),
+    ]
+    a = rng.normal(size=(2, 6, 8))
+    a[0, 0, 2] = 0.0
+    a[1, 1, :3] = 0.0
+    b = rng.normal(size=(2, 6, 8))
+    b[0, 2, 1] = 0.0
+    cases.append((a, b, rng.normal(size=(6, 2))))
+    worst = 0.0
+    for a, b, c in cases:
+        ref = product_game_block(a, b, c)
+        out = product_game_block(*(torch.asarray(x, device=device) for x in (a, b, c)))
+        for x, r in zip(out, ref):
+            x = x.cpu().numpy()
+            worst = max(worst, float(np.max(np.abs(x - r)) / max(np.max(np.abs(r)), 1e-300)))
+    return worst
 
 
 def main() -> None:
@@ -34,66 +77,72 @@ def main() -> None:
     quick = "--quick" in sys.argv or os.environ.get("KEXPLAIN_QUICK") == "1"
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
-        print("no CUDA device: torch runs on the CPU (the ratio then compares two CPU paths)")
+        print("no CUDA device: torch runs on the CPU (the ratios then compare CPU paths)")
     else:
         print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    n_sv, n_bg = (100, 50) if quick else (2000, 2000)
-    cpu_points = 1 if not quick else 2
-    gpu_points = 2 if quick else 8
+    print(threads_note())
+    gpu_points = 2 if quick else 4
+    # compile numba's kernels on a tiny model, so the CPU timings below hold no compilation
+    # (both the few-node and the many-node kernel: d = 3 and d = 40)
+    rng = np.random.default_rng(0)
+    for d in (3, 40):
+        tiny = kx.KernelExpansion(rng.normal(size=(5, d)), rng.normal(size=5), kx.kernels.RBF(1.0))
+        kx.ProductKernelExplainer(tiny, background=rng.normal(size=(4, d))).explain(rng.normal(size=(1, d)))
     rows = []
-    for d in (10, 50, 200):
+    for d, n_sv, n_bg in QUICK_CONFIGS if quick else CONFIGS:
         rng = np.random.default_rng(d)
         X_ref = rng.normal(size=(n_sv, d))
         model = kx.KernelExpansion(X_ref, rng.normal(size=n_sv), kx.kernels.RBF(float(np.sqrt(d))))
         background = rng.normal(size=(n_bg, d))
         X = rng.normal(size=(gpu_points, d))
         explainer = kx.ProductKernelExplainer(model, background=background)
-        explainer.explain(X[:1])  # warm-up (compiled kernels)
-        t0 = time.perf_counter()
-        ref = explainer.explain(X[:cpu_points])
-        t_cpu = (time.perf_counter() - t0) / cpu_points
+        c0 = time.process_time()
+        ref, t_cpu = _device_time(torch, "cpu", lambda e=explainer, x=X[:1]: e.explain(x))
+        cpu_s = time.process_time() - c0
         Xt = torch.asarray(X, device=device)
-        explainer.explain(Xt[:1])  # warm-up: moves the background factors to the device once
-        timings = {}
-        results = {}
-        for dtype in ("float64", "float32"):
-            _sync(torch, device)
-            t0 = time.perf_counter()
-            results[dtype] = explainer.explain(Xt, dtype=dtype)
-            _sync(torch, device)
-            timings[dtype] = (time.perf_counter() - t0) / gpu_points
-        scale = float(np.max(np.abs(ref.values)))
-        diff64 = float(np.max(np.abs(results["float64"].values[:cpu_points] - ref.values))) / scale
-        diff32 = float(np.max(np.abs(results["float32"].values[:cpu_points] - ref.values))) / scale
-        rows.append(
-            (
-                d,
-                explainer.route,
-                t_cpu,
-                timings["float64"],
-                t_cpu / timings["float64"],
-                diff64,
-                timings["float32"],
-                t_cpu / timings["float32"],
-                diff32,
-                results["float32"].efficiency_error,
-            )
-        )
+        row = {"d": d, "pairs": n_sv * n_bg, "route": explainer.route, "cpu": t_cpu, "cpu_cpu": cpu_s}
+        for mode, env in (("generic", "0"), ("fused", "1")):
+            os.environ[COMPILE_ENV] = env
+            for dtype in ("float64", "float32"):
+                # first call: moves the background factors to the device; compiles the fused kernels
+                _, first = _device_time(torch, device, lambda e=explainer, x=Xt[:1], dt=dtype: e.explain(x, dtype=dt))
+                res, t = _device_time(torch, device, lambda e=explainer, x=Xt, dt=dtype: e.explain(x, dtype=dt))
+                scale = float(np.max(np.abs(ref.values)))
+                diff = float(np.max(np.abs(res.values[:1] - ref.values))) / scale
+                row[f"{mode}{dtype[-2:]}"] = t / gpu_points
+                row[f"{mode}{dtype[-2:]}_first"] = first
+                row[f"{mode}{dtype[-2:]}_diff"] = diff
+        os.environ.pop(COMPILE_ENV, None)
+        rows.append(row)
+        print(f"d = {d} done: CPU {t_cpu:.3f} s/pt, fused float64 {row['fused64']:.4f} s/pt", flush=True)
+    log_diff = _check_log_space(torch, device)
     head = (
-        f"{'d':>4} {'CPU route':>10} {'numpy/pt':>10} {'torch64/pt':>11} {'ratio':>8} {'max rel diff':>12}"
-        f" {'torch32/pt':>11} {'ratio':>8} {'rel diff 32':>11} {'eff err 32':>10}"
+        f"{'d':>5} {'pairs':>8} {'CPU s/pt':>9} {'gen64':>8} {'fused64':>8} {'CPU/fused64':>11}"
+        f" {'gen/fused':>9} {'gen32':>8} {'fused32':>8} {'CPU/fused32':>11} {'diff64':>8} {'diff32':>8}"
+        f" {'1st fused':>9}"
     )
-    print(f"\nInterventional SHAP, {n_sv} support vectors x {n_bg} background rows; torch on {device}")
+    print(f"\nInterventional SHAP per explained point (s); torch on {device}; CPU = numba on one core")
     print(head)
     print("-" * len(head))
-    for d, route, tc, t64, r64, d64, t32, r32, d32, e32 in rows:
+    for r in rows:
         print(
-            f"{d:>4} {route:>10} {tc:>9.4f}s {t64:>10.4f}s {r64:>7.1f}x {d64:>12.1e}"
-            f" {t32:>10.4f}s {r32:>7.1f}x {d32:>11.1e} {e32:>10.1e}"
+            f"{r['d']:>5} {r['pairs']:>8} {r['cpu']:>9.3f} {r['generic64']:>8.4f} {r['fused64']:>8.4f}"
+            f" {r['cpu'] / r['fused64']:>10.1f}x {r['generic64'] / r['fused64']:>8.1f}x {r['generic32']:>8.4f}"
+            f" {r['fused32']:>8.4f} {r['cpu'] / r['fused32']:>10.1f}x {r['fused64_diff']:>8.1e}"
+            f" {r['fused32_diff']:>8.1e} {r['fused64_first']:>8.1f}s"
         )
-    worst = max(r[5] for r in rows)
-    if worst > 1e-10:
-        raise SystemExit(f"largest float64 difference {worst:.1e} exceeds 1e-10")
+    for r in rows:
+        units = r["pairs"] * r["d"] * ((r["d"] + 1) // 2)  # (pair, feature, node) triples per point
+        print(
+            f"d = {r['d']}: {units / r['fused64'] / 1e9:.1f} G pair-feature-nodes/s fused float64, "
+            f"{units / r['cpu'] / 1e9:.3f} G on the CPU core (CPU time {r['cpu_cpu']:.3f} s)"
+        )
+        result(f"gpu_fused64_vs_cpu_d{r['d']}", r["cpu"] / r["fused64"], None, note=f"device={device}")
+        result(f"gpu_fused_vs_generic64_d{r['d']}", r["generic64"] / r["fused64"], None, note=f"device={device}")
+    print(f"log-space fallback on {device}: largest relative difference {log_diff:.1e}")
+    worst = max(max(r["fused64_diff"], r["generic64_diff"]) for r in rows)
+    if worst > 1e-10 or log_diff > 1e-12:
+        raise SystemExit(f"float64 differences {worst:.1e} / {log_diff:.1e} exceed 1e-10 / 1e-12")
 
 
 if __name__ == "__main__":

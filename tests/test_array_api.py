@@ -191,3 +191,138 @@ def test_skips_cleanly_without_array_api_compat(monkeypatch):
     monkeypatch.setattr(aa, "_compat", lambda: None)
     phi, v_full, v_empty = product_game_block(np.full((1, 1, 2), 2.0), 1.0, np.ones(1))
     np.testing.assert_allclose(phi[0, :, 0], [1.5, 1.5])
+
+
+# --- the fused torch reductions (``_product_torch``): used on CUDA devices; here forced on CPU tensors
+
+
+@pytest.fixture
+def fused_calls(monkeypatch):
+    """Route torch CPU tensors through the fused reductions (eager), counting their calls."""
+    pytest.importorskip("array_api_compat")
+    pytest.importorskip("torch")
+    from kexplain.shapley import _product_torch, _product_xp
+
+    calls = []
+
+    def count(fn):
+        def wrapped(*args):
+            calls.append(fn.__name__)
+            return fn(*args)
+
+        return wrapped
+
+    eager = _product_torch.fused_kernels
+    monkeypatch.setattr(
+        _product_xp,
+        "fused_kernels",
+        lambda x: tuple(count(f) for f in eager(x, compiled=False)) if eager(x, compiled=False) else None,
+    )
+    return calls
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 13, 40])
+@pytest.mark.parametrize("point_b", [False, True])
+def test_fused_torch_equals_numpy(fused_calls, d, point_b):
+    import torch
+
+    rng = np.random.default_rng(100 + d)
+    a, b, c = _game(rng, 3, 9, d, 2, point_b=point_b)
+    ref = product_game_block(a, b, c)
+    out = product_game_block(torch.asarray(a), torch.asarray(b), torch.asarray(c))
+    assert {"node_products", "weighted_inverse_sums"} <= set(fused_calls)  # the fused path ran
+    for x, r in zip(out, ref):
+        assert _module_of(x) == "torch"
+        assert _rel(x, r) <= 1e-12
+    out32 = product_game_block(torch.asarray(a), torch.asarray(b), torch.asarray(c), dtype="float32")
+    assert out32[0].dtype == torch.float32
+    assert _rel(out32[0], ref[0]) <= 1e-5
+
+
+def test_fused_torch_log_space(fused_calls):
+    """Underflowing products, exact zeros and negative factors: the fused path's per-pair fallback."""
+    import torch
+
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.01, 0.2, (2, 5, 300))
+    b = rng.uniform(0.01, 0.2, (5, 300))
+    c = rng.normal(size=(5, 1)) * 1e250
+    ref = product_game_block(a, b, c)
+    out = product_game_block(torch.asarray(a), torch.asarray(b), torch.asarray(c))
+    assert fused_calls
+    assert _rel(out[0], ref[0]) <= 1e-12
+    # only some pairs leave the safe range: the others keep the fused values
+    a = rng.normal(size=(2, 6, 8))
+    a[0, 0, 2] = 0.0
+    a[1, 1, :3] = 0.0
+    b = rng.normal(size=(2, 6, 8))
+    b[0, 2, 1] = 0.0
+    c = rng.normal(size=(6, 2))
+    ref = product_game_block(a, b, c)
+    out = product_game_block(torch.asarray(a), torch.asarray(b), torch.asarray(c))
+    for x, r in zip(out, ref):
+        assert _rel(x, r) <= 1e-12
+
+
+def test_fused_kernels_selection(monkeypatch):
+    """Fused only for torch tensors on a CUDA device, unless KEXPLAIN_TORCH_COMPILE=0."""
+    torch = pytest.importorskip("torch")
+    from kexplain.shapley._product_torch import COMPILE_ENV, fused_kernels
+
+    assert fused_kernels(np.ones(3)) is None
+    assert fused_kernels(torch.ones(3)) is None  # a CPU tensor keeps the generic path
+    assert fused_kernels(torch.ones(3), compiled=False) is not None
+    monkeypatch.setenv(COMPILE_ENV, "0")
+    assert fused_kernels(torch.ones(3)) is None
+
+
+def test_fused_torch_compiled_on_cpu():
+    """The reductions through torch.compile (TorchInductor's CPU code here; Triton on a GPU) equal the
+    generic path, for two shapes compiled once (dynamic shapes)."""
+    pytest.importorskip("array_api_compat")
+    torch = pytest.importorskip("torch")
+    import array_api_compat
+
+    from kexplain.shapley._product_torch import compiled_kernels
+    from kexplain.shapley._product_xp import _weighted_loo_integrals_xp, _xp_limits
+    from kexplain.shapley.quadrature import gauss_legendre_01
+
+    xp = array_api_compat.array_namespace(torch.ones(1))
+    rng = np.random.default_rng(11)
+    for K, d in ((40, 6), (300, 25)):
+        a2 = torch.asarray(rng.uniform(0.2, 1.2, (K, d)))
+        b2 = torch.asarray(rng.uniform(0.2, 1.2, (K, d)))
+        tn, wn = gauss_legendre_01((d + 1) // 2)
+        t, w = torch.asarray(tn), torch.asarray(wn)
+        limits = _xp_limits(xp, torch.float64)
+        want = _weighted_loo_integrals_xp(xp, a2, b2, t, w, limits, kernels=None)
+        got = _weighted_loo_integrals_xp(xp, a2, b2, t, w, limits, kernels=compiled_kernels())
+        assert _rel(got, want.numpy()) <= 1e-13
+
+
+def test_background_factors_cached_on_device(monkeypatch):
+    """Factors too large for the host's table are computed once and cached on a (non-host) device."""
+    pytest.importorskip("array_api_compat")
+    torch = pytest.importorskip("torch")
+    from kexplain.explainers import product_games
+    from kexplain.explainers.product_games import BackgroundFactors, InterventionalGame
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 4))
+    em = kx.KernelExpansion(X, rng.normal(size=30), kx.kernels.RBF(1.5))
+    w = np.full(12, 1 / 12)
+    ref = solve_product_game(InterventionalGame(em, X[:3], BackgroundFactors(em, X[:12], w)))
+    bg = BackgroundFactors(em, X[:12], w, max_bytes=0)  # the host keeps no table
+    assert bg.factors is None
+    xp = ref_xp("torch")
+    res = solve_product_game(InterventionalGame(em, X[:3], bg, xp=xp, device="cpu"), max_block_bytes=2**12)
+    assert "_on_device" not in bg.__dict__  # host memory: recomputed per block, as before
+    assert _rel(res.values, ref.values) <= 1e-12
+    monkeypatch.setattr(product_games, "_is_host", lambda device: False)
+    monkeypatch.setattr(product_games, "DEVICE_TABLE_BYTES", 10**6)
+    res = solve_product_game(InterventionalGame(em, X[:3], bg, xp=xp, device="cpu"), max_block_bytes=2**12)
+    (cached,) = bg.__dict__["_on_device"].values()
+    assert tuple(cached.shape) == (30, 12, 4)
+    assert _rel(res.values, ref.values) <= 1e-12
+    np.testing.assert_array_equal(cached.numpy(), bg.rows(slice(0, 30)))
+    del torch

@@ -34,6 +34,14 @@ from ..shapley.array_api import from_numpy
 from ..shapley.routes import BACKGROUND_TABLE_BYTES
 from ..shapley.subsets import SubsetGame, absent_set_table
 
+#: bound on the background factors cached on a device (GPU memory) when the host keeps none
+DEVICE_TABLE_BYTES = 4 * 2**30
+
+
+def _is_host(device: Any) -> bool:
+    """Whether ``device`` is the host's memory (a torch CPU tensor, array-api-strict's CPU device)."""
+    return device is None or "cpu" in str(device).lower()
+
 
 def _check_finite(x: np.ndarray, name: str) -> None:
     if not np.all(np.isfinite(x)):
@@ -142,14 +150,26 @@ class BackgroundFactors:
     def rows_on(self, base_rows: slice, xp: Any, device: Any) -> Any:
         """``rows(base_rows)`` as an array of namespace ``xp`` on ``device`` (float64).
 
-        The kept factors are moved to the device once and cached there.
+        The factors are moved to the device once and cached there: the kept ones, and those too
+        large for the host's table (``max_bytes``) when they fit ``DEVICE_TABLE_BYTES``, computed
+        a block of rows at a time (otherwise every call of a GPU explanation recomputed them on
+        the host, measured as nearly all of its time at 10^6 pairs).
         """
-        if self.factors is None:
+        size = 8 * self.n_base_rows * self.n_background * self.model.n_features
+        if self.factors is None and (size > DEVICE_TABLE_BYTES or _is_host(device)):
             return from_numpy(self.rows(base_rows), xp, device)
         key = (getattr(xp, "__name__", str(xp)), str(device))
         cache = self.__dict__.setdefault("_on_device", {})
         if key not in cache:
-            cache[key] = from_numpy(self.factors, xp, device)
+            if self.factors is not None:
+                cache[key] = from_numpy(self.factors, xp, device)
+            else:
+                step = max(1, (64 * 2**20) // max(1, size // max(1, self.n_base_rows)))
+                parts = [
+                    from_numpy(self.rows(slice(r0, min(self.n_base_rows, r0 + step))), xp, device)
+                    for r0 in range(0, self.n_base_rows, step)
+                ]
+                cache[key] = xp.concat(parts, axis=0) if len(parts) > 1 else parts[0]
         return cache[key][base_rows, ...]
 
     @property

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._product_torch import fused_kernels
 from .array_api import device_of, from_numpy, is_foreign_array, resolve_dtype
 from .interactions import interaction_rule
 from .quadrature import gauss_legendre_01, nodes_for_degree
@@ -60,32 +61,57 @@ def _b_rows(xp: Any, b2: Any, k0: int, k1: int, device: Any) -> Any:
     return xp.take(b2, xp.arange(k0, k1, device=device) % Kb, axis=0)
 
 
-def _weighted_loo_integrals_xp(xp: Any, a2: Any, b2: Any, t: Any, w: Any, limits: tuple[float, float]) -> Any:
-    """(a - b)_kj sum_l w_l prod_{i != j} g_ki(t_l) for every pair k: division where safe, else log space."""
+def _weighted_loo_integrals_xp(
+    xp: Any, a2: Any, b2: Any, t: Any, w: Any, limits: tuple[float, float], *, kernels: Any = "auto"
+) -> Any:
+    """(a - b)_kj sum_l w_l prod_{i != j} g_ki(t_l) for every pair k: division where safe, else log space.
+
+    ``kernels``: "auto" uses the fused torch reductions of ``_product_torch`` for tensors on a GPU
+    (no (pairs, nodes, features) array); a (node_products, weighted_inverse_sums) pair forces them
+    (tests); None forces the generic path."""
     K, d = a2.shape
     m = t.shape[0]
     tiny, huge = limits
     device = device_of(a2)
     itemsize = 4 if a2.dtype == xp.float32 else 8
-    step = max(1, XP_WORK_BYTES // (itemsize * m * max(d, 1)))
+    fused = fused_kernels(a2) if isinstance(kernels, str) else kernels
+    # the generic path holds (pairs, nodes, features) arrays; the fused one (pairs, features + nodes)
+    per_pair = itemsize * (4 * max(d, 1) + 3 * m if fused is not None else m * max(d, 1))
+    step = max(1, XP_WORK_BYTES // per_pair)
     parts = []
     for k0 in range(0, K, step):
         k1 = min(K, k0 + step)
         bk = _b_rows(xp, b2, k0, k1, device)
         diff = a2[k0:k1, :] - bk
-        g = bk[:, None, :] + t[None, :, None] * diff[:, None, :]  # (k, m, d)
-        P = xp.prod(g, axis=-1)  # (k, m)
-        aP = xp.abs(P)
-        ok = (aP > tiny) & (aP < huge)
-        Pw = xp.where(ok, P * w, xp.zeros_like(P))
-        gs = xp.where(ok[:, :, None], g, xp.ones_like(g))
-        res = xp.matmul(Pw[:, None, :], 1.0 / gs)[:, 0, :]  # sum_l w_l P_l / g_lj
+        g = None
+        if fused is not None:
+            P = fused[0](bk, diff, t)  # (k, m)
+            aP = xp.abs(P)
+            ok = (aP > tiny) & (aP < huge)
+            Pw = xp.where(ok, P * w, xp.zeros_like(P))
+            res = fused[1](bk, diff, t, Pw, ok)  # sum_l w_l P_l / g_lj
+        else:
+            g = bk[:, None, :] + t[None, :, None] * diff[:, None, :]  # (k, m, d)
+            P = xp.prod(g, axis=-1)  # (k, m)
+            aP = xp.abs(P)
+            ok = (aP > tiny) & (aP < huge)
+            Pw = xp.where(ok, P * w, xp.zeros_like(P))
+            gs = xp.where(ok[:, :, None], g, xp.ones_like(g))
+            res = xp.matmul(Pw[:, None, :], 1.0 / gs)[:, 0, :]  # sum_l w_l P_l / g_lj
         fin = xp.all(xp.isfinite(res), axis=1)
         bad = ~ok | ~fin[:, None]
         res = xp.where(fin[:, None], res, xp.zeros_like(res))
-        if bool(xp.any(bad)):
+        any_bad = bool(xp.any(bad))
+        if any_bad and g is not None:
             wb = xp.where(bad, xp.broadcast_to(w, bad.shape), xp.zeros_like(P))
             res = res + xp.sum(wb[:, :, None] * _loo_log_xp(xp, g), axis=1)
+        elif any_bad:
+            # fused (torch) path: log space for the pairs with a node out of the safe range only
+            # (rare), so that no (pairs, nodes, features) array is built for the whole chunk
+            rows = xp.nonzero(xp.any(bad, axis=1))[0]
+            gb = bk[rows, None, :] + t[None, :, None] * diff[rows, None, :]
+            wb = xp.where(bad[rows, :], xp.broadcast_to(w, (rows.shape[0], m)), xp.zeros_like(P[rows, :]))
+            res[rows, :] += xp.sum(wb[:, :, None] * _loo_log_xp(xp, gb), axis=1)
         parts.append(res * diff)
     return xp.concat(parts, axis=0) if len(parts) > 1 else parts[0]
 
