@@ -3,7 +3,7 @@
 An RBF kernel expansion, background rows and d in {50, 200, 1000} (issue 26 item 6);
 ``ProductKernelExplainer(model, background=B).explain(X)`` with X a numpy array (the numba kernel,
 one CPU thread) against X a torch tensor on 'cuda' in float64 and float32, each through the
-generic array API path (``KEXPLAIN_TORCH_COMPILE=0``: (pairs, nodes, features) arrays in device
+generic array API path (``KEXPLAIN_GPU_KERNELS=generic``: (pairs, nodes, features) arrays in device
 memory) and through the fused reductions compiled by ``torch.compile`` (the default on a GPU).
 Prints seconds per explained point on every side, the ratios, the first call's compile time, the
 largest differences of the values, and a check of the log-space fallback on the device.  Without a
@@ -28,8 +28,8 @@ from _common import result, threads_note
 import kexplain as kx
 from kexplain.shapley import product_game_block
 
-#: the switch of the fused reductions (kexplain.shapley._product_torch)
-COMPILE_ENV = "KEXPLAIN_TORCH_COMPILE"
+#: the choice of GPU kernels (kexplain.shapley._product_torch)
+KERNELS_ENV = "KEXPLAIN_GPU_KERNELS"
 
 #: (d, support vectors, background rows): CPU time per point of a few seconds each
 CONFIGS = ((50, 1000, 1000), (200, 500, 500), (1000, 200, 100))
@@ -101,8 +101,8 @@ def main() -> None:
         cpu_s = time.process_time() - c0
         Xt = torch.asarray(X, device=device)
         row = {"d": d, "pairs": n_sv * n_bg, "route": explainer.route, "cpu": t_cpu, "cpu_cpu": cpu_s}
-        for mode, env in (("generic", "0"), ("fused", "1")):
-            os.environ[COMPILE_ENV] = env
+        for mode, env in (("generic", "generic"), ("fused", "compile")):
+            os.environ[KERNELS_ENV] = env
             for dtype in ("float64", "float32"):
                 # first call: moves the background factors to the device; compiles the fused kernels
                 _, first = _device_time(torch, device, lambda e=explainer, x=Xt[:1], dt=dtype: e.explain(x, dtype=dt))
@@ -112,7 +112,7 @@ def main() -> None:
                 row[f"{mode}{dtype[-2:]}"] = t / gpu_points
                 row[f"{mode}{dtype[-2:]}_first"] = first
                 row[f"{mode}{dtype[-2:]}_diff"] = diff
-        os.environ.pop(COMPILE_ENV, None)
+        os.environ.pop(KERNELS_ENV, None)
         rows.append(row)
         print(f"d = {d} done: CPU {t_cpu:.3f} s/pt, fused float64 {row['fused64']:.4f} s/pt", flush=True)
     log_diff = _check_log_space(torch, device)

@@ -265,15 +265,18 @@ def test_fused_torch_log_space(fused_calls):
 
 
 def test_fused_kernels_selection(monkeypatch):
-    """Fused only for torch tensors on a CUDA device, unless KEXPLAIN_TORCH_COMPILE=0."""
+    """Fused only for torch tensors on a CUDA device, unless KEXPLAIN_GPU_KERNELS=generic; a bad value raises."""
     torch = pytest.importorskip("torch")
-    from kexplain.shapley._product_torch import COMPILE_ENV, fused_kernels
+    from kexplain.shapley._product_torch import KERNELS_ENV, fused_kernels
 
     assert fused_kernels(np.ones(3)) is None
     assert fused_kernels(torch.ones(3)) is None  # a CPU tensor keeps the generic path
     assert fused_kernels(torch.ones(3), compiled=False) is not None
-    monkeypatch.setenv(COMPILE_ENV, "0")
+    monkeypatch.setenv(KERNELS_ENV, "generic")
     assert fused_kernels(torch.ones(3)) is None
+    monkeypatch.setenv(KERNELS_ENV, "fastest")
+    with pytest.raises(ValueError, match="KEXPLAIN_GPU_KERNELS.*'compile', 'generic'"):
+        fused_kernels(torch.ones(3))
 
 
 def test_fused_torch_compiled_on_cpu():
