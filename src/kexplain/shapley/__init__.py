@@ -11,7 +11,9 @@ Every solver returns one result type, :class:`ShapleyValues`.
   orthogonal additive GPs, from prefix/suffix tables.
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
 - ``higher_order``: interaction indices of every order (SII, k-SII, STII, FSII, BII, BV,
-  Möbius) of product games and, through the Möbius transform, of any enumerated game.
+  Möbius) of product games and, through the Möbius transform, of any enumerated game (the
+  definitions in ``higher_order_indices``, the product games' quadrature in
+  ``higher_order_product``, the result table in ``higher_order_table``).
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
 - ``stochastic``: the exact covariance of the Shapley values of a Gaussian process (product
   kernels, interventional and baseline games).
