@@ -27,6 +27,7 @@ recomputes them and the lost tasks on the workers left: the result is the same.
 from __future__ import annotations
 
 import contextlib
+import pickle
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -189,8 +190,50 @@ def _stats_pieces(ranges: Sequence[tuple[int, int]], threads: int) -> list[tuple
     return [(a, min(t_end, a + size)) for a in range(t_first, t_end, size)]
 
 
-def _tiles(task: Callable[[int, int], list[Any]], a: int, b: int) -> list[Any]:
-    return task(a, b)
+def _column(items: list[Any]) -> Any:
+    """One field of every tile's result: stacked into one array when all are arrays of one shape
+    and dtype (at least 1-d, so indexing gives back an array, not a NumPy scalar), else the list."""
+    first = items[0]
+    if type(first) is np.ndarray and first.ndim >= 1:
+        if all(type(x) is np.ndarray and x.shape == first.shape and x.dtype == first.dtype for x in items):
+            return np.stack(items)
+    return items
+
+
+def _pack(results: list[Any]) -> bytes:
+    """A task's list of per-tile results as one ``bytes`` object (see ``_unpack``).
+
+    Dask serializes a returned list element by element: a header and a frame per small array,
+    about 0.15 ms per tile on the worker's event loop and 0.05 ms on the client's.  A complete
+    MMD^2 attribution at n = m = 2,000 returns 5,493 tiles of three fields (measured: 28 ms to
+    serialize a 256-tile task, 12 ms to deserialize it; 3 ms and 2 ms with one pickle of the
+    fields stacked), and that CPU competed with the tiles for the cores.  The fields are stacked
+    per position (``_column``) and pickled once; ``_unpack`` gives back the same values (views of
+    the stacked arrays) and the same Python objects elsewhere, so the sums do not change.
+    """
+    if results and all(type(r) is tuple and len(r) == len(results[0]) for r in results):
+        packed: tuple[Any, ...] = (
+            "tuples",
+            len(results),
+            [_column([r[q] for r in results]) for q in range(len(results[0]))],
+        )
+    elif results:
+        packed = ("items", len(results), [_column(list(results))])
+    else:
+        packed = ("items", 0, [])
+    return pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpack(blob: bytes) -> list[Any]:
+    """The list of per-tile results that ``_pack`` packed (arrays come back as views of one array)."""
+    kind, n, columns = pickle.loads(blob)
+    if kind == "tuples":
+        return [tuple(col[k] for col in columns) for k in range(n)]
+    return [columns[0][k] for k in range(n)]
+
+
+def _tiles(task: Callable[[int, int], list[Any]], a: int, b: int) -> bytes:
+    return _pack(task(a, b))
 
 
 class _StatsRunner:
@@ -203,7 +246,8 @@ class _StatsRunner:
         if not ranges:
             return
         pieces = _stats_pieces(ranges, _threads(self.client))
-        yield from _run_pieces(self.client, task, _tiles, pieces)
+        for blob in _run_pieces(self.client, task, _tiles, pieces):
+            yield _unpack(blob)
 
 
 def _block(fn: Callable[[slice], Explanation], a: int, b: int) -> Explanation:
