@@ -147,9 +147,9 @@ def _test_numbers(res):
     reason="starting worker processes takes 40-60 s on the shared 2-core machine; set KEXPLAIN_TEST_PROCESSES=1",
 )
 def test_process_workers_give_the_in_process_numbers_bit_for_bit(XZ):
-    """With worker processes, every task's tiles cross a process boundary packed (one pickled blob
-    of stacked fields, kexplain.dask.context._pack): the sums are still the in-process ones, bit
-    for bit, for the complete, permutation and incomplete statistics."""
+    """With worker processes, every task's tiles cross a process boundary packed (stacked fields,
+    kexplain.dask.context._pack): the sums are still the in-process ones, bit for bit, for the
+    complete, permutation and incomplete statistics."""
     import kexplain.dask
 
     X, Z = XZ
