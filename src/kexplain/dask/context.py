@@ -209,11 +209,10 @@ def _pack(results: list[Any]) -> tuple[str, int, list[Any], bytes]:
     the tiles for the cores.  A complete MMD^2 attribution's 256-tile task (three fields per tile)
     took 24 ms to serialize (768 frames) and 7.8 ms to deserialize; packed, 1.1 ms and 0.6 ms
     (3 frames), and 14 ms and 0.6 ms with 1,000 permutation columns (load 8.6, min of 3 runs).
-    Each field is stacked
-    into one array where it can be (``_column``), the arrays travel as Dask's own frames (no
-    copy for large permutation-test results) and the other fields as one pickle; ``_unpack``
-    gives back the same values (views of the stacked arrays) and the same Python objects
-    elsewhere, so the sums, added in tile order, do not change.
+    Each field is stacked into one array where it can be (``_column``), the arrays travel as
+    Dask's own frames (no copy for large permutation-test results) and the other fields as one
+    pickle; ``_unpack`` gives back the same values (views of the stacked arrays) and the same
+    Python objects elsewhere, so the sums, added in tile order, do not change.
     """
     if results and all(type(r) is tuple and len(r) == len(results[0]) for r in results):
         kind, columns = "tuples", [_column([r[q] for r in results]) for q in range(len(results[0]))]
@@ -247,8 +246,8 @@ class _StatsRunner:
         if not ranges:
             return
         pieces = _stats_pieces(ranges, _threads(self.client))
-        for blob in _run_pieces(self.client, task, _tiles, pieces):
-            yield _unpack(blob)
+        for packed in _run_pieces(self.client, task, _tiles, pieces):
+            yield _unpack(packed)
 
 
 def _block(fn: Callable[[slice], Explanation], a: int, b: int) -> Explanation:
