@@ -26,9 +26,10 @@
    timings per factor, the others fixed, and the exponent fitted by log-log least squares
    (cost ~ factor^exponent), with a PNG plot written to ``--out`` (default: a new temp folder).
 
-BLAS is single-threaded (set before numpy loads), so a "core" is one thread.
+BLAS is single-threaded (set before numpy loads), so a "core" is one thread.  ``--parts mmd`` (or any of
+explain, mmd, growth, comma-separated) runs only those parts.
 
-    python benchmarks/bench_scale_out.py [--quick] [--points N] [--mmd-n N] [--block ROWS] [--out FOLDER]
+    python benchmarks/bench_scale_out.py [--quick] [--points N] [--mmd-n N] [--block ROWS] [--parts P] [--out FOLDER]
 """
 
 from __future__ import annotations
@@ -80,8 +81,15 @@ DASK_DEFAULTS = False
 
 #: the cluster settings docs/scale.md recommends for compute-bound kexplain work: the worker's
 #: statistical profiler samples every task thread's stack every 10 ms, which cost 0.5 s of CPU per
-#: 2.9 s task in a measurement (17 %); nothing else is changed
-RECOMMENDED = {"distributed.worker.profile.enabled": False}
+#: 2.9 s task in a measurement (17 %); the event loops' 20 ms "blocked loop" tick and 0.5 s system
+#: monitor cost CPU per second of wall time whatever the work (idle 2-worker LocalCluster, profiler
+#: off, load 7.5: 51 ms/s in the client process and 22 ms/s per worker; with these two slowed,
+#: 15 and 7.5 ms/s), CPU the tiles need on a 2-core machine.  Nothing else is changed.
+RECOMMENDED = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
 
 
 def make_cluster():
@@ -160,7 +168,7 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
     Z[:, d // 2 :] = rng.standard_t(5, size=(n, d - d // 2))
     cluster, client = make_cluster()
     out = {k: {"wall": [], "cpu": []} for k in ("in-process", "dask")}
-    faults = []
+    faults, split = [], []
     try:
         kx.stats.mmd_shapley(X[:300], Z[:300])  # compiled kernels, here and on both workers
         with kexplain.dask.on(client):
@@ -174,6 +182,7 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
                 res, wall, cpu = clock(lambda: kx.stats.mmd_shapley(X, Z).values)
             out["dask"]["wall"].append(wall)
             out["dask"]["cpu"].append(cpu + _worker_cpu(client) - wc0)
+            split.append((cpu, _worker_cpu(client) - wc0))
             faults.append(_worker_faults(client) - wf0)
             out["dask"]["values"] = res
         ref = kx.stats.mmd_shapley(X, Z).values
@@ -183,7 +192,10 @@ def mmd_scale_out(n: int, d: int, repeats: int = 3) -> dict:
     stat = {k: {f: (float(np.min(v[f])), float(np.median(v[f]))) for f in ("wall", "cpu")} for k, v in out.items()}
     pairs = (2 * n) * (2 * n - 1) // 2
     diff = float(np.abs(out["dask"]["values"] - ref).max())
-    return dict(n=n, d=d, pairs=pairs, stat=stat, diff=diff, faults=int(np.median(faults)))
+    client_cpu, workers_cpu = (float(np.median(c)) for c in zip(*split))
+    return dict(
+        n=n, d=d, pairs=pairs, stat=stat, diff=diff, faults=int(np.median(faults)), split=(client_cpu, workers_cpu)
+    )
 
 
 def growth(quick: bool) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
@@ -221,29 +233,7 @@ def fit_exponent(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
     return float(b), float(a)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5,000 points and a smaller growth grid")
-    parser.add_argument("--block", type=int, default=5000, help="rows per dask block (default 5,000)")
-    parser.add_argument(
-        "--points", type=int, default=None, help="points explained (default 20,000, the issue's target; --quick 5,000)"
-    )
-    parser.add_argument("--mmd-n", type=int, default=None, help="rows per sample of the MMD side (default 2,000)")
-    parser.add_argument("--out", type=Path, default=None, help="folder for the PNG plot (default: a temp folder)")
-    parser.add_argument(
-        "--dask-defaults",
-        action="store_true",
-        help="Dask's default cluster configuration (default: worker profiler off, as docs/scale.md recommends)",
-    )
-    args = parser.parse_args()
-    global DASK_DEFAULTS
-    DASK_DEFAULTS = args.dask_defaults
-    print(f"dask cluster configuration: {'defaults' if DASK_DEFAULTS else RECOMMENDED}")
-    quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
-    n_points = args.points if args.points else (5_000 if quick else 20_000)
-    # at least 4 blocks per worker: a straggling block then delays the end by a small fraction
-    block = min(args.block, max(1, n_points // 8))
-
+def report_explain(n_points: int, block: int) -> None:
     r = scale_out(n_points, 20, 1000, block)
     st = r["stat"]
     keys = ["in-process", "threads", "dask"]
@@ -288,7 +278,9 @@ def main() -> None:
         f"{r['faults']:,} (median); sides measured in the same run\n"
     )
 
-    m = mmd_scale_out(args.mmd_n if args.mmd_n else (600 if quick else 2000), 20)
+
+def report_mmd(mmd_n: int) -> None:
+    m = mmd_scale_out(mmd_n, 20)
     st = m["stat"]
     rows = []
     for key, label in (("in-process", "in-process, 1 thread"), ("dask", "dask LocalCluster 2 processes x 1")):
@@ -326,9 +318,12 @@ def main() -> None:
     print(
         f"per-core throughput {m['pairs'] / st['in-process']['cpu'][0] / 1e6:.2f} M pairs/s (in-process CPU "
         f"time); dask overhead {100 * mmd_overhead:+.1f}% CPU (median; scheduler and workers included); "
-        f"workers' page faults per run {m['faults']:,} (median)\n"
+        f"workers' page faults per run {m['faults']:,} (median); dask CPU split (medians): client and "
+        f"scheduler {fmt_s(m['split'][0])}, workers {fmt_s(m['split'][1])}\n"
     )
 
+
+def report_growth(quick: bool, out: Path | None) -> None:
     table = growth(quick)
     grow_rows = []
     for name, x, t, game in table:
@@ -339,7 +334,7 @@ def main() -> None:
         ["factor", "game", "grid", "CPU time", "fitted exponent"],
         grow_rows,
     )
-    out = args.out if args.out is not None else Path(tempfile.mkdtemp(prefix="kexplain-bench-"))
+    out = out if out is not None else Path(tempfile.mkdtemp(prefix="kexplain-bench-"))
     out.mkdir(parents=True, exist_ok=True)
     try:
         import matplotlib
@@ -362,6 +357,46 @@ def main() -> None:
     path = out / "scale_out_growth.png"
     fig.savefig(path, dpi=100)
     print(f"plot written to {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5,000 points and a smaller growth grid")
+    parser.add_argument("--block", type=int, default=5000, help="rows per dask block (default 5,000)")
+    parser.add_argument(
+        "--points", type=int, default=None, help="points explained (default 20,000, the issue's target; --quick 5,000)"
+    )
+    parser.add_argument("--mmd-n", type=int, default=None, help="rows per sample of the MMD side (default 2,000)")
+    parser.add_argument("--out", type=Path, default=None, help="folder for the PNG plot (default: a temp folder)")
+    parser.add_argument(
+        "--dask-defaults",
+        action="store_true",
+        help="Dask's default cluster configuration (default: profiler off, slower admin ticks: docs/scale.md)",
+    )
+    parser.add_argument(
+        "--parts",
+        default="explain,mmd,growth",
+        help="comma-separated parts to run: explain (20,000 points), mmd (MMD^2 attribution), growth (default: all)",
+    )
+    args = parser.parse_args()
+    global DASK_DEFAULTS
+    DASK_DEFAULTS = args.dask_defaults
+    print(f"dask cluster configuration: {'defaults' if DASK_DEFAULTS else RECOMMENDED}")
+    quick = args.quick or os.environ.get("KEXPLAIN_QUICK") == "1"
+    n_points = args.points if args.points else (5_000 if quick else 20_000)
+    # at least 4 blocks per worker: a straggling block then delays the end by a small fraction
+    block = min(args.block, max(1, n_points // 8))
+
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    unknown = parts - {"explain", "mmd", "growth"}
+    if unknown:
+        parser.error(f"--parts: unknown part(s) {sorted(unknown)}; accepted: explain, mmd, growth")
+    if "explain" in parts:
+        report_explain(n_points, block)
+    if "mmd" in parts:
+        report_mmd(args.mmd_n if args.mmd_n else (600 if quick else 2000))
+    if "growth" in parts:
+        report_growth(quick, args.out)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ same arguments, the same results), in the spirit of ``joblib.parallel_config``.
 
 Statistics: the pairs are cut into fixed tiles (a function of the number of features and of
 weight columns only); each task computes the partial sums of a run of tiles (with every
-permutation column of a test), and the partial sums come back and are added in tile order.  The
+permutation column of a test), and the partial sums come back (stacked per field: Dask would
+serialize a list of small arrays element by element) and are added in tile order.  The
 result is therefore the same, bit for bit, as the in-process one, whatever the number of workers,
 tasks or chunks of the input.  The incomplete U-statistics (``n_pairs``) draw their pairs in
 chunks, each from its own random stream (``numpy.random.SeedSequence(entropy, spawn_key=(group,
@@ -27,6 +28,7 @@ recomputes them and the lost tasks on the workers left: the result is the same.
 from __future__ import annotations
 
 import contextlib
+import pickle
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -189,8 +191,49 @@ def _stats_pieces(ranges: Sequence[tuple[int, int]], threads: int) -> list[tuple
     return [(a, min(t_end, a + size)) for a in range(t_first, t_end, size)]
 
 
-def _tiles(task: Callable[[int, int], list[Any]], a: int, b: int) -> list[Any]:
-    return task(a, b)
+def _column(items: list[Any]) -> Any:
+    """One field of every tile's result: stacked into one array when all are arrays of one shape
+    and dtype (at least 1-d, so indexing gives back an array, not a NumPy scalar), else the list."""
+    first = items[0]
+    if type(first) is np.ndarray and first.ndim >= 1:
+        if all(type(x) is np.ndarray and x.shape == first.shape and x.dtype == first.dtype for x in items):
+            return np.stack(items)
+    return items
+
+
+def _pack(results: list[Any]) -> tuple[str, int, list[Any], bytes]:
+    """A task's list of per-tile results as a few objects Dask sends cheaply (see ``_unpack``).
+
+    Dask serializes a returned list element by element, a header and a frame per small array, on
+    the worker's event loop, and the client deserializes them on its own; that CPU competes with
+    the tiles for the cores.  A complete MMD^2 attribution's 256-tile task (three fields per tile)
+    took 24 ms to serialize (768 frames) and 7.8 ms to deserialize; packed, 1.1 ms and 0.6 ms
+    (3 frames), and 14 ms and 0.6 ms with 1,000 permutation columns (load 8.6, min of 3 runs).
+    Each field is stacked into one array where it can be (``_column``), the arrays travel as
+    Dask's own frames (no copy for large permutation-test results) and the other fields as one
+    pickle; ``_unpack`` gives back the same values (views of the stacked arrays) and the same
+    Python objects elsewhere, so the sums, added in tile order, do not change.
+    """
+    if results and all(type(r) is tuple and len(r) == len(results[0]) for r in results):
+        kind, columns = "tuples", [_column([r[q] for r in results]) for q in range(len(results[0]))]
+    else:
+        kind, columns = "items", [_column(list(results))] if results else []
+    arrays = [c if type(c) is np.ndarray else None for c in columns]
+    rest = [None if type(c) is np.ndarray else c for c in columns]
+    return kind, len(results), arrays, pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpack(packed: tuple[str, int, list[Any], bytes]) -> list[Any]:
+    """The list of per-tile results that ``_pack`` packed (arrays come back as views of one array)."""
+    kind, n, arrays, rest = packed
+    columns = [a if a is not None else r for a, r in zip(arrays, pickle.loads(rest))]
+    if kind == "tuples":
+        return [tuple(col[k] for col in columns) for k in range(n)]
+    return [columns[0][k] for k in range(n)] if n else []
+
+
+def _tiles(task: Callable[[int, int], list[Any]], a: int, b: int) -> tuple[str, int, list[Any], bytes]:
+    return _pack(task(a, b))
 
 
 class _StatsRunner:
@@ -203,7 +246,8 @@ class _StatsRunner:
         if not ranges:
             return
         pieces = _stats_pieces(ranges, _threads(self.client))
-        yield from _run_pieces(self.client, task, _tiles, pieces)
+        for packed in _run_pieces(self.client, task, _tiles, pieces):
+            yield _unpack(packed)
 
 
 def _block(fn: Callable[[slice], Explanation], a: int, b: int) -> Explanation:
