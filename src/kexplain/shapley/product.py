@@ -51,6 +51,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._validation import check_interactions
+from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
 from .array_api import array_namespace, is_foreign_array, resolve_dtype, to_numpy
 from .interactions import interaction_layout, interaction_rule
@@ -658,6 +659,9 @@ def solve_product_game(
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = nodes_for_degree(d - 1)
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
+    if n > p_chunk or R > r_chunk:
+        # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
+        reuse_heap()
     values = np.zeros((n, d, o))
     v_full = np.zeros((n, o))
     v_empty = np.zeros((n, o))
