@@ -20,21 +20,12 @@ where the bytes live.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-#: glibc's mallopt parameters (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-#: glibc's default mmap threshold and the largest its dynamic threshold reaches on 64-bit systems
-_MMAP_DEFAULT, _MMAP_MAX = 128 * 1024, 32 * 1024 * 1024
-
-#: trim threshold while tasks run (glibc's dynamic rule keeps it at twice the mmap threshold)
-_TRIM_RAISED = 2 * _MMAP_MAX
+from .._malloc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, MMAP_DEFAULT, env_fixes_thresholds, glibc, raise_thresholds
 
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {"active": 0, "libc": None}
@@ -50,14 +41,7 @@ def _env_threshold(name: str, default: int) -> int:
 def _libc() -> Any:
     """glibc's handle when this process's malloc thresholds were fixed by its environment, else False."""
     if _STATE["libc"] is None:
-        fixed = "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ
-        lib: Any = False
-        if fixed and sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                candidate = ctypes.CDLL("libc.so.6")
-                if candidate.gnu_get_libc_version and candidate.mallopt and candidate.malloc_trim:
-                    lib = candidate
-        _STATE["libc"] = lib
+        _STATE["libc"] = (glibc() if env_fixes_thresholds() else None) or False
     return _STATE["libc"]
 
 
@@ -71,14 +55,13 @@ def heap_reuse() -> Iterator[None]:
     with _LOCK:
         _STATE["active"] += 1
         if _STATE["active"] == 1:
-            libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_MAX)
-            libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_RAISED)
+            raise_thresholds(libc)
     try:
         yield
     finally:
         with _LOCK:
             _STATE["active"] -= 1
             if _STATE["active"] == 0:
-                libc.mallopt(_M_MMAP_THRESHOLD, _env_threshold("MALLOC_MMAP_THRESHOLD_", _MMAP_DEFAULT))
-                libc.mallopt(_M_TRIM_THRESHOLD, _env_threshold("MALLOC_TRIM_THRESHOLD_", _MMAP_DEFAULT))
+                libc.mallopt(M_MMAP_THRESHOLD, _env_threshold("MALLOC_MMAP_THRESHOLD_", MMAP_DEFAULT))
+                libc.mallopt(M_TRIM_THRESHOLD, _env_threshold("MALLOC_TRIM_THRESHOLD_", MMAP_DEFAULT))
                 libc.malloc_trim(0)

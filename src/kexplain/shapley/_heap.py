@@ -21,18 +21,9 @@ Values never change: only where the bytes live.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import sys
 import threading
 
-#: glibc's mallopt parameters (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-#: the largest mmap threshold glibc's dynamic rule sets on 64-bit systems, and twice that for trimming
-_MMAP_THRESHOLD = 32 * 2**20
-_TRIM_THRESHOLD = 2 * _MMAP_THRESHOLD
+from .._malloc import env_fixes_thresholds, glibc, raise_thresholds
 
 _LOCK = threading.Lock()
 _STATE = {"done": False, "set": False}
@@ -50,14 +41,7 @@ def reuse_heap() -> bool:
 
 
 def _raise_thresholds() -> bool:
-    if not sys.platform.startswith("linux"):
+    if env_fixes_thresholds():
         return False
-    if "MALLOC_TRIM_THRESHOLD_" in os.environ or "MALLOC_MMAP_THRESHOLD_" in os.environ:
-        return False
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6")
-        if libc.gnu_get_libc_version:  # glibc, not musl (whose mallopt does nothing)
-            return bool(libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)) and bool(
-                libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
-            )
-    return False
+    libc = glibc()
+    return libc is not None and raise_thresholds(libc)
