@@ -166,6 +166,8 @@ def compiled_available() -> bool:
 
 #: exact_shapley's default batch of coalitions: up to this many, it forms the values in one product
 _ONE_BATCH = 4096
+#: explained points per block up to which the compiled kernel's unit row weights are kept
+_KEEP_UNIT_WEIGHTS = 64
 
 
 class _TableLookup:
@@ -281,12 +283,24 @@ class SubsetGame:
             if w.shape != a.shape[:2]:
                 raise ValueError(f"weights must have shape {a.shape[:2]} (points, rows), got {w.shape}.")
         elif self._kernel is not _subset_values_numpy:
-            w = np.ones(a.shape[:2])
+            w = self._unit_weights(a.shape[0])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
         self._kernel(a, self._table, v, w)
         if not np.isfinite(v).all():
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
+
+    def _unit_weights(self, n_points: int) -> np.ndarray:
+        """Ones of shape (n_points, rows) for the compiled kernel, which only reads them: kept for
+        small blocks (one explained point: a fresh array each call is a visible part of it)."""
+        if n_points > _KEEP_UNIT_WEIGHTS:
+            return np.ones((n_points, self.n_rows))
+        ones = self.__dict__.get("_ones")
+        if ones is None:
+            # writeable, as the compiled kernel's signature has it (a read-only array would compile
+            # another specialisation); nothing writes to it
+            ones = self._ones = np.ones((_KEEP_UNIT_WEIGHTS, self.n_rows))
+        return ones[:n_points]
 
     def solve(
         self,
@@ -352,7 +366,6 @@ class SubsetGame:
         v_full, v_empty = np.empty((N, o)), np.empty((N, o))
         index = check_interactions(interactions)
         inter = np.empty((N, d, d, o)) if index is not None else None
-        bits = 1 << np.arange(d)
         # points per pass: numpy's subset tables (2^d, points, rows) stay in cache; the compiled
         # kernel keeps only the (2^d, points) values
         if self._kernel is _subset_values_numpy:
@@ -379,7 +392,7 @@ class SubsetGame:
                 if bar is not None:
                     bar.update(pts.stop - pts.start)
                 continue
-            res = exact_shapley(_TableLookup(v, bits), d, interactions=index or False)
+            res = exact_shapley(_TableLookup(v, 1 << np.arange(d)), d, interactions=index or False)
             values[pts] = np.asarray(res.values).reshape(-1, d, o)
             v_full[pts], v_empty[pts] = v[-1], v[0]
             if inter is not None:
