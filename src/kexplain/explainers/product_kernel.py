@@ -1117,7 +1117,7 @@ game='interventional (summarised background)')
             inter = None if inter is None else inter[..., 0]
         # the gap of the explanation's own arrays, laid out as explain has always measured them
         # (the values of one output seen through a new axis: the same sums, in the same order)
-        err = efficiency_error(values[:, :, None] if em.single_output else values, v_full, base.reshape(v_full.shape))
+        err = _efficiency_error(values[:, :, None] if em.single_output else values, v_full, base.reshape(v_full.shape))
         info = {"route": self.route if route is None else route, **self._summary_info()}
         if inter is None and type(values) is np.ndarray and values.dtype == np.float64 and math.isfinite(err):
             # finite: so are the values, base values and v_full; the checks of __init__ are made
@@ -1139,6 +1139,16 @@ game='interventional (summarised background)')
             interaction_index=res.interaction_index,
             efficiency_error=err,
         )
+
+
+def _efficiency_error(values: np.ndarray, v_full: np.ndarray, v_empty: np.ndarray) -> float:
+    """:func:`~kexplain.shapley.product.efficiency_error` of numpy float64 arrays: its operations
+    in its order (the same number), without its conversions to numpy and float64."""
+    if not (values.dtype == v_full.dtype == v_empty.dtype == np.float64):
+        return efficiency_error(values, v_full, v_empty)
+    gap = np.abs(values.sum(axis=1, dtype=np.float64) - (v_full - v_empty))
+    scale = np.maximum(np.maximum(np.abs(v_full), np.abs(v_empty)), 1e-300)
+    return float(np.maximum.reduce(gap / scale, axis=None)) if gap.size else 0.0
 
 
 def _csr(arr: np.ndarray) -> Any:

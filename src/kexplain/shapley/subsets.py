@@ -362,10 +362,7 @@ class SubsetGame:
 
         d, R, o = self.n_features, self.n_rows, self.n_outputs
         n_sets = 2**d
-        values = np.empty((N, d, o))
-        v_full, v_empty = np.empty((N, o)), np.empty((N, o))
         index = check_interactions(interactions)
-        inter = np.empty((N, d, d, o)) if index is not None else None
         # points per pass: numpy's subset tables (2^d, points, rows) stay in cache; the compiled
         # kernel keeps only the (2^d, points) values
         if self._kernel is _subset_values_numpy:
@@ -373,6 +370,21 @@ class SubsetGame:
         else:
             per_point = 8 * n_sets * (o + 1) + 8 * R * d
         step = max(1, min(int(max_block_bytes), _WORK_BYTES) // per_point)
+        if index is None and n_sets <= _ONE_BATCH and 0 < N <= step and not progress:
+            # one block (a few explained points): the loop below without its preallocated
+            # outputs, giving the same numbers in the same C layout
+            got = get(slice(0, N))
+            v = self.values(*got) if isinstance(got, tuple) else self.values(got)
+            phi = _cached_batch_coefficients(d, 0, n_sets)[2].T @ v.reshape(n_sets, -1)
+            return ShapleyValues(
+                values=np.ascontiguousarray(phi.reshape(d, N, o).transpose(1, 0, 2)),
+                v_full=v[-1],
+                v_empty=v[0],
+                n_evaluations=n_sets * N,
+            )
+        values = np.empty((N, d, o))
+        v_full, v_empty = np.empty((N, o)), np.empty((N, o))
+        inter = np.empty((N, d, d, o)) if index is not None else None
         bar = None
         if progress:
             from tqdm.auto import tqdm
