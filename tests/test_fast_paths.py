@@ -163,3 +163,45 @@ def test_engine_explanation_owns_its_names_and_base_values():
     a.base_values[0] = 99.0
     assert b.feature_names == ["x0", "x1"] and explainer.player_names(np.ones((1, 2))) == ["x0", "x1"]
     assert b.base_values[0] != 99.0
+
+
+def test_background_pair_tables_equal_what_each_block_forms():
+    import kexplain as kx
+    from kexplain.explainers.product_games import BackgroundFactors, InterventionalGame
+
+    rng = np.random.default_rng(5)
+    em = kx.KernelExpansion(rng.normal(size=(7, 4)), rng.normal(size=(7, 2)), RBF([1.0, 0.5, 2.0, 1.5]))
+    Z, w = rng.normal(size=(5, 4)), rng.dirichlet(np.ones(5))
+    bg = BackgroundFactors(em, Z, w)
+    X = rng.normal(size=(3, 4))
+    game = InterventionalGame(em, X, bg)
+    for points, rows in ((slice(0, 3), slice(0, 35)), (slice(1, 2), slice(7, 23)), (slice(0, 2), slice(3, 4))):
+        for _ in range(2):  # the second time from what the first kept
+            a2, ia, b2, c2, pb = game.pair_block(points, rows)
+            a3, b3, c3 = game.block(points, rows)
+            assert np.array_equal(c2, c3) and not c2.flags.writeable
+            assert np.array_equal(a2[ia].reshape(a3.shape), a3)
+            assert np.array_equal(b2, b3[0]) and np.array_equal(pb, np.prod(b3[0], axis=-1))
+
+
+def test_quadrature_route_repeated_calls_equal_a_fresh_explainer():
+    import kexplain as kx
+    import kexplain.explainers.product_kernel as pk
+
+    rng = np.random.default_rng(6)
+    em = kx.KernelExpansion(rng.normal(size=(9, 5)), rng.normal(size=9), RBF(1.3))
+    Z, X = rng.normal(size=(6, 5)), rng.normal(size=(4, 5))
+    saved = pk.choose_route
+    pk.choose_route = lambda *a, **k: "quadrature"
+    try:
+        kept = kx.ProductKernelExplainer(em, background=Z)
+        for rows in (slice(0, 1), slice(0, 4), slice(2, 3)):
+            ex = kept.explain(X[rows])
+            again = kept.explain(X[rows])
+            fresh = kx.ProductKernelExplainer(em, background=Z).explain(X[rows])
+            assert ex.info["route"] == "quadrature"
+            for e in (again, fresh):
+                assert np.array_equal(e.values, ex.values) and np.array_equal(e.base_values, ex.base_values)
+                assert e.efficiency_error == ex.efficiency_error
+    finally:
+        pk.choose_route = saved
