@@ -328,6 +328,25 @@ def check_data(
         )
     if sparse == "keep" and is_sparse(X):
         return check_sparse_data(X, name=name, n_features=n_features, min_rows=min_rows)  # a CSR matrix
+    if (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and 2 in ndims
+        and convert
+        and not (estimator or huge or tiny)
+        and numeric_mask is None
+        and X.shape[0] >= max(min_rows, 1)
+        and X.shape[1] >= min_features
+        and (n_features is None or X.shape[1] == n_features)
+        and (n_rows is None or X.shape[0] == n_rows)
+    ):
+        # a float64 array of the right shape (every explain call with a NumPy X): what the general
+        # path returns for it (no column names to compare), unless some value is not finite,
+        # which the general path then reports by row and column
+        out = X.astype(np.float64, copy=copy)
+        if np.isfinite(out).all():
+            return out
     names = feature_names_of(X)
     arr = to_array(X, name)
     if arr.dtype.kind == "c" and (estimator or not convert):
@@ -744,6 +763,25 @@ def check_n_jobs(n_jobs: int | None) -> int:
     >>> check_n_jobs(-1) == joblib.cpu_count()
     True
     """
+    validate_n_jobs(n_jobs)
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))
+
+
+def validate_n_jobs(n_jobs: Any) -> int | None:
+    """``n_jobs`` checked but not resolved: None, a positive or a negative integer, as given.
+
+    :func:`check_n_jobs` resolves it through joblib, which costs more than a small explanation
+    (a per-call lookup of joblib's active backend); a caller with only one block of work to do
+    checks the argument with this and resolves it only when there is more than one block.
+
+    Examples
+    --------
+    >>> from kexplain._validation import validate_n_jobs
+    >>> validate_n_jobs(None), validate_n_jobs(-1)
+    (None, -1)
+    """
     if not (n_jobs is None or (type(n_jobs) is int and n_jobs >= 1)):  # the common values need no parsing
         check_param(
             n_jobs,
@@ -753,9 +791,7 @@ def check_n_jobs(n_jobs: int | None) -> int:
             Integer(high=-1),
             what="None, a positive integer or a negative one (-1: every core)",
         )
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))
+    return None if n_jobs is None else int(n_jobs)
 
 
 def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:

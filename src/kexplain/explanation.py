@@ -310,6 +310,61 @@ class Explanation:
         # set when features were left out by indexing: the values no longer sum to the prediction
         self._feature_subset = False
 
+    @classmethod
+    def _from_engine(
+        cls,
+        values: np.ndarray,
+        base_values: np.ndarray,
+        data: np.ndarray,
+        feature_names: Sequence[str],
+        output_names: Sequence[str] | None,
+        game: str,
+        info: dict[str, Any],
+        output: str,
+        index: Sequence[Any] | None,
+        v_full: np.ndarray,
+        efficiency_error: float,
+    ) -> Explanation:
+        """The explanation ``__init__`` builds from these arguments, without its checks.
+
+        For an engine's own results only (``ProductKernelExplainer.explain``), whose checks it
+        has already made: ``values`` a float64 array (N, d) or (N, d, o) and ``base_values`` a
+        float64 array of shape (N,) or (N, o) to match, ``v_full`` of N rows, all finite (a finite
+        ``efficiency_error`` computed from them proves it: a NaN or infinity in any of them makes
+        it NaN or infinite), ``feature_names`` and ``output_names`` of the right lengths, ``game``
+        a name of the games table and ``info`` without promoted keys.  At one explained point
+        ``__init__``'s checks cost as much as the rest of the bookkeeping; the tests compare the
+        two constructions attribute by attribute.
+        """
+        self = cls.__new__(cls)
+        self.values = values
+        self.data = data
+        self.feature_names = [str(n) for n in feature_names]
+        self.base_values = base_values.copy()
+        n_out = values.shape[2] if values.ndim == 3 else 1
+        self.output_names = (
+            [str(n) for n in output_names]
+            if output_names is not None
+            else (["f(x)"] if n_out == 1 else [f"output {o}" for o in range(n_out)])
+        )
+        self.interactions = None
+        self.standard_errors = None
+        self.covariance = None
+        self.joint_covariance = None
+        self.base_variance = None
+        self.prediction_variance = None
+        self.index = None if index is None else list(index)
+        self.game = game
+        self.output = output
+        self.v_full = v_full
+        self.interaction_index = None
+        self.efficiency_error = float(efficiency_error)
+        self.info = ExplanationInfo(self, info)
+        self._scalar_row = False
+        self._scalar_feature = False
+        self._feature_subset = False
+        return self
+
     def _set_promoted(self, attr: str, value: Any) -> None:
         """Set one of the attributes that used to ride in ``info`` (checked like the constructor's)."""
         if value is None:

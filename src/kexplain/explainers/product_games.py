@@ -89,6 +89,10 @@ class FunctionalGame:
         return a, 1.0, c
 
 
+#: pairs (points x rows) of a block up to which its pair index is kept for the next call
+_KEEP_PAIR_INDEX = 2**18
+
+
 class BackgroundFactors:
     """The background of an interventional game and its kernel factors, built once.
 
@@ -200,6 +204,39 @@ class BackgroundFactors:
         _check_finite(b, "the background's kernel factors")
         return b, None
 
+    def pair_coef(self, rows: slice) -> np.ndarray | None:
+        """The weights c_i w_z of these (expansion row, background row) pairs, shape (rows, outputs).
+
+        Background-only: built once with the kept factors (the same products a block forms from
+        its own rows), read-only; None when the factors are not kept (the block forms them).
+        """
+        if self.factors is None:
+            return None
+        cached = self.__dict__.get("_pair_coef")
+        if cached is None:
+            model, R, nb = self.model, self.n_base_rows, self.n_background
+            c_all = model.row_factors(self.Z[:1], slice(0, R))[1]  # (R, o): c_i, whatever the point
+            cached = self._pair_coef = (c_all[:, None, :] * self.w[None, :, None]).reshape(R * nb, -1)
+            cached.flags.writeable = False
+        return cached[rows]
+
+    def pair_index(self, p: int, rb: int, off: int, r: int) -> np.ndarray:
+        """Which row of a block's present factors (p points x rb expansion rows) each pair takes.
+
+        Pair (point i, pair k of the block) takes point i's factors of expansion row
+        (off + k) // n_background.  The same block shape recurs in every call, so the last one
+        is kept when small (the compiled kernel only reads it).
+        """
+        key = (p, rb, off, r)
+        last = self.__dict__.get("_pair_index")
+        if last is not None and last[0] == key:
+            return last[1]
+        nb = self.n_background
+        ia = (np.arange(p)[:, None] * rb + (np.arange(off, off + r) // nb)[None, :]).reshape(-1)
+        if p * r <= _KEEP_PAIR_INDEX:
+            self._pair_index = (key, ia)
+        return ia
+
     def rows(self, base_rows: slice) -> np.ndarray:
         """The factors of these expansion rows, shape (rows, n_background, d)."""
         if self.factors is not None:
@@ -304,10 +341,10 @@ class InterventionalGame:
         p, rb, d = a_base.shape
         off, r = rows.start - lo * nb, rows.stop - rows.start
         b, pb = self.background.pair_rows(rows)
-        c = (c_base[:, None, :] * self.w[None, :, None]).reshape(rb * nb, -1)[off : off + r]
-        # pair (point i, row k) takes the present factors of point i and expansion row (off + k) // nb
-        ia = (np.arange(p)[:, None] * rb + (np.arange(off, off + r) // nb)[None, :]).reshape(-1)
-        return np.ascontiguousarray(a_base).reshape(p * rb, d), ia, b, c, pb
+        c = self.background.pair_coef(rows)
+        if c is None:
+            c = (c_base[:, None, :] * self.w[None, :, None]).reshape(rb * nb, -1)[off : off + r]
+        return np.ascontiguousarray(a_base).reshape(p * rb, d), self.background.pair_index(p, rb, off, r), b, c, pb
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
         """``block`` on the device: only the present factors travel, the background's are cached there."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,7 +10,17 @@ import numpy as np
 
 from .._params import Integer, check_param
 from .._typing import RandomStateLike
-from .._validation import check_bool, check_data, check_weights, feature_names_of, is_sparse, to_array
+from .._validation import (
+    check_bool,
+    check_data,
+    check_interactions,
+    check_n_jobs,
+    check_weights,
+    feature_names_of,
+    is_sparse,
+    to_array,
+    validate_n_jobs,
+)
 from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
 from ..exceptions import UnsupportedModelError
 from ..explanation import Explanation
@@ -465,12 +476,24 @@ game='interventional (summarised background)')
         return self._names(X, self.expansion.n_features)
 
     def _names(self, X: Any, d: int) -> list[str]:
+        return list(self._label_names(X))
+
+    def _label_names(self, X: Any) -> Sequence[str]:
+        """The feature names of the explanations of ``X`` (``player_names``), not copied: the
+        names that do not depend on ``X`` are built once (an Explanation copies them)."""
         if self.feature_names is not None:
-            return list(self.feature_names)
+            return self.feature_names
         names = feature_names_of(X)
-        if names is None and self._columns is not None:
-            names = [str(c) for c in self._columns]
-        return names if names is not None else [f"x{j}" for j in range(d)]
+        if names is not None:
+            return names
+        fixed = self.__dict__.get("_fixed_names")
+        if fixed is None:
+            cols = self._columns
+            d = self.expansion.n_features
+            fixed = self._fixed_names = (
+                tuple(str(c) for c in cols) if cols is not None else tuple(f"x{j}" for j in range(d))
+            )
+        return fixed
 
     def explain(
         self,
@@ -645,10 +668,15 @@ game='interventional (summarised background)')
                     "use interactions=True ('sii') or 'stii' (pairwise, exact)."
                 )
             return self._explain_any_order(X, interactions, progress=progress, n_jobs=n_jobs)
-        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
-        resolve_dtype(np, dtype)
         if target != "mean":
+            interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
+            resolve_dtype(np, dtype)
             return self._explain_variance(X, target, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy)
+        # n_jobs is checked here and resolved (a lookup of joblib's active backend, as long as a
+        # small call's bookkeeping) only when there is more than one row to share out
+        interactions = check_interactions(interactions)
+        progress, n_jobs_given = check_bool(progress, "progress"), validate_n_jobs(n_jobs)
+        resolve_dtype(np, dtype)
         em = self.expansion
         xp, device = None, None
         if is_foreign_array(X):
@@ -662,25 +690,28 @@ game='interventional (summarised background)')
                 "and uncertainty=False."
             )
         cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
-        Xv = em.check_input(X, name="X", feature_names=self._columns)
+        Xv = self._check_X(X)
         if self._mixture is not None and self._mixture.grow(Xv):
             # explained points outside the box: a wider range needs the mixture refitted
             assert isinstance(em, KernelExpansion)
             self.expansion = em = self._mixture.refit_expansion(em)
             self._build_tables()
             cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
-        names = self._names(X, em.n_features)
+        n_jobs = check_n_jobs(n_jobs_given) if Xv.shape[0] > 1 or progress else 1
+        names = self._label_names(X)
         index = row_index(X)
+        route = "quadrature" if array_path else self.route
+        made: list[Explanation] = []
 
         def run(rows: slice) -> Explanation:
-            res = self._solve(Xv[rows], interactions, progress and n_jobs <= 1, xp=xp, device=device, dtype=dtype)
-            ex = self._to_explanation(res, Xv[rows], names, None if index is None else index[rows])
-            if xp is not None or dtype not in (None, "float64"):
-                ex.info["route"] = "quadrature"
+            Xr = Xv if rows.start == 0 and rows.stop >= Xv.shape[0] else Xv[rows]
+            res = self._solve(Xr, interactions, progress and n_jobs <= 1, xp=xp, device=device, dtype=dtype)
+            ex = self._to_explanation(res, Xr, names, None if index is None else index[rows], route=route)
             if xp is not None:
                 ex.info["device"] = str(device)
             if cov_solver is not None and not joint:
-                self._add_uncertainty(ex, cov_solver, Xv[rows], noisy, joint=False)
+                self._add_uncertainty(ex, cov_solver, Xr, noisy, joint=False)
+            made.append(ex)
             return ex
 
         ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
@@ -688,11 +719,13 @@ game='interventional (summarised background)')
             self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
         if cov_solver is not None:
             warn_accuracy(ex)
-        values, v_full = np.asarray(ex.values), np.asarray(ex.v_full)
-        if em.single_output:
-            values, v_full = values[:, :, None], v_full
-        v_full = v_full.reshape(values.shape[0], -1)
-        ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
+        if len(made) != 1 or ex is not made[0]:
+            # blocks stacked (threads or a block runner): the largest gap over all the rows
+            values, v_full = np.asarray(ex.values), np.asarray(ex.v_full)
+            if em.single_output:
+                values, v_full = values[:, :, None], v_full
+            v_full = v_full.reshape(values.shape[0], -1)
+            ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
         if self._mixture is not None:
             kernel = em.kernel
             assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
@@ -702,6 +735,19 @@ game='interventional (summarised background)')
             if interactions:
                 ex.info["interaction_error_bound"] = ex.kernel_error_bound
         return ex
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        """``self.expansion.check_input(X, name="X", feature_names=self._columns)``, with the
+        expansion's numeric mask read once: all numeric is passed as None, which ``check_data``
+        reads the same way, so that a float64 array takes its fast path."""
+        em = self.expansion
+        if not isinstance(em, KernelExpansion):
+            return em.check_input(X, name="X", feature_names=self._columns)
+        mask = em.numeric_mask
+        cached = self.__dict__.get("_numeric_mask_of")
+        if cached is None or cached[0] is not mask:
+            cached = self._numeric_mask_of = (mask, None if mask is None or bool(np.all(mask)) else mask)
+        return check_data(X, name="X", n_features=em.n_features, numeric_mask=cached[1], feature_names=self._columns)
 
     def _explain_sparse(self, X: Any, interactions: Any, progress: Any, n_jobs: Any, *options: Any) -> Explanation:
         """``explain`` with a scipy sparse X or background: the sparse games (``sparse_games``), no densifying."""
@@ -1052,8 +1098,15 @@ game='interventional (summarised background)')
         }
 
     def _to_explanation(
-        self, res: ShapleyValues, Xv: np.ndarray, names: list[str], index: list[Any] | None
+        self,
+        res: ShapleyValues,
+        Xv: np.ndarray,
+        names: Sequence[str],
+        index: list[Any] | None,
+        *,
+        route: str | None = None,
     ) -> Explanation:
+        """The explanation of ``res`` (the points ``Xv``), its ``efficiency_error`` set."""
         em = self.expansion
         values = res.values
         base = res.v_empty + em.intercept[None, :]
@@ -1062,6 +1115,15 @@ game='interventional (summarised background)')
         if em.single_output:
             values, base = values[:, :, 0], base[:, 0]
             inter = None if inter is None else inter[..., 0]
+        # the gap of the explanation's own arrays, laid out as explain has always measured them
+        # (the values of one output seen through a new axis: the same sums, in the same order)
+        err = _efficiency_error(values[:, :, None] if em.single_output else values, v_full, base.reshape(v_full.shape))
+        info = {"route": self.route if route is None else route, **self._summary_info()}
+        if inter is None and type(values) is np.ndarray and values.dtype == np.float64 and math.isfinite(err):
+            # finite: so are the values, base values and v_full; the checks of __init__ are made
+            return Explanation._from_engine(
+                values, base, Xv, names, em.output_names, self.game, info, self.output, index, v_full, err
+            )
         return Explanation(
             values=values,
             base_values=base,
@@ -1070,12 +1132,23 @@ game='interventional (summarised background)')
             output_names=em.output_names,
             interactions=inter,
             game=self.game,
-            info={"route": self.route, **self._summary_info()},
+            info=info,
             output=self.output,
             index=index,
             v_full=v_full,
             interaction_index=res.interaction_index,
+            efficiency_error=err,
         )
+
+
+def _efficiency_error(values: np.ndarray, v_full: np.ndarray, v_empty: np.ndarray) -> float:
+    """:func:`~kexplain.shapley.product.efficiency_error` of numpy float64 arrays: its operations
+    in its order (the same number), without its conversions to numpy and float64."""
+    if not (values.dtype == v_full.dtype == v_empty.dtype == np.float64):
+        return efficiency_error(values, v_full, v_empty)
+    gap = np.abs(values.sum(axis=1, dtype=np.float64) - (v_full - v_empty))
+    scale = np.maximum(np.maximum(np.abs(v_full), np.abs(v_empty)), 1e-300)
+    return float(np.maximum.reduce(gap / scale, axis=None)) if gap.size else 0.0
 
 
 def _csr(arr: np.ndarray) -> Any:

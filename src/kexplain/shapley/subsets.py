@@ -166,6 +166,8 @@ def compiled_available() -> bool:
 
 #: exact_shapley's default batch of coalitions: up to this many, it forms the values in one product
 _ONE_BATCH = 4096
+#: explained points per block up to which the compiled kernel's unit row weights are kept
+_KEEP_UNIT_WEIGHTS = 64
 
 
 class _TableLookup:
@@ -281,12 +283,24 @@ class SubsetGame:
             if w.shape != a.shape[:2]:
                 raise ValueError(f"weights must have shape {a.shape[:2]} (points, rows), got {w.shape}.")
         elif self._kernel is not _subset_values_numpy:
-            w = np.ones(a.shape[:2])
+            w = self._unit_weights(a.shape[0])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
         self._kernel(a, self._table, v, w)
         if not np.isfinite(v).all():
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
+
+    def _unit_weights(self, n_points: int) -> np.ndarray:
+        """Ones of shape (n_points, rows) for the compiled kernel, which only reads them: kept for
+        small blocks (one explained point: a fresh array each call is a visible part of it)."""
+        if n_points > _KEEP_UNIT_WEIGHTS:
+            return np.ones((n_points, self.n_rows))
+        ones = self.__dict__.get("_ones")
+        if ones is None:
+            # writeable, as the compiled kernel's signature has it (a read-only array would compile
+            # another specialisation); nothing writes to it
+            ones = self._ones = np.ones((_KEEP_UNIT_WEIGHTS, self.n_rows))
+        return ones[:n_points]
 
     def solve(
         self,
@@ -348,11 +362,7 @@ class SubsetGame:
 
         d, R, o = self.n_features, self.n_rows, self.n_outputs
         n_sets = 2**d
-        values = np.empty((N, d, o))
-        v_full, v_empty = np.empty((N, o)), np.empty((N, o))
         index = check_interactions(interactions)
-        inter = np.empty((N, d, d, o)) if index is not None else None
-        bits = 1 << np.arange(d)
         # points per pass: numpy's subset tables (2^d, points, rows) stay in cache; the compiled
         # kernel keeps only the (2^d, points) values
         if self._kernel is _subset_values_numpy:
@@ -360,6 +370,21 @@ class SubsetGame:
         else:
             per_point = 8 * n_sets * (o + 1) + 8 * R * d
         step = max(1, min(int(max_block_bytes), _WORK_BYTES) // per_point)
+        if index is None and n_sets <= _ONE_BATCH and 0 < N <= step and not progress:
+            # one block (a few explained points): the loop below without its preallocated
+            # outputs, giving the same numbers in the same C layout
+            got = get(slice(0, N))
+            v = self.values(*got) if isinstance(got, tuple) else self.values(got)
+            phi = _cached_batch_coefficients(d, 0, n_sets)[2].T @ v.reshape(n_sets, -1)
+            return ShapleyValues(
+                values=np.ascontiguousarray(phi.reshape(d, N, o).transpose(1, 0, 2)),
+                v_full=v[-1],
+                v_empty=v[0],
+                n_evaluations=n_sets * N,
+            )
+        values = np.empty((N, d, o))
+        v_full, v_empty = np.empty((N, o)), np.empty((N, o))
+        inter = np.empty((N, d, d, o)) if index is not None else None
         bar = None
         if progress:
             from tqdm.auto import tqdm
@@ -379,7 +404,7 @@ class SubsetGame:
                 if bar is not None:
                     bar.update(pts.stop - pts.start)
                 continue
-            res = exact_shapley(_TableLookup(v, bits), d, interactions=index or False)
+            res = exact_shapley(_TableLookup(v, 1 << np.arange(d)), d, interactions=index or False)
             values[pts] = np.asarray(res.values).reshape(-1, d, o)
             v_full[pts], v_empty[pts] = v[-1], v[0]
             if inter is not None:
