@@ -35,6 +35,12 @@ this core is slower than the multiply-add).  The factors' single rounding and th
 change values by a few ulps: within 1.1e-15 relative of the previous kernel on positive factors;
 on factors of both signs, where entries cancel, both kernels are off an extended-precision
 reference by up to ~1e-11 relative (the previous by up to ~7e-10).
+
+The few-node mode (4 pairs per vector) was then trimmed around its node passes, with the same
+numbers bit for bit: b's row index carried instead of k mod len(b) (a 64-bit division per pair),
+prod_j a built in the gather loop as four independent chains, ``bad`` cleared once and written
+only where an entry fails, the node weights kept in registers when no full product is near
+subnormal, the node passes inlined: 1.2-1.33x at d = 7-20 (benchmarks in the commit message).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ them in memory, a load and a store per step.  These intrinsics give such a kerne
 ``vfma`` is the one fused operation, rounded once, and a kernel uses it where it wants that
 (the quadrature kernel's factors and accumulations).  Loads and stores address an array's
 data by a flat element index (C order) and are not bounds-checked: callers own that.
+``vall_abs_gt`` is the one test: whether every lane's magnitude exceeds a bound (one compare
+and a mask check, so a kernel can keep the usual case in registers and branch out for the rare).
 """
 
 from __future__ import annotations
