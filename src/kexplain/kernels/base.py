@@ -299,6 +299,21 @@ class Kernel:
         return copy.deepcopy(self)
 
 
+_EXP_FACTORS: list[Any] = []
+
+
+def _compiled_factors() -> Any:
+    """``_exp_numba.stationary_factors``, or None without (usable) numba (numpy's exp then)."""
+    if not _EXP_FACTORS:
+        try:
+            from ._exp_numba import stationary_factors
+        except Exception:  # numba missing or unusable here: numpy computes the same numbers to 1 ulp
+            _EXP_FACTORS.append(None)
+        else:
+            _EXP_FACTORS.append(stationary_factors)
+    return _EXP_FACTORS[0]
+
+
 class _Stationary(Kernel):
     """``k_j(x, y) = profile(|x - y| / l_j)``, one lengthscale or one per feature.
 
@@ -311,6 +326,9 @@ class _Stationary(Kernel):
     name = "stationary"
     #: code of this profile in the statistics' compiled pair loop, or None (numpy pair path)
     _pair_code: int | None = None
+    #: "rbf" or "laplacian": feature_values takes the compiled pass with the vectorised
+    #: exponential when numba is usable (None: numpy's :meth:`_profile_inplace`)
+    _exp_profile: str | None = None
 
     def __init__(self, lengthscale: float | ArrayLike = 1.0, amplitude: float = 1.0) -> None:
         msg = (
@@ -394,6 +412,15 @@ class _Stationary(Kernel):
         """Per-feature values profile((x_j - y_j) / l_j), shape (len(X), len(Y), d)."""
         Xa = np.asarray(X, dtype=np.float64)
         Ya = np.asarray(Y, dtype=np.float64)
+        compiled = _compiled_factors() if self._exp_profile is not None else None
+        if compiled is not None and Xa.ndim == Ya.ndim == 2 and Xa.shape[1] == Ya.shape[1] and Xa.size and Ya.size:
+            # the product engine's hot path: one compiled pass with a vectorised exponential
+            # (``_exp_numba``; the argument is numpy's bit for bit, the exponential within 1 ulp)
+            d = Xa.shape[1]
+            ls = np.ascontiguousarray(np.broadcast_to(np.asarray(self.lengthscale, dtype=np.float64), (d,)))
+            out = np.empty((Xa.shape[0], Ya.shape[0], d))
+            compiled(np.ascontiguousarray(Xa), np.ascontiguousarray(Ya), ls, self._exp_profile == "laplacian", out)
+            return out
         u = np.subtract(Xa[:, None, :], Ya[None, :, :])
         np.divide(u, self.lengthscale, out=u)
         return self._profile_inplace(u)
@@ -450,6 +477,7 @@ class RBF(_Stationary):
     """
 
     _pair_code = PAIR_RBF
+    _exp_profile = "rbf"
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
@@ -487,6 +515,7 @@ class Laplacian(_Stationary):
     """
 
     _pair_code = PAIR_LAPLACE
+    _exp_profile = "laplacian"
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""

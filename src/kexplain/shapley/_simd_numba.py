@@ -10,6 +10,8 @@ them in memory, a load and a store per step.  These intrinsics give such a kerne
 ``vfma`` is the one fused operation, rounded once, and a kernel uses it where it wants that
 (the quadrature kernel's factors and accumulations).  Loads and stores address an array's
 data by a flat element index (C order) and are not bounds-checked: callers own that.
+``vall_abs_gt`` is the one test: whether every lane's magnitude exceeds a bound (one compare
+and a mask check, so a kernel can keep the usual case in registers and branch out for the rare).
 """
 
 from __future__ import annotations
@@ -118,3 +120,21 @@ def vlane(typingctx, v, i):
         return builder.extract_element(args[0], i32)
 
     return types.float64(v, i), codegen
+
+
+@intrinsic
+def vall_abs_gt(typingctx, v, x):
+    """Whether every lane of v has |v| > x (false for a NaN lane)."""
+
+    def codegen(context, builder, sig, args):
+        fabs = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V, [_V]), "llvm.fabs.v4f64")
+        xf = context.cast(builder, args[1], sig.args[1], types.float64)
+        xv = builder.insert_element(ir.Constant(_V, ir.Undefined), xf, ir.Constant(ir.IntType(32), 0))
+        xv = builder.shuffle_vector(
+            xv, ir.Constant(_V, ir.Undefined), ir.Constant(ir.VectorType(ir.IntType(32), 4), [0] * 4)
+        )
+        gt = builder.fcmp_ordered(">", builder.call(fabs, [args[0]]), xv)
+        bits = builder.bitcast(gt, ir.IntType(4))
+        return builder.icmp_unsigned("==", bits, ir.Constant(ir.IntType(4), 15))
+
+    return types.boolean(v, x), codegen
