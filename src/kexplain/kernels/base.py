@@ -299,19 +299,32 @@ class Kernel:
         return copy.deepcopy(self)
 
 
-_EXP_FACTORS: list[Any] = []
+_EXP_NUMBA: list[Any] = []
 
 
-def _compiled_factors() -> Any:
-    """``_exp_numba.stationary_factors``, or None without (usable) numba (numpy's exp then)."""
-    if not _EXP_FACTORS:
+def _exp_numba() -> Any:
+    """The compiled exponential's module ``_exp_numba``, or None without (usable) numba (numpy's exp then)."""
+    if not _EXP_NUMBA:
         try:
-            from ._exp_numba import stationary_factors
+            from . import _exp_numba as module
         except Exception:  # numba missing or unusable here: numpy computes the same numbers to 1 ulp
-            _EXP_FACTORS.append(None)
-        else:
-            _EXP_FACTORS.append(stationary_factors)
-    return _EXP_FACTORS[0]
+            module = None
+        _EXP_NUMBA.append(module)
+    return _EXP_NUMBA[0]
+
+
+def _exp_inplace(x: np.ndarray) -> np.ndarray:
+    """exp(x) written into float64 ``x``: the compiled vectorised exponential where numba is usable.
+
+    RBF and Laplacian factors take their exponential from here on every path (``_profile``,
+    ``_profile_inplace`` and the compiled pass of ``feature_values``), so the paths give the same
+    numbers bit for bit; without numba (or for a non-contiguous ``x``) numpy's exp, within 1 ulp.
+    """
+    module = _exp_numba()
+    if module is not None and x.dtype == np.float64 and x.flags.c_contiguous and x.size:
+        module.exp_inplace(x.reshape(-1))
+        return x
+    return np.exp(x, out=x)
 
 
 class _Stationary(Kernel):
@@ -412,14 +425,16 @@ class _Stationary(Kernel):
         """Per-feature values profile((x_j - y_j) / l_j), shape (len(X), len(Y), d)."""
         Xa = np.asarray(X, dtype=np.float64)
         Ya = np.asarray(Y, dtype=np.float64)
-        compiled = _compiled_factors() if self._exp_profile is not None else None
-        if compiled is not None and Xa.ndim == Ya.ndim == 2 and Xa.shape[1] == Ya.shape[1] and Xa.size and Ya.size:
+        module = _exp_numba() if self._exp_profile is not None else None
+        if module is not None and Xa.ndim == Ya.ndim == 2 and Xa.shape[1] == Ya.shape[1] and Xa.size and Ya.size:
             # the product engine's hot path: one compiled pass with a vectorised exponential
             # (``_exp_numba``; the argument is numpy's bit for bit, the exponential within 1 ulp)
             d = Xa.shape[1]
             ls = np.ascontiguousarray(np.broadcast_to(np.asarray(self.lengthscale, dtype=np.float64), (d,)))
             out = np.empty((Xa.shape[0], Ya.shape[0], d))
-            compiled(np.ascontiguousarray(Xa), np.ascontiguousarray(Ya), ls, self._exp_profile == "laplacian", out)
+            module.stationary_factors(
+                np.ascontiguousarray(Xa), np.ascontiguousarray(Ya), ls, self._exp_profile == "laplacian", out
+            )
             return out
         u = np.subtract(Xa[:, None, :], Ya[None, :, :])
         np.divide(u, self.lengthscale, out=u)
@@ -481,13 +496,14 @@ class RBF(_Stationary):
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
-        return np.exp(-0.5 * u * u)
+        v = -0.5 * u * u
+        return _exp_inplace(v) if isinstance(v, np.ndarray) else np.exp(v)
 
     def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
         """exp(-0.5 u^2) in place: (-0.5 u) u and -0.5 (u u) are the same numbers (a power of two)."""
         np.multiply(u, u, out=u)
         np.multiply(u, -0.5, out=u)
-        return np.exp(u, out=u)
+        return _exp_inplace(u)
 
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """exp(-||a - b||^2 / 2): one matrix product, exact differences where digits could be lost."""
@@ -519,13 +535,14 @@ class Laplacian(_Stationary):
 
     def _profile(self, u: np.ndarray) -> np.ndarray:
         """The profile at u = (x - y) / l."""
-        return np.exp(-np.abs(u))
+        v = -np.abs(u)
+        return _exp_inplace(v) if isinstance(v, np.ndarray) else np.exp(v)
 
     def _profile_inplace(self, u: np.ndarray) -> np.ndarray:
         """exp(-|u|) in place."""
         np.abs(u, out=u)
         np.negative(u, out=u)
-        return np.exp(u, out=u)
+        return _exp_inplace(u)
 
     def _scaled_gram(self, A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
         """exp(-||a - b||_1): scipy's Manhattan distances, then one exponential."""
