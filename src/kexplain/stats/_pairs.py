@@ -74,6 +74,17 @@ def within_pairs(n: int, k: Any) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
+def pair_range(n: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
+    """``within_pairs(n, np.arange(k0, k1))``: the same pairs, stepped along the rows when compiled."""
+    fast = _compiled("tile_pairs")
+    if fast is None:
+        return within_pairs(n, np.arange(k0, k1))
+    i = np.empty(max(0, k1 - k0), np.int64)
+    j = np.empty(max(0, k1 - k0), np.int64)
+    fast(n, k0, k1, i, j)
+    return i, j
+
+
 def tile_length(d: int, n_weights: int = 1) -> int:
     """Pairs per tile: a function of d and the weight columns only (never of memory settings)."""
     per_pair = 8 * (4 * d + 2 * n_weights + 8)
@@ -171,6 +182,18 @@ def factors(
     return pair_factors(kernel, P[i], Q[j])
 
 
+_NODES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _nodes(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The b = 1 pass's Gauss-Legendre nodes and weights for d factors (writable copies, cached:
+    the compiled signature takes mutable arrays, and a copy per tile was a cost of its own)."""
+    if d not in _NODES:
+        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        _NODES[d] = (np.array(t), np.array(w))
+    return _NODES[d]
+
+
 def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pair Shapley contributions psi (r, d) and kernel values prod_j a_j (r,) from factors a."""
     r, d = a.shape
@@ -178,9 +201,9 @@ def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if fast is not None:
         # compiled b = 1 pass; it declines tiles with a factor outside [0, 1] (NaN included) or a
         # product that could underflow, which the engine's path below handles (or rejects)
-        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        t, w = _nodes(d)
         psi, kval = np.empty((r, d)), np.empty(r)
-        if fast(np.ascontiguousarray(a, dtype=np.float64), np.array(t), np.array(w), psi, kval):
+        if fast(np.ascontiguousarray(a, dtype=np.float64), t, w, psi, kval):
             return psi, kval
     if not np.all(np.isfinite(a)):
         raise FloatingPointError("the kernel returned NaN or infinite values for some sample pairs.")

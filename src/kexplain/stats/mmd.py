@@ -42,12 +42,14 @@ from ._common import (
 from ._kernels import amplitude, overflow_scale, resolve_kernel, validate_sample
 from ._pairs import (
     DEFAULT_BLOCK_BYTES,
+    _compiled,
     add_in_order,
     contributions,
     draw_chunk,
     factor_data,
     factors,
     n_within_pairs,
+    pair_range,
     run_tasks,
     task_ranges,
     tile_length,
@@ -190,10 +192,18 @@ class _PooledPairs:
     def task(self, t0: int, t1: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
         wxx, wzz, wxz, _ = self.weights
         out = []
+        weigh = _compiled("weigh_pooled") if self.labels.shape[1] == 1 else None
         for t in range(t0, t1):
             k0, k1 = t * self.tile, min(self.T, (t + 1) * self.tile)
-            i, j = within_pairs(self.N, np.arange(k0, k1))
+            i, j = pair_range(self.N, k0, k1)
             psi, kval = contributions(factors(self.kernel, self.W, i, self.W, j, self.fd))
+            if weigh is not None:
+                # one labelling: the weighted sums in one compiled pass, pair by pair (no GIL, no
+                # (r,) weight temporaries; the same sums as below up to the order of the additions)
+                stat, phi = np.zeros(1), np.zeros(self.d)
+                weigh(i, j, self.labels[:, 0], wxx, wxz, wzz, kval, psi, stat, phi)
+                out.append((stat, phi[None, :], k1 - k0))
+                continue
             li, lj = self.labels[i], self.labels[j]
             w = np.where(li & lj, wxx, np.where(li | lj, wxz, wzz))  # (r, P)
             out.append((w.T @ kval, w.T @ psi, k1 - k0))
