@@ -336,3 +336,35 @@ def test_one_labelling_and_the_permutation_path_agree(XZ):
     att = mmd_shapley(X, Z)  # one labelling: the compiled weighting
     res = mmd_test(X, Z, n_permutations=3, random_state=0)  # several: the matrix products
     np.testing.assert_allclose(res.attribution.values, att.values, rtol=1e-12, atol=1e-13 * np.abs(att.values).max())
+
+
+def test_fused_tiles_equal_the_per_tile_calls_bit_for_bit(small_tiles, monkeypatch):
+    from kexplain.stats import _pairs
+
+    if _pairs._compiled("pooled_tiles") is None:
+        pytest.skip("no compiled path here")
+    rng = np.random.default_rng(8)
+    X, Z = rng.normal(size=(30, 120)), rng.normal(size=(25, 120)) + 0.3
+    X[3] += 60.0  # an outlier: at d = 120 its pairs' node products underflow, so tiles are declined
+    compiled = _pairs._compiled("pooled_tiles")
+    declined = []
+
+    def recording(*args):
+        compiled(*args)
+        declined.append(int(np.sum(~args[-1])))
+
+    for kernel in (kx.kernels.RBF(1.0), kx.kernels.Laplacian(2.0)):
+        declined.clear()
+        monkeypatch.setitem(_pairs._COMPILED, "pooled_tiles", recording)
+        fused = mmd_shapley(X, Z, kernel=kernel, standardize=False, n_jobs=2, max_block_bytes=20_000)
+        assert len(declined) > 1 and sum(declined) > 0  # several runs of tiles, some tiles declined
+        monkeypatch.undo()
+        monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+        monkeypatch.setitem(_pairs._COMPILED, "pooled_tiles", None)
+        per_tile = mmd_shapley(X, Z, kernel=kernel, standardize=False)
+        monkeypatch.undo()
+        monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+        assert np.array_equal(fused.values, per_tile.values) and fused.total == per_tile.total
+        ref = kx.stats.mmd(X, Z, kernel=fused.kernel)
+        assert fused.total == pytest.approx(ref, rel=1e-10)
+        assert fused.values.sum() == pytest.approx(ref, rel=1e-9)

@@ -185,7 +185,7 @@ def factors(
 _NODES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _nodes(d: int) -> tuple[np.ndarray, np.ndarray]:
+def nodes(d: int) -> tuple[np.ndarray, np.ndarray]:
     """The b = 1 pass's Gauss-Legendre nodes and weights for d factors (writable copies, cached:
     the compiled signature takes mutable arrays, and a copy per tile was a cost of its own)."""
     if d not in _NODES:
@@ -201,7 +201,7 @@ def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if fast is not None:
         # compiled b = 1 pass; it declines tiles with a factor outside [0, 1] (NaN included) or a
         # product that could underflow, which the engine's path below handles (or rejects)
-        t, w = _nodes(d)
+        t, w = nodes(d)
         psi, kval = np.empty((r, d)), np.empty(r)
         if fast(np.ascontiguousarray(a, dtype=np.float64), t, w, psi, kval):
             return psi, kval

@@ -464,3 +464,30 @@ def weigh_pooled(i, j, labels, wxx, wxz, wzz, kval, psi, stat, phi):  # pragma: 
     stat[0] += (wxx * sums[0, d] + wxz * sums[1, d]) + wzz * sums[2, d]
     for f in range(d):
         phi[f] += (wxx * sums[0, f] + wxz * sums[1, f]) + wzz * sums[2, f]
+
+
+@njit(cache=True, nogil=True)
+def pooled_tiles(n, t0, t1, tile, T, U, kinds, inv, mismatch, labels, wxx, wxz, wzz, t, w, stat, phi, ok):
+    """Tiles t0 .. t1 - 1 of the complete MMD^2 with one labelling, start to end without the GIL.
+
+    Tile s (pairs s * tile .. min(T, (s + 1) * tile) - 1 of the pooled sample's n rows) gets
+    stat[s - t0, 0] and phi[s - t0] from ``tile_pairs``, ``tile_factors``, ``loo_b1`` and
+    ``weigh_pooled``: the calls ``_PooledPairs.task`` makes per tile, so the same numbers bit for
+    bit, without a return to the interpreter (and the GIL) between them.  ok[s - t0] is False where
+    ``loo_b1`` declined the tile: the caller computes that tile by the engine's path.
+    """
+    d = U.shape[1]
+    for s in range(t0, t1):
+        k0 = s * tile
+        k1 = min(T, k0 + tile)
+        r = k1 - k0
+        i = np.empty(r, np.int64)
+        j = np.empty(r, np.int64)
+        tile_pairs(n, k0, k1, i, j)
+        a = np.empty((r, d))
+        tile_factors(U, U, i, j, kinds, inv, mismatch, a)
+        psi = np.empty((r, d))
+        kval = np.empty(r)
+        ok[s - t0] = loo_b1(a, t, w, psi, kval)
+        if ok[s - t0]:
+            weigh_pooled(i, j, labels, wxx, wxz, wzz, kval, psi, stat[s - t0], phi[s - t0])

@@ -49,6 +49,7 @@ from ._pairs import (
     factor_data,
     factors,
     n_within_pairs,
+    nodes,
     pair_range,
     run_tasks,
     task_ranges,
@@ -193,7 +194,42 @@ class _PooledPairs:
         wxx, wzz, wxz, _ = self.weights
         out = []
         weigh = _compiled("weigh_pooled") if self.labels.shape[1] == 1 else None
+        fused = _compiled("pooled_tiles") if weigh is not None and self.fd is not None else None
+        done: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        if fused is not None and t1 > t0 and self.d > 0:
+            # the whole run of tiles in one compiled call (the GIL released throughout, so threads
+            # never queue for it between tiles); tiles it declines take the path below
+            fd = self.fd[0]
+            stat, phi, ok = np.zeros((t1 - t0, 1)), np.zeros((t1 - t0, self.d)), np.zeros(t1 - t0, np.bool_)
+            t, w = nodes(self.d)
+            lab = np.ascontiguousarray(self.labels[:, 0])
+            fused(
+                self.N,
+                t0,
+                t1,
+                self.tile,
+                self.T,
+                fd.U,
+                fd.kinds,
+                fd.inv,
+                fd.mismatch,
+                lab,
+                wxx,
+                wxz,
+                wzz,
+                t,
+                w,
+                stat,
+                phi,
+                ok,
+            )
+            for s in np.flatnonzero(ok):
+                k0, k1 = (t0 + s) * self.tile, min(self.T, (t0 + s + 1) * self.tile)
+                done[t0 + int(s)] = (stat[s], phi[s][None, :], k1 - k0)
         for t in range(t0, t1):
+            if t in done:
+                out.append(done[t])
+                continue
             k0, k1 = t * self.tile, min(self.T, (t + 1) * self.tile)
             i, j = pair_range(self.N, k0, k1)
             psi, kval = contributions(factors(self.kernel, self.W, i, self.W, j, self.fd))
