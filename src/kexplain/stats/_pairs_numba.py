@@ -9,7 +9,9 @@ codes are ``kexplain.kernels.base.PAIR_*``, and each kernel class names its own
 ``loo_b1(a, t, w, psi, kval)`` is the product game's leave-one-out quadrature for absent factor
 b = 1 on one tile of factors (False: the caller uses the engine), compiled at import with LLVM's
 superword-level vectoriser (``_compile_vectorised``), and ``triangle_pairs`` is
-``_pairs.within_pairs`` compiled.
+``_pairs.within_pairs`` compiled (``tile_pairs`` steps along the rows from the first pair of a
+tile).  ``weigh_pooled`` sums one tile's psi and kernel values with the MMD^2 weights of one
+labelling, and ``pooled_tiles`` chains the four over a run of tiles in one call without the GIL.
 """
 
 from __future__ import annotations
@@ -452,15 +454,14 @@ def weigh_pooled(i, j, labels, wxx, wxz, wzz, kval, psi, stat, phi):  # pragma: 
     classes' weights happens once, on the sums, not at every pair.
     """
     d = psi.shape[1]
-    part = np.zeros((3, 4, d + 1))
+    sums = np.zeros((3, d + 1))
     for q in range(i.shape[0]):
         li = labels[i[q]]
         lj = labels[j[q]]
-        c = 0 if (li and lj) else (1 if (li or lj) else 2)
-        part[c, q & 3, d] += kval[q]
+        row = sums[0 if (li and lj) else (1 if (li or lj) else 2)]
+        row[d] += kval[q]
         for f in range(d):
-            part[c, q & 3, f] += psi[q, f]
-    sums = (part[:, 0] + part[:, 1]) + (part[:, 2] + part[:, 3])
+            row[f] += psi[q, f]
     stat[0] += (wxx * sums[0, d] + wxz * sums[1, d]) + wzz * sums[2, d]
     for f in range(d):
         phi[f] += (wxx * sums[0, f] + wxz * sums[1, f]) + wzz * sums[2, f]
