@@ -368,3 +368,23 @@ def test_fused_tiles_equal_the_per_tile_calls_bit_for_bit(small_tiles, monkeypat
         ref = kx.stats.mmd(X, Z, kernel=fused.kernel)
         assert fused.total == pytest.approx(ref, rel=1e-10)
         assert fused.values.sum() == pytest.approx(ref, rel=1e-9)
+
+
+def test_statistics_run_with_numba_jit_disabled():
+    # the vectorised exp's intrinsics cannot run as Python: without the JIT numpy's exp stands in
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, kexplain as kx\n"
+        "rng = np.random.default_rng(0)\n"
+        "X, Z = rng.normal(size=(12, 3)), rng.normal(size=(10, 3))\n"
+        "print(repr(kx.stats.mmd_shapley(X, Z).values.tolist()))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(12, 3)), rng.normal(size=(10, 3))
+    np.testing.assert_allclose(eval(out.stdout), mmd_shapley(X, Z).values, rtol=1e-12, atol=1e-15)

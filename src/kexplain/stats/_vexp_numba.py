@@ -17,6 +17,8 @@ by ``np.exp`` afterwards, so they equal the C library's values.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -52,7 +54,7 @@ _LO, _HI = -708.0, 709.0  # the main loop's range: normal, finite results
 
 
 @njit(cache=True, nogil=True)
-def exp_into(z, out):  # pragma: no cover - compiled; tested via tests/test_stats_scale.py
+def _exp_compiled(z, out):  # pragma: no cover - compiled; tested via tests/test_stats_scale.py
     """out[:] = exp(z[:]) for float64 vectors (within 1 ulp of ``np.exp``); ``out`` is not ``z``."""
     n = z.shape[0]
     outside = False
@@ -87,3 +89,13 @@ def exp_into(z, out):  # pragma: no cover - compiled; tested via tests/test_stat
             v = z[q]
             if not (v >= _LO and v <= _HI):
                 out[q] = np.exp(v)
+
+
+def _exp_numpy(z: np.ndarray, out: np.ndarray) -> None:
+    """out[:] = exp(z[:]) by numpy: the stand-in under NUMBA_DISABLE_JIT, where the intrinsics
+    above cannot run in Python."""
+    out[:] = np.exp(z)
+
+
+#: what the compiled kernels call (``_exp_numpy`` without the JIT)
+exp_into: Any = _exp_compiled if hasattr(_exp_compiled, "compile") else _exp_numpy
