@@ -207,7 +207,7 @@ def test_numpy_fallback_without_the_compiled_pass(XZ, monkeypatch):
 
     X, Z = XZ
     fast = mmd_shapley(X, Z)
-    for name in ("loo_b1", "triangle_pairs"):
+    for name in ("loo_b1", "triangle_pairs", "tile_pairs", "weigh_pooled", "tile_factors"):
         monkeypatch.setitem(_pairs._COMPILED, name, None)
     slow = mmd_shapley(X, Z)
     np.testing.assert_allclose(fast.values, slow.values, rtol=1e-12, atol=1e-15)
@@ -257,3 +257,134 @@ def test_compiled_factors_of_rbf_and_laplacian_features_match_the_kernel():
     i, j = rng.integers(0, 40, 500), rng.integers(0, 40, 500)
     got = _pairs.factors(kernel, W, i, W, j, (fd, fd))
     np.testing.assert_allclose(got, kernel.pair_values(W[i], W[j]), rtol=1e-14, atol=0)
+
+
+# ---- issue 26 (the complete MMD^2 attribution at n = m = 10,000): vectorised exp, compiled tiles ---
+
+
+def _ulps(a, b):
+    """Distance in units in the last place between float64 arrays of one sign (and of finite values)."""
+    return np.abs(a.view(np.int64) - b.view(np.int64))
+
+
+def test_vectorised_exp_is_within_one_ulp_of_numpy_everywhere():
+    pytest.importorskip("numba")
+    from kexplain.stats._vexp_numba import exp_into
+
+    rng = np.random.default_rng(26)
+    z = np.concatenate(
+        [
+            -0.5 * (rng.normal(size=200_000) * 3.0) ** 2,  # RBF exponents
+            -np.abs(rng.normal(size=100_000) * 5.0),  # Laplacian exponents
+            rng.uniform(-1.0, 1.0, 100_000),
+            rng.uniform(-760.0, 720.0, 200_000),  # subnormal, underflowing and overflowing results too
+            [0.0, -0.0, -708.0, 709.0, -708.0000001, 709.0000001, -745.1, -746.0, 709.8, 710.0, 1e-300],
+            [np.nan, np.inf, -np.inf],
+        ]
+    )
+    got = np.empty_like(z)
+    exp_into(z, got)
+    with np.errstate(over="ignore"):
+        ref = np.exp(z)
+    finite = np.isfinite(ref)
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+    assert np.array_equal(got[~finite & ~np.isnan(ref)], ref[~finite & ~np.isnan(ref)])
+    assert _ulps(got[finite], ref[finite]).max() <= 1
+    outside = finite & ~((z >= -708.0) & (z <= 709.0))  # the C library's values there, exactly
+    np.testing.assert_array_equal(got[outside], ref[outside])
+
+
+def test_pair_range_matches_within_pairs(monkeypatch):
+    from kexplain.stats import _pairs
+
+    for n in (2, 3, 7, 50, 4001):
+        T = n * (n - 1) // 2
+        for k0, k1 in [(0, T), (0, 1), (T - 1, T), (0, 0), (T // 3, T // 3 + min(T, 2 * n + 5))]:
+            k1 = min(k1, T)
+            got = _pairs.pair_range(n, k0, k1)
+            ref = _pairs.within_pairs(n, np.arange(k0, k1))
+            np.testing.assert_array_equal(got[0], ref[0])
+            np.testing.assert_array_equal(got[1], ref[1])
+    monkeypatch.setitem(_pairs._COMPILED, "tile_pairs", None)  # the numpy path: the same
+    got = _pairs.pair_range(50, 100, 300)
+    np.testing.assert_array_equal(got[0], _pairs.within_pairs(50, np.arange(100, 300))[0])
+
+
+def test_compiled_weighting_of_one_labelling_matches_the_matrix_products():
+    from kexplain.stats import _pairs
+
+    weigh = _pairs._compiled("weigh_pooled")
+    if weigh is None:
+        pytest.skip("no compiled path here")
+    rng = np.random.default_rng(5)
+    N, r, d = 60, 997, 7
+    labels = rng.random(N) < 0.4
+    i, j = _pairs.pair_range(N, 13, 13 + r)
+    kval = rng.random(r)
+    psi = -rng.random((r, d))
+    wxx, wzz, wxz = 0.3, 0.2, -0.45
+    stat, phi = np.zeros(1), np.zeros(d)
+    weigh(i, j, labels, wxx, wxz, wzz, kval, psi, stat, phi)
+    li, lj = labels[i], labels[j]
+    w = np.where(li & lj, wxx, np.where(li | lj, wxz, wzz))
+    np.testing.assert_allclose(stat[0], w @ kval, rtol=1e-13)
+    np.testing.assert_allclose(phi, w @ psi, rtol=1e-13)
+
+
+def test_one_labelling_and_the_permutation_path_agree(XZ):
+    X, Z = XZ
+    att = mmd_shapley(X, Z)  # one labelling: the compiled weighting
+    res = mmd_test(X, Z, n_permutations=3, random_state=0)  # several: the matrix products
+    np.testing.assert_allclose(res.attribution.values, att.values, rtol=1e-12, atol=1e-13 * np.abs(att.values).max())
+
+
+def test_fused_tiles_equal_the_per_tile_calls_bit_for_bit(small_tiles, monkeypatch):
+    from kexplain.stats import _pairs
+
+    if _pairs._compiled("pooled_tiles") is None:
+        pytest.skip("no compiled path here")
+    rng = np.random.default_rng(8)
+    X, Z = rng.normal(size=(30, 120)), rng.normal(size=(25, 120)) + 0.3
+    X[3] += 60.0  # an outlier: at d = 120 its pairs' node products underflow, so tiles are declined
+    compiled = _pairs._compiled("pooled_tiles")
+    declined = []
+
+    def recording(*args):
+        compiled(*args)
+        declined.append(int(np.sum(~args[-1])))
+
+    for kernel in (kx.kernels.RBF(1.0), kx.kernels.Laplacian(2.0)):
+        declined.clear()
+        monkeypatch.setitem(_pairs._COMPILED, "pooled_tiles", recording)
+        fused = mmd_shapley(X, Z, kernel=kernel, standardize=False, n_jobs=2, max_block_bytes=20_000)
+        assert len(declined) > 1 and sum(declined) > 0  # several runs of tiles, some tiles declined
+        monkeypatch.undo()
+        monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+        monkeypatch.setitem(_pairs._COMPILED, "pooled_tiles", None)
+        per_tile = mmd_shapley(X, Z, kernel=kernel, standardize=False)
+        monkeypatch.undo()
+        monkeypatch.setattr(_pairs, "TILE_BYTES", 4096)
+        assert np.array_equal(fused.values, per_tile.values) and fused.total == per_tile.total
+        ref = kx.stats.mmd(X, Z, kernel=fused.kernel)
+        assert fused.total == pytest.approx(ref, rel=1e-10)
+        assert fused.values.sum() == pytest.approx(ref, rel=1e-9)
+
+
+def test_statistics_run_with_numba_jit_disabled():
+    # the vectorised exp's intrinsics cannot run as Python: without the JIT numpy's exp stands in
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, kexplain as kx\n"
+        "rng = np.random.default_rng(0)\n"
+        "X, Z = rng.normal(size=(12, 3)), rng.normal(size=(10, 3))\n"
+        "print(repr(kx.stats.mmd_shapley(X, Z).values.tolist()))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(12, 3)), rng.normal(size=(10, 3))
+    np.testing.assert_allclose(eval(out.stdout), mmd_shapley(X, Z).values, rtol=1e-12, atol=1e-15)

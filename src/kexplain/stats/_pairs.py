@@ -21,7 +21,11 @@ when installed) computes the factors of a tile of pairs straight from the data, 
 a compiled leave-one-out pass specialised for b = 1 (``_pairs_numba.loo_b1``: the engine's
 prefix/suffix arithmetic, bit for bit, with sixteen independent product chains packed into vector
 registers: eight pairs by two nodes) turns them
-into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Tiles it declines
+into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Exponential
+factors go through a vectorised exp (``_vexp_numba``, within 1 ulp of the C library's).  The
+complete MMD^2 with one labelling runs whole runs of tiles in one compiled call
+(``_pairs_numba.pooled_tiles``: pair indices, factors, psi and the weighted sums, the GIL released
+from the first tile to the last).  Tiles it declines
 (a factor outside [0, 1], a product near underflow) go to the engine, log space included.  Other
 kernels, or no numba, take the numpy path (same numbers up to rounding).
 """
@@ -71,6 +75,17 @@ def within_pairs(n: int, k: Any) -> tuple[np.ndarray, np.ndarray]:
     i = np.where(nxt <= k, i + 1, i)
     start = i * n - i * (i + 1) // 2
     j = k - start + i + 1
+    return i, j
+
+
+def pair_range(n: int, k0: int, k1: int) -> tuple[np.ndarray, np.ndarray]:
+    """``within_pairs(n, np.arange(k0, k1))``: the same pairs, stepped along the rows when compiled."""
+    fast = _compiled("tile_pairs")
+    if fast is None:
+        return within_pairs(n, np.arange(k0, k1))
+    i = np.empty(max(0, k1 - k0), np.int64)
+    j = np.empty(max(0, k1 - k0), np.int64)
+    fast(n, k0, k1, i, j)
     return i, j
 
 
@@ -171,6 +186,18 @@ def factors(
     return pair_factors(kernel, P[i], Q[j])
 
 
+_NODES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def nodes(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The b = 1 pass's Gauss-Legendre nodes and weights for d factors (writable copies, cached:
+    the compiled signature takes mutable arrays, and a copy per tile was a cost of its own)."""
+    if d not in _NODES:
+        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        _NODES[d] = (np.array(t), np.array(w))
+    return _NODES[d]
+
+
 def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pair Shapley contributions psi (r, d) and kernel values prod_j a_j (r,) from factors a."""
     r, d = a.shape
@@ -178,9 +205,9 @@ def contributions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if fast is not None:
         # compiled b = 1 pass; it declines tiles with a factor outside [0, 1] (NaN included) or a
         # product that could underflow, which the engine's path below handles (or rejects)
-        t, w = gauss_legendre_01(nodes_for_degree(d - 1))
+        t, w = nodes(d)
         psi, kval = np.empty((r, d)), np.empty(r)
-        if fast(np.ascontiguousarray(a, dtype=np.float64), np.array(t), np.array(w), psi, kval):
+        if fast(np.ascontiguousarray(a, dtype=np.float64), t, w, psi, kval):
             return psi, kval
     if not np.all(np.isfinite(a)):
         raise FloatingPointError("the kernel returned NaN or infinite values for some sample pairs.")

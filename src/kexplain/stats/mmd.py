@@ -42,12 +42,15 @@ from ._common import (
 from ._kernels import amplitude, overflow_scale, resolve_kernel, validate_sample
 from ._pairs import (
     DEFAULT_BLOCK_BYTES,
+    _compiled,
     add_in_order,
     contributions,
     draw_chunk,
     factor_data,
     factors,
     n_within_pairs,
+    nodes,
+    pair_range,
     run_tasks,
     task_ranges,
     tile_length,
@@ -187,13 +190,46 @@ class _PooledPairs:
         fd = factor_data(kernel, W)
         self.fd = None if fd is None else (fd, fd)
 
+    def _fused(self, t0: int, t1: int) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
+        """Tiles [t0, t1) by one compiled call (one labelling, compiled factors), keyed by tile; the
+        GIL is released throughout, so threads never queue for it between tiles.  Tiles that the
+        compiled pass declines are missing (``task`` computes them by the engine's path)."""
+        fused = _compiled("pooled_tiles")
+        if fused is None or self.fd is None or self.labels.shape[1] != 1 or t1 <= t0 or self.d == 0:
+            return {}
+        wxx, wzz, wxz, _ = self.weights
+        fd = self.fd[0]
+        stat, phi, ok = np.zeros((t1 - t0, 1)), np.zeros((t1 - t0, self.d)), np.zeros(t1 - t0, np.bool_)
+        nodes_t, nodes_w = nodes(self.d)
+        lab = np.ascontiguousarray(self.labels[:, 0])
+        args = (fd.U, fd.kinds, fd.inv, fd.mismatch, lab, wxx, wxz, wzz, nodes_t, nodes_w, stat, phi, ok)
+        fused(self.N, t0, t1, self.tile, self.T, *args)
+        done = {}
+        for s in range(t1 - t0):
+            if ok[s]:
+                k0, k1 = (t0 + s) * self.tile, min(self.T, (t0 + s + 1) * self.tile)
+                done[t0 + s] = (stat[s], phi[s][None, :], k1 - k0)
+        return done
+
     def task(self, t0: int, t1: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
         wxx, wzz, wxz, _ = self.weights
         out = []
+        weigh = _compiled("weigh_pooled") if self.labels.shape[1] == 1 else None
+        done = self._fused(t0, t1)
         for t in range(t0, t1):
+            if t in done:
+                out.append(done[t])
+                continue
             k0, k1 = t * self.tile, min(self.T, (t + 1) * self.tile)
-            i, j = within_pairs(self.N, np.arange(k0, k1))
+            i, j = pair_range(self.N, k0, k1)
             psi, kval = contributions(factors(self.kernel, self.W, i, self.W, j, self.fd))
+            if weigh is not None:
+                # one labelling: the weighted sums in one compiled pass (no GIL, no (r,) weight
+                # temporaries; the same sums as below up to the order of the additions)
+                stat, phi = np.zeros(1), np.zeros(self.d)
+                weigh(i, j, np.ascontiguousarray(self.labels[:, 0]), wxx, wxz, wzz, kval, psi, stat, phi)
+                out.append((stat, phi[None, :], k1 - k0))
+                continue
             li, lj = self.labels[i], self.labels[j]
             w = np.where(li & lj, wxx, np.where(li | lj, wxz, wzz))  # (r, P)
             out.append((w.T @ kval, w.T @ psi, k1 - k0))
