@@ -33,6 +33,8 @@ SHARED = {
     "kexplain._typing": "type aliases of the annotations (RandomStateLike), one per idea; not API",
     "kexplain._deprecation": "renamed keywords (the old spelling with a FutureWarning), shared by every "
     "explainer and estimator that renamed an option; not API",
+    "kexplain._exp_numba": "the vectorised float64 exponential of the kernels' factors and the statistics' "
+    "pair factors (numba); one implementation for both folders, not API",
     "kexplain._malloc": "glibc's malloc thresholds, shared by the engine's heap reuse (shapley) and Dask "
     "workers' settings (dask); process tuning, not API",
 }

@@ -1,4 +1,4 @@
-"""The vectorised exponential of the per-feature kernel factors (kernels/_exp_numba.py).
+"""The vectorised exponential of the per-feature kernel factors (kexplain/_exp_numba.py, shared with the statistics).
 
 References: numpy's exp (libm, correctly rounded in nearly every case) on a large random sample,
 mpmath at 120 bits on a smaller one, IEEE special values, and the numpy path of
@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("numba")
 
+from kexplain._exp_numba import exp_inplace, stationary_factors  # noqa: E402
 from kexplain.kernels import RBF, Laplacian  # noqa: E402
 from kexplain.kernels import base as kbase  # noqa: E402
-from kexplain.kernels._exp_numba import exp_inplace, stationary_factors  # noqa: E402
 
 
 def _ulps(x, y):

@@ -6,8 +6,9 @@ product over j and a batched matrix product against 1 / g: about ten passes over
 features) array in device memory, so a GPU spends its time moving bytes (measured: 13.8 s per point
 at d = 200 with 4 M pairs, a few per cent of an H100's float64 rate).  Written as two reductions
 that each recompute g where they need it, compiled by TorchInductor, no (pairs, nodes, features)
-array exists: the work reads (pairs, features) and (pairs, nodes) arrays only.  The numbers are those of the generic path up to rounding (a sequential product and
-division instead of a tree product and multiplication by a reciprocal: a few ulps).
+array exists: the work reads (pairs, features) and (pairs, nodes) arrays only.  The numbers are
+those of the generic path up to rounding (a sequential product and division instead of a tree
+product and multiplication by a reciprocal: a few ulps).
 
 For torch tensors on a CUDA device ``KEXPLAIN_GPU_KERNELS`` picks the path: "compile" (default,
 these reductions through ``torch.compile``) or "generic" (the array API path).  The first call of a

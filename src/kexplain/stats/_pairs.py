@@ -22,7 +22,7 @@ a compiled leave-one-out pass specialised for b = 1 (``_pairs_numba.loo_b1``: th
 prefix/suffix arithmetic, bit for bit, with sixteen independent product chains packed into vector
 registers: eight pairs by two nodes) turns them
 into psi: no (pairs, d) gathers of the data, no (pairs, nodes, d) temporaries.  Exponential
-factors go through a vectorised exp (``_vexp_numba``, within 1 ulp of the C library's).  The
+factors go through a vectorised exp (``kexplain._exp_numba``, within 1 ulp of the C library's).  The
 complete MMD^2 with one labelling runs whole runs of tiles in one compiled call
 (``_pairs_numba.pooled_tiles``: pair indices, factors, psi and the weighted sums, the GIL released
 from the first tile to the last).  Tiles it declines

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .._exp_numba import exp_into
 from ..kernels.base import PAIR_CAUCHY, PAIR_DELTA, PAIR_LAPLACE, PAIR_RBF
-from ._vexp_numba import exp_into
 
 # numba freezes these globals into the compiled code; the checks keep the branches below in step
 assert (PAIR_RBF, PAIR_LAPLACE, PAIR_CAUCHY, PAIR_DELTA) == (0, 1, 2, 3)
@@ -42,7 +42,7 @@ def tile_factors(U, V, i, j, kinds, inv, mismatch, out):  # pragma: no cover - c
             exp_only = False
     if exp_only:
         # every factor an exp (RBF and Laplacian features): the exponents of a chunk of pairs first,
-        # then one vectorised exp over them (``_vexp_numba``: within 1 ulp of the C library's exp,
+        # then one vectorised exp over them (``kexplain._exp_numba``: within 1 ulp of the C library's exp,
         # which took half of the per-pair work when called per factor); chunks of _EXP_CHUNK pairs
         # keep the exponents in the first-level cache
         rbf = np.empty(d, dtype=np.bool_)

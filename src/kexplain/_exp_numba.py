@@ -1,4 +1,8 @@
-"""A vectorised float64 exponential for the per-feature kernel factors (numba is optional).
+"""A vectorised float64 exponential for kernel factors (numba is optional): one for the package.
+
+Used by the kernels' per-feature factors (``kexplain.kernels.base``: :func:`stationary_factors`
+and :func:`exp_inplace`) and by the statistics' pair factors (``kexplain.stats._pairs_numba``:
+:func:`exp_into`).
 
 numpy's float64 ``exp`` runs one libm call per element on a machine without AVX-512 (about
 23 ns each on the AVX2 EPYC this was written on), and numba calls the same libm function: LLVM
@@ -180,3 +184,24 @@ def stationary_factors(X, Y, ls, laplacian, out):  # pragma: no cover - compiled
                 else:
                     flat[o + j] = (u * u) * -0.5
         exp_inplace(flat[base : base + slab])
+
+
+@njit(cache=True, nogil=True)
+def exp_into(z, out):  # pragma: no cover - compiled; tested in tests/test_kernels_exp.py
+    """out[:] = exp(z[:]) for float64 vectors (``out`` is not ``z``; both unit-stride)."""
+    for q in range(z.shape[0]):
+        out[q] = z[q]
+    exp_inplace(out)
+
+
+if not hasattr(exp_inplace, "compile"):  # pragma: no cover - NUMBA_DISABLE_JIT
+    # with the JIT disabled the LLVM intrinsics cannot run in Python: numpy's exp stands in (the
+    # compiled callers above then run as Python and call these)
+
+    def exp_inplace(x: np.ndarray) -> None:  # type: ignore[no-redef]
+        """x <- exp(x) by numpy (NUMBA_DISABLE_JIT)."""
+        np.exp(x, out=x)
+
+    def exp_into(z: np.ndarray, out: np.ndarray) -> None:  # type: ignore[no-redef]
+        """out[:] = exp(z[:]) by numpy (NUMBA_DISABLE_JIT)."""
+        out[:] = np.exp(z)
