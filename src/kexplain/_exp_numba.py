@@ -198,10 +198,10 @@ if not hasattr(exp_inplace, "compile"):  # pragma: no cover - NUMBA_DISABLE_JIT
     # with the JIT disabled the LLVM intrinsics cannot run in Python: numpy's exp stands in (the
     # compiled callers above then run as Python and call these)
 
-    def exp_inplace(x: np.ndarray) -> None:  # type: ignore[no-redef]
+    def exp_inplace(x: np.ndarray) -> None:  # type: ignore[misc]
         """x <- exp(x) by numpy (NUMBA_DISABLE_JIT)."""
         np.exp(x, out=x)
 
-    def exp_into(z: np.ndarray, out: np.ndarray) -> None:  # type: ignore[no-redef]
+    def exp_into(z: np.ndarray, out: np.ndarray) -> None:  # type: ignore[misc]
         """out[:] = exp(z[:]) by numpy (NUMBA_DISABLE_JIT)."""
         out[:] = np.exp(z)

@@ -305,6 +305,7 @@ _EXP_NUMBA: list[Any] = []
 def _exp_numba() -> Any:
     """The compiled exponential's module ``kexplain._exp_numba``, or None without (usable) numba (numpy's exp then)."""
     if not _EXP_NUMBA:
+        module: Any
         try:
             from .. import _exp_numba as module
         except Exception:  # numba missing or unusable here: numpy computes the same numbers to 1 ulp
