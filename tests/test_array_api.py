@@ -49,6 +49,16 @@ def _game(rng, p, r, d, o, lo=0.1, hi=1.0, point_b=False):
     return a, b, c
 
 
+def _zeros_and_signs(rng, r):
+    """A game whose factors hold exact zeros and negative values (some pairs' products need log space)."""
+    a = rng.normal(size=(2, r, 8))
+    a[0, 0, 2] = 0.0
+    a[1, 1, :3] = 0.0
+    b = rng.normal(size=(2, r, 8))
+    b[0, 2, 1] = 0.0
+    return a, b, rng.normal(size=(r, 2))
+
+
 @pytest.mark.parametrize("name", NAMESPACES)
 @pytest.mark.parametrize("d", [1, 2, 5, 13])
 @pytest.mark.parametrize("point_b", [False, True])
@@ -91,12 +101,7 @@ def test_log_space_path(name):
     out = product_game_block(asarray(a), asarray(b), asarray(c))
     for x, r in zip(out, ref):
         assert _rel(x, r) <= 1e-12
-    a = rng.normal(size=(2, 5, 8))
-    a[0, 0, 2] = 0.0
-    a[1, 1, :3] = 0.0
-    b = rng.normal(size=(2, 5, 8))
-    b[0, 2, 1] = 0.0
-    c = rng.normal(size=(5, 2))
+    a, b, c = _zeros_and_signs(rng, 5)
     ref = product_game_block(a, b, c, interactions=True)
     out = product_game_block(asarray(a), asarray(b), asarray(c), interactions=True)
     for x, r in zip(out, ref):
@@ -252,12 +257,7 @@ def test_fused_torch_log_space(fused_calls):
     assert fused_calls
     assert _rel(out[0], ref[0]) <= 1e-12
     # only some pairs leave the safe range: the others keep the fused values
-    a = rng.normal(size=(2, 6, 8))
-    a[0, 0, 2] = 0.0
-    a[1, 1, :3] = 0.0
-    b = rng.normal(size=(2, 6, 8))
-    b[0, 2, 1] = 0.0
-    c = rng.normal(size=(6, 2))
+    a, b, c = _zeros_and_signs(rng, 6)
     ref = product_game_block(a, b, c)
     out = product_game_block(torch.asarray(a), torch.asarray(b), torch.asarray(c))
     for x, r in zip(out, ref):
