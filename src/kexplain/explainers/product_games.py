@@ -159,8 +159,8 @@ class BackgroundFactors:
         a block of rows at a time (otherwise every call of a GPU explanation recomputed them on
         the host, measured as nearly all of its time at 10^6 pairs).
         """
-        size = 8 * self.n_base_rows * self.n_background * self.model.n_features
-        if self.factors is None and (size > DEVICE_TABLE_BYTES or _is_host(device)):
+        row_bytes = 8 * self.n_background * self.model.n_features
+        if self.factors is None and (row_bytes * self.n_base_rows > DEVICE_TABLE_BYTES or _is_host(device)):
             return from_numpy(self.rows(base_rows), xp, device)
         key = (getattr(xp, "__name__", str(xp)), str(device))
         cache = self.__dict__.setdefault("_on_device", {})
@@ -168,7 +168,7 @@ class BackgroundFactors:
             if self.factors is not None:
                 cache[key] = from_numpy(self.factors, xp, device)
             else:
-                step = max(1, (64 * 2**20) // max(1, size // max(1, self.n_base_rows)))
+                step = max(1, (64 * 2**20) // max(1, row_bytes))
                 parts = [
                     from_numpy(self.rows(slice(r0, min(self.n_base_rows, r0 + step))), xp, device)
                     for r0 in range(0, self.n_base_rows, step)
