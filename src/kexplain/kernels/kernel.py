@@ -96,8 +96,8 @@ class Kernel:
     ) -> np.ndarray:
         """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)).
 
-        Computed without the (len(X), len(Y), d) tensor of per-feature factors (see the module
-        notes); temporaries stay within ``GRAM_BLOCK_ELEMS`` elements per block.
+        Computed without the (len(X), len(Y), d) tensor of per-feature factors (see the notes
+        of ``kexplain.kernels.base``); temporaries stay within ``GRAM_BLOCK_ELEMS`` elements per block.
 
         Parameters
         ----------
@@ -146,7 +146,7 @@ class Kernel:
 
     def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
         """prod_j k_j(X_pj, Y_rj) on validated arrays (no amplitude): here, from ``feature_values`` in
-        row blocks; the kernels of this module override it with distance-based formulas."""
+        row blocks; the kernels of ``kexplain.kernels`` override it with distance-based formulas."""
         n, m, d = len(X), len(Y), X.shape[1]
         out = np.empty((n, m))
         step = _row_step(m, d)
@@ -207,8 +207,8 @@ class Kernel:
         """Per-feature values k_j(P_rj, Q_rj) for matched rows, shape (r, d), without the amplitude.
 
         What the kernel statistics need for their sample pairs (the numpy pair path).  Here one
-        call of :meth:`feature_values` per pair (slow but correct); the kernels of this module
-        override it with direct formulas.
+        call of :meth:`feature_values` per pair (slow but correct); the kernels of
+        ``kexplain.kernels`` override it with direct formulas.
 
         Parameters
         ----------
