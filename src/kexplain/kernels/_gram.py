@@ -6,7 +6,8 @@ digits), the Laplacian the exponential of a scaled Manhattan distance, the Cauch
 other stationary profile, :func:`profile_gram`) a per-feature product over cache-sized row blocks,
 and the Categorical kernel ``mismatch ** (number of differing labels)``; plus the input checks
 every Gram computation shares.  Temporaries are bounded by :data:`GRAM_BLOCK_ELEMS` elements per
-block.  Each kernel class in ``kernels/base.py`` names its own path (``_scaled_gram``).
+block.  Each kernel class (``kernels/stationary.py``, ``categorical.py``, ``product.py``) names its
+own path (``_scaled_gram``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .._validation import MAGNITUDE_LIMIT, check_data, feature_names_of, to_arra
 
 
 class _GramKernel(Protocol):
-    """What the input checks need of a kernel (``Kernel`` and ``SumKernel`` of ``kernels/base.py``)."""
+    """What the input checks need of a kernel (``Kernel`` and ``SumKernel`` of ``kernels/kernel.py``)."""
 
     def check_n_features(self, d: int, name: str = "X") -> None: ...
 
