@@ -27,8 +27,8 @@ SHARED = {
     "boundary calls; private so that users do not take the checks for API",
     "kexplain._params": "option constraints (Integer, Real, Boolean, Options) the boundaries declare; "
     "an implementation detail of the messages, not API",
-    "kexplain._optional": "lazy imports of optional dependencies with the extra to install; used by every "
-    "folder that touches one",
+    "kexplain._optional": "lazy imports of optional dependencies with the extra to install, and the cached "
+    "loader of compiled numba code (compiled_or_none); used by every folder that touches one",
     "kexplain._files": "atomic writes of output files, shared by the CLI and the report",
     "kexplain._typing": "type aliases of the annotations (RandomStateLike), one per idea; not API",
     "kexplain._deprecation": "renamed keywords (the old spelling with a FutureWarning), shared by every "

@@ -15,6 +15,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
+from kexplain._optional import compiled_or_none
 from kexplain.shapley import higher_order as ho
 from kexplain.shapley import higher_order_indices, higher_order_product, higher_order_table
 
@@ -78,7 +79,7 @@ def test_the_loaders_are_cached_and_none_without_their_module():
     assert ho._compiled_butterfly() is ho._compiled_butterfly()
     assert ho._compiled_banzhaf() is ho._compiled_banzhaf()
 
-    @ho._compiled_or_none
+    @compiled_or_none
     def missing():
         from kexplain.shapley import _no_such_numba_module  # type: ignore[attr-defined]  # noqa: F401
 

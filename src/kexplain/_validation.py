@@ -1,145 +1,60 @@
-"""Input validation at the public boundary (one place, clear messages)."""
+"""Input validation at the public boundary (one place, clear messages).
+
+The one validation entry: every folder imports its checks from here.  This module holds the
+array entry (:func:`check_data`, the magnitude bound, :func:`match_columns`, :func:`check_weights`);
+the pieces live in sibling modules that only this one imports: ``_validation_columns`` (column
+names, labels, conversion to numbers), ``_validation_sparse`` (scipy sparse input) and
+``_validation_options`` (flags, interaction indices, ``n_jobs``, random states).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from numbers import Real
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ._params import Boolean, Integer, check_param
-
-
-def feature_names_of(X: Any) -> list[str] | None:
-    """The column names of a DataFrame as strings, or None for anything without columns.
-
-    Parameters
-    ----------
-    X : array-like or DataFrame
-
-    Returns
-    -------
-    list of str or None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import pandas as pd
-    >>> from kexplain._validation import feature_names_of
-    >>> feature_names_of(pd.DataFrame({"a": [1], 2: [3]}))
-    ['a', '2']
-    >>> feature_names_of(np.zeros((1, 2))) is None
-    True
-    """
-    cols = getattr(X, "columns", None)
-    if cols is not None:
-        return [str(c) for c in cols]
-    return None
-
-
-def column_label(j: int, names: Sequence[str] | None) -> str:
-    """``column j`` or ``column 'name'`` for messages."""
-    return f"column {j}" if names is None else f"column {names[j]!r}"
-
-
-def _describe_bad(mask: np.ndarray, limit: int = 5, names: Sequence[str] | None = None) -> str:
-    """``(row r, column c), ...`` for the first ``limit`` True entries of ``mask``, then a count."""
-    rows, cols = np.nonzero(mask)
-    pairs = sorted(set(zip(rows.tolist(), cols.tolist())))
-    shown = ", ".join(f"(row {r}, {column_label(c, names)})" for r, c in pairs[:limit])
-    more = f" and {len(pairs) - limit} more" if len(pairs) > limit else ""
-    return shown + more
-
-
-def is_missing(v: Any) -> bool:
-    """None, NaN, pandas.NA or NaT: labels that cannot be compared for equality."""
-    if v is None:
-        return True
-    if isinstance(v, (float, np.floating)):
-        return bool(np.isnan(v))
-    return type(v).__name__ in ("NAType", "NaTType")
-
-
-def to_array(X: Any, name: str = "X") -> np.ndarray:
-    """A numpy array from a scipy sparse matrix (densified), a DataFrame or anything array-like.
-
-    Ragged nested lists (rows of different lengths) give a ValueError naming ``name`` instead of
-    numpy's "setting an array element with a sequence".
-
-    Parameters
-    ----------
-    X : array-like, DataFrame or scipy sparse matrix
-    name : str
-        What ``X`` is called in messages.
-
-    Returns
-    -------
-    ndarray
-
-    Examples
-    --------
-    >>> from kexplain._validation import to_array
-    >>> to_array([[1, 2], [3, 4]]).shape
-    (2, 2)
-    >>> try:
-    ...     to_array([[1, 2], [3]], name="background")
-    ... except ValueError as exc:
-    ...     print(exc)
-    background must be a 2-D array (n_samples, n_features) of numbers or labels; got rows of different lengths.
-    """
-    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy sparse matrix or array
-        return X.toarray()
-    if hasattr(X, "to_numpy"):
-        return X.to_numpy()
-    try:
-        return np.asarray(X)
-    except ValueError:  # numpy: "setting an array element with a sequence" (ragged rows)
-        raise ValueError(
-            f"{name} must be a 2-D array (n_samples, n_features) of numbers or labels; got rows of different lengths."
-        ) from None
-
-
-#: what to do with a text column given to a model whose kernel takes numbers there
-_TEXT_ADVICE = (
-    "A fitted scikit-learn model (SVR, SVC, KernelRidge, a GP) was trained on numbers: encode these "
-    "columns exactly as its training data was encoded (the same encoder, e.g. the OrdinalEncoder or "
-    "the 0/1 coding used before fitting) and explain the encoded rows. To treat a column as labels "
-    "instead, build the model on a kernel with kx.kernels.Categorical for it (a kx.KernelExpansion with "
-    "a kx.kernels.ProductKernel, or kx.gp.OAKRegressor, which encodes label columns itself)."
+from ._validation_columns import (
+    _check_table,
+    _numeric_1d,
+    _numeric_estimator,
+    column_label,
+    feature_names_of,
+    is_missing,
+    to_array,
 )
+from ._validation_options import (
+    INTERACTION_INDICES,
+    check_bool,
+    check_interactions,
+    check_legacy_random_state,
+    check_n_jobs,
+    check_random_state,
+    validate_n_jobs,
+)
+from ._validation_sparse import check_sparse_data, is_sparse
 
-
-def _shown(names: Sequence[str], limit: int = 8) -> str:
-    """The first ``limit`` names, quoted, then a count."""
-    head = ", ".join(repr(str(n)) for n in names[:limit])
-    return head + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def _check_columns(names: list[str], expected: list[str], name: str) -> None:
-    """A ValueError naming the extra and missing columns of ``name`` against the model's features."""
-    if set(names) == set(expected) and len(names) == len(expected):
-        raise ValueError(
-            f"{name} has the model's columns in a different order: {names} instead of {expected}; "
-            f"reorder them: {name}[{expected!r}]."
-        )
-    extra = [n for n in names if n not in expected]
-    missing = [n for n in expected if n not in names]
-    parts = []
-    if extra:
-        parts.append(f"column(s) the model was not fitted on: {_shown(extra)}")
-    if missing:
-        parts.append(f"the model's feature(s) {_shown(missing)} are missing")
-    if not parts:  # the same names with repeats
-        parts.append(f"its columns {_shown(names)} repeat some of the model's features {_shown(expected)}")
-    advice = f" Drop the extra columns ({name}.drop(columns={extra!r})) or select " if extra else " Select "
-    raise ValueError(
-        f"the columns of {name} do not match the model's: "
-        + "; ".join(parts)
-        + "."
-        + advice
-        + f"the model's features in order: {name}[{expected!r}]."
-    )
+__all__ = [
+    "INTERACTION_INDICES",
+    "MAGNITUDE_LIMIT",
+    "SPARSE_POLICIES",
+    "check_bool",
+    "check_data",
+    "check_interactions",
+    "check_legacy_random_state",
+    "check_magnitude",
+    "check_n_jobs",
+    "check_random_state",
+    "check_sparse_data",
+    "check_weights",
+    "column_label",
+    "feature_names_of",
+    "is_missing",
+    "is_sparse",
+    "match_columns",
+    "to_array",
+    "validate_n_jobs",
+]
 
 
 #: past this magnitude squared distances (and variances) of rows overflow float64, and below its
@@ -399,193 +314,6 @@ def check_data(
     return out
 
 
-def is_sparse(X: Any) -> bool:
-    """Whether ``X`` is a scipy sparse matrix or array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy import sparse
-    >>> from kexplain._validation import is_sparse
-    >>> is_sparse(sparse.csr_matrix(np.eye(2))), is_sparse(np.eye(2))
-    (True, False)
-    """
-    return hasattr(X, "toarray") and hasattr(X, "nnz") and hasattr(X, "tocsr")
-
-
-def check_sparse_data(X: Any, *, name: str = "X", n_features: int | None = None, min_rows: int = 1) -> Any:
-    """A scipy sparse matrix validated and returned in canonical CSR form (float64).
-
-    CSC, COO and the other formats are converted to CSR (a copy; the input is never changed).
-    Duplicate entries are summed (as ``toarray`` does), explicitly stored zeros are dropped and
-    column indices sorted, so the non-zeros are exactly the stored entries.
-
-    Parameters
-    ----------
-    X : scipy sparse matrix or array of shape (n, d)
-    name : str
-        What ``X`` is called in messages.
-    n_features : int, optional
-        The number of features the model expects.
-    min_rows : int
-        The fewest rows accepted.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix of shape (n, d)
-
-    Raises
-    ------
-    ValueError
-        Naming ``name`` for complex or non-numeric entries, too few rows, a wrong number of
-        features, NaN or infinite stored values (row and column named).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy import sparse
-    >>> from kexplain._validation import check_sparse_data
-    >>> M = sparse.coo_matrix(([1.0, 0.0, 2.0], ([0, 0, 1], [2, 1, 0])), shape=(2, 3))
-    >>> check_sparse_data(M).nnz
-    2
-    >>> try:
-    ...     check_sparse_data(sparse.csr_matrix([[0.0, np.inf]]), name="background")
-    ... except ValueError as exc:
-    ...     print(exc)
-    background contains NaN or infinite values at (row 0, column 1).
-    """
-    from scipy import sparse as sp
-
-    kind = np.dtype(X.dtype).kind
-    if kind == "c":
-        raise ValueError(f"{name} has complex values; kernels here take real numbers.")
-    if kind not in "biuf":
-        raise ValueError(f"{name} must hold numbers, got a sparse matrix of dtype {X.dtype}.")
-    if len(X.shape) != 2:
-        raise ValueError(f"{name} must be a 2-D sparse matrix (n_samples, n_features), got shape {X.shape}.")
-    M = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    n, d = M.shape
-    if n < min_rows:
-        raise ValueError(f"{name} must have at least {min_rows} row(s), got {n}.")
-    if n_features is not None and d != n_features:
-        raise ValueError(f"{name} has {d} features, but the model expects {n_features}.")
-    M.sum_duplicates()
-    bad = np.flatnonzero(~np.isfinite(M.data))
-    if bad.size:
-        row = int(np.searchsorted(M.indptr, bad[0], side="right") - 1)
-        raise ValueError(f"{name} contains NaN or infinite values at (row {row}, column {int(M.indices[bad[0]])}).")
-    M.eliminate_zeros()
-    return M
-
-
-def _numeric_1d(arr: np.ndarray, name: str) -> np.ndarray:
-    """A finite float64 vector, entries named by position."""
-    try:
-        out = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must hold numbers, got values of dtype {arr.dtype}.") from None
-    bad = ~np.isfinite(out)
-    if bad.any():
-        raise ValueError(f"{name} contains NaN or infinite values at entry {int(np.argmax(bad))}.")
-    return out
-
-
-def _numeric_estimator(arr: np.ndarray, name: str) -> np.ndarray:
-    """Finite float64 numbers, in the phrases scikit-learn's estimator checks look for."""
-    if arr.dtype.kind not in "biuf":
-        try:
-            arr = arr.astype(np.float64)
-        except ValueError:
-            example = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), arr.ravel()[0])
-            if isinstance(example, str):
-                example = str(example)  # 'a', not np.str_('a')
-            raise ValueError(f"{name} must hold numbers; got text such as {example!r}.") from None
-        except TypeError:
-            bad = next(v for v in arr.ravel() if not isinstance(v, (Real, str, bytes)))
-            raise TypeError(
-                f"{name} has an entry of type {type(bad).__name__}: each argument must be a real number or a "
-                "string holding a number."
-            ) from None
-    out = np.asarray(arr, dtype=np.float64)
-    if not np.all(np.isfinite(out)):
-        at = [int(i) for i in np.argwhere(~np.isfinite(out))[0]]
-        where = f"row {at[0]}" + (f", column {at[1]}" if len(at) > 1 else "")
-        raise ValueError(f"{name} contains NaN or infinity ({where}).")
-    return out
-
-
-def _check_table(
-    arr: np.ndarray,
-    name: str,
-    names: list[str] | None,
-    n_features: int | None,
-    numeric_mask: np.ndarray | None,
-    feature_names: Sequence[str] | None,
-    text_advice: str | None,
-    copy: bool = True,
-) -> np.ndarray:
-    """The columns of a 2-D table: numbers where ``numeric_mask`` says so, labels elsewhere."""
-    advice = _TEXT_ADVICE if text_advice is None else text_advice
-    d = arr.shape[1]
-    if names is not None and feature_names is not None and list(feature_names) != names:
-        _check_columns(names, [str(f) for f in feature_names], name)
-    if n_features is not None and d != n_features:
-        shown = "" if names is None else f": its columns are {_shown(names)}; select the model's, in order"
-        raise ValueError(f"{name} has {d} features, but the model expects {n_features}{shown}.")
-    # labels for messages: the DataFrame's header, else the model's feature names
-    if names is None and feature_names is not None and len(feature_names) == d:
-        names = [str(f) for f in feature_names]
-    if numeric_mask is None:
-        numeric_mask = np.ones(d, dtype=bool)
-    numeric_mask = np.asarray(numeric_mask, dtype=bool)
-    if numeric_mask.all():
-        try:
-            out = arr.astype(np.float64, copy=copy)
-        except (TypeError, ValueError):
-            bad_cols: list[Any] = []
-            for j in range(d):
-                try:
-                    arr[:, j].astype(np.float64)
-                except (TypeError, ValueError):
-                    bad_cols.append(names[j] if names else j)
-            raise ValueError(
-                f"{name} has non-numeric values in column(s) {bad_cols} (text or labels), but the model's "
-                f"kernel takes numbers there. {advice}"
-            ) from None
-        bad = ~np.isfinite(out)
-        if bad.any():
-            raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad, names=names)}.")
-        return out
-    out = np.empty(arr.shape, dtype=object)
-    for j in range(d):
-        col = arr[:, j]
-        if numeric_mask[j]:
-            try:
-                colf = col.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{name} has non-numeric values in column(s) {[names[j] if names else j]}: "
-                    f"{column_label(j, names)} holds text or labels, but the model's kernel takes numbers "
-                    f"there. {advice}"
-                ) from None
-            if not np.all(np.isfinite(colf)):
-                bad = np.zeros(arr.shape, dtype=bool)
-                bad[:, j] = ~np.isfinite(colf)
-                raise ValueError(f"{name} contains NaN or infinite values at {_describe_bad(bad, names=names)}.")
-            out[:, j] = colf
-        else:
-            missing = np.array([is_missing(v) for v in col], dtype=bool)
-            if missing.any():
-                bad = np.zeros(arr.shape, dtype=bool)
-                bad[:, j] = missing
-                raise ValueError(
-                    f"{name} contains missing labels at {_describe_bad(bad, names=names)}; a "
-                    "Categorical feature needs a label in every row (encode missing as its own label)."
-                )
-            out[:, j] = col
-    return out
-
-
 def match_columns(value: Any, columns: Any, name: str) -> None:
     """Refuse a DataFrame ``value`` whose columns differ from the ``columns`` seen in fit (in order),
     with the message of :func:`check_data`.
@@ -658,219 +386,3 @@ def check_weights(weights: Any, n: int, name: str = "background_weights") -> np.
     # scaled by the largest weight first, so the sum cannot overflow (nor tiny weights underflow)
     w = w / w.max()
     return w / w.sum()
-
-
-def check_bool(value: Any, name: str) -> bool:
-    """``value`` as a bool; anything but True/False (numpy bools included) raises TypeError.
-
-    Parameters
-    ----------
-    value : bool
-    name : str
-        The argument's name, used in the message.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain._validation import check_bool
-    >>> check_bool(np.True_, "interactions")
-    True
-    >>> try:
-    ...     check_bool(1, "progress")
-    ... except TypeError as exc:
-    ...     print(exc)
-    progress must be True or False, got 1.
-    """
-    if value is True or value is False:  # every explain call checks a few flags: skip the generic path
-        return value
-    return bool(check_param(value, name, Boolean()))
-
-
-#: the pairwise interaction indices the solvers and explainers compute
-INTERACTION_INDICES = ("sii", "stii")
-
-
-def check_interactions(value: Any, name: str = "interactions") -> str | None:
-    """The interaction index asked for: None (no interactions), ``"sii"`` or ``"stii"``.
-
-    ``False`` (or None) means none, ``True`` the default ``"sii"`` (the Shapley interaction index of
-    Grabisch & Roubens, 1999, in the layout of shap's ``TreeExplainer``); ``"stii"`` is the
-    Shapley-Taylor interaction index of order 2 (Sundararajan, Dhamdhere & Agarwal, 2020), the
-    one shap's ``ExactExplainer`` reports.  Case is ignored.
-
-    Parameters
-    ----------
-    value : bool, None or {"sii", "stii"}
-    name : str
-        The argument's name, used in the message.
-
-    Returns
-    -------
-    str or None
-
-    Examples
-    --------
-    >>> from kexplain._validation import check_interactions
-    >>> check_interactions(True), check_interactions("STII"), check_interactions(False)
-    ('sii', 'stii', None)
-    """
-    if value is None or isinstance(value, (bool, np.bool_)):
-        return "sii" if value else None
-    if isinstance(value, str) and value.lower() in INTERACTION_INDICES:
-        return value.lower()
-    if isinstance(value, Mapping):
-        raise ValueError(
-            f"{name}={dict(value)!r} (an index of any order) is supported by the explainers of product games "
-            "(ProductKernelExplainer, PrefShapExplainer), by kx.gp.OAKExplainer and by kx.exact_shapley; here "
-            "pass True, False, 'sii' or 'stii'."
-        )
-    raise TypeError(
-        f"{name} must be True or False, or the name of an index: 'sii' (the Shapley interaction "
-        f"index, what True means) or 'stii' (the Shapley-Taylor index of order 2, as shap's "
-        f"ExactExplainer); got {value!r}."
-    )
-
-
-def check_n_jobs(n_jobs: int | None) -> int:
-    """``n_jobs`` as joblib reads it: None defers to joblib, -1 is every core, -2 all but one.
-
-    ``None`` takes the ``n_jobs`` of an enclosing ``joblib.parallel_config(n_jobs=...)`` (1 outside
-    one); negative counts are resolved by ``joblib.effective_n_jobs``, which counts the cores
-    this process may use (CPU affinity and container quotas), not every core of the machine.
-
-    Parameters
-    ----------
-    n_jobs : int or None
-
-    Returns
-    -------
-    int
-        The number of workers, at least 1.
-
-    Examples
-    --------
-    >>> import joblib
-    >>> from kexplain._validation import check_n_jobs
-    >>> check_n_jobs(None), check_n_jobs(3)
-    (1, 3)
-    >>> with joblib.parallel_config(n_jobs=2):
-    ...     check_n_jobs(None)
-    2
-    >>> check_n_jobs(-1) == joblib.cpu_count()
-    True
-    """
-    validate_n_jobs(n_jobs)
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(None if n_jobs is None else int(n_jobs))))
-
-
-def validate_n_jobs(n_jobs: Any) -> int | None:
-    """``n_jobs`` checked but not resolved: None, a positive or a negative integer, as given.
-
-    :func:`check_n_jobs` resolves it through joblib, which costs more than a small explanation
-    (a per-call lookup of joblib's active backend); a caller with only one block of work to do
-    checks the argument with this and resolves it only when there is more than one block.
-
-    Examples
-    --------
-    >>> from kexplain._validation import validate_n_jobs
-    >>> validate_n_jobs(None), validate_n_jobs(-1)
-    (None, -1)
-    """
-    if not (n_jobs is None or (type(n_jobs) is int and n_jobs >= 1)):  # the common values need no parsing
-        check_param(
-            n_jobs,
-            "n_jobs",
-            None,
-            Integer(1),
-            Integer(high=-1),
-            what="None, a positive integer or a negative one (-1: every core)",
-        )
-    return None if n_jobs is None else int(n_jobs)
-
-
-def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:
-    """A numpy Generator from None, an int seed, a SeedSequence, a Generator or a RandomState.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence, Generator or RandomState
-        A Generator is returned as it is (so draws continue its stream).
-    name : str
-        The argument's name, used in the message.
-
-    Returns
-    -------
-    numpy.random.Generator
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain._validation import check_random_state
-    >>> float(np.round(check_random_state(0).random(), 3))
-    0.637
-    >>> rng = np.random.default_rng(1)
-    >>> check_random_state(rng) is rng
-    True
-    """
-    if random_state is None or isinstance(random_state, np.random.SeedSequence):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    if (
-        isinstance(random_state, (int, np.integer))
-        and not isinstance(random_state, (bool, np.bool_))
-        and random_state >= 0
-    ):
-        return np.random.default_rng(int(random_state))
-    raise ValueError(
-        f"{name} must be None, a non-negative integer, a numpy SeedSequence, Generator or RandomState, "
-        f"got {random_state!r}."
-    )
-
-
-def check_legacy_random_state(random_state: Any, name: str = "random_state") -> np.random.RandomState:
-    """A numpy RandomState, for estimators whose draws are defined through scikit-learn's convention.
-
-    Accepts what :func:`check_random_state` accepts; an int seeds a RandomState exactly as
-    scikit-learn's ``check_random_state`` does (so fitted results do not change), a Generator or a
-    SeedSequence seeds one from its stream.  Anything else raises a ValueError naming ``name``.
-
-    Parameters
-    ----------
-    random_state : None, int, SeedSequence, Generator or RandomState
-    name : str
-        The argument's name, used in the message.
-
-    Returns
-    -------
-    numpy.random.RandomState
-
-    Examples
-    --------
-    >>> from kexplain._validation import check_legacy_random_state
-    >>> int(check_legacy_random_state(0).randint(100))
-    44
-    >>> try:
-    ...     check_legacy_random_state(-1)
-    ... except ValueError as exc:
-    ...     print(str(exc)[:44])
-    random_state must be None, a non-negative in
-    """
-    if random_state is None:
-        return np.random.mtrand._rand
-    if isinstance(random_state, np.random.RandomState):
-        return random_state
-    gen = check_random_state(random_state, name)  # validates, naming the argument
-    if isinstance(random_state, (int, np.integer)):
-        if random_state >= 2**32:
-            raise ValueError(f"{name} must be below 2**32 for this estimator, got {random_state!r}.")
-        return np.random.RandomState(int(random_state))
-    return np.random.RandomState(int(gen.integers(2**32 - 1)))

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._optional import compiled_or_none
 from ..shapley.higher_order import (
     EFFICIENT_INDICES,
     InteractionSpec,
@@ -62,22 +63,14 @@ def weighted_esp(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return e @ w[: Q + 1]
 
 
+@compiled_or_none
 def _compiled() -> Any:
     """The compiled ``set_sums`` of ``_interactions_numba``, or None without (usable) numba."""
-    if "set_sums" not in _COMPILED:
-        fn = None
-        if compiled_available():
-            try:
-                from ._interactions_numba import set_sums
-            except Exception:  # pragma: no cover - numba unusable here
-                pass
-            else:
-                fn = set_sums
-        _COMPILED["set_sums"] = fn
-    return _COMPILED["set_sums"]
+    if not compiled_available():
+        return None
+    from ._interactions_numba import set_sums
 
-
-_COMPILED: dict[str, Any] = {}
+    return set_sums
 
 
 def additive_interactions(

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._optional import compiled_or_none
 from .._validation import MAGNITUDE_LIMIT, check_data, feature_names_of, to_array
 
 
@@ -213,19 +214,13 @@ def _rbf_gram(A: np.ndarray, B: np.ndarray, same: bool) -> np.ndarray:
 #: usable): below it, importing and loading the compiled code would cost more than it saves
 RBF_COMPILED_MIN_ELEMS = 2**16
 
-_RBF_PASS: list[Any] = []
 
-
+@compiled_or_none
 def _compiled_rbf_pass() -> Any:
     """``_gram_numba``'s (rbf_half_block, mirror_square), or None without (usable) numba (numpy then)."""
-    if not _RBF_PASS:
-        try:
-            from ._gram_numba import mirror_square, rbf_half_block
-        except Exception:  # numba missing or unusable here: numpy computes the same numbers
-            _RBF_PASS.append(None)
-        else:
-            _RBF_PASS.append((rbf_half_block, mirror_square))
-    return _RBF_PASS[0]
+    from ._gram_numba import mirror_square, rbf_half_block
+
+    return rbf_half_block, mirror_square
 
 
 def _laplacian_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:

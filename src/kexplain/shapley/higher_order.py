@@ -56,12 +56,12 @@ Every name is imported from here; the code lives by idea in four modules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache, wraps
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from .._optional import compiled_or_none
 from .higher_order_indices import (
     EFFICIENT_INDICES,
     INDICES,
@@ -101,25 +101,6 @@ __all__ = [
 ]
 
 
-def _compiled_or_none(load: Callable[[], Any]) -> Callable[[], Any]:
-    """``load`` as a cached loader of a compiled kernel that gives None where it cannot be loaded.
-
-    The numba modules are imported on first use (numba is optional and its import is slow); the
-    callers keep their numpy passes, which give the same numbers, for None.  Tests replace a
-    loader by ``lambda: None`` (``mock.patch.object`` on this module) to run the numpy passes.
-    """
-
-    @lru_cache(maxsize=1)
-    @wraps(load)
-    def loader() -> Any:
-        try:
-            return load()
-        except Exception:  # numba missing or unusable here: the numpy passes give the same numbers
-            return None
-
-    return loader
-
-
 # ----------------------------------------------------------------------------------------------
 # Any game, from all 2^d coalitions
 
@@ -145,7 +126,7 @@ def _superset_sums(m: np.ndarray, d: int) -> np.ndarray:
     return _butterfly(m, d, subtract=False)
 
 
-@_compiled_or_none
+@compiled_or_none
 def _compiled_butterfly() -> Any:
     """The compiled transform of ``_butterfly_numba`` (the same numbers), or None without numba."""
     from ._butterfly_numba import butterfly
@@ -428,7 +409,7 @@ def banzhaf_interventional(
     return bv, mean, v_full, np.array(v_empty)
 
 
-@_compiled_or_none
+@compiled_or_none
 def _compiled_banzhaf() -> Any:
     """The compiled pass of ``_banzhaf_numba`` (the same numbers), or None without numba."""
     from ._banzhaf_numba import banzhaf_loo

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .._optional import compiled_or_none
 from .product import DEFAULT_BLOCK_BYTES, _loo2_products_safe, _loo_products_safe, _resolve_backend
 from .product import _weighted_loo_integrals as _loo_integrals
 from .quadrature import gauss_legendre_01, nodes_for_degree
@@ -63,7 +64,6 @@ _SMALL = 1e-150
 _PRIOR_ARRAYS = 8
 
 _CONTROLLER: list[ThreadpoolController] = []
-_KERNEL: list[Any] = []
 
 #: bytes of the X and Y rows of one chunk of the compiled path: within a core's share of the L2 cache
 _CHUNK_BYTES = 512 * 2**10
@@ -85,16 +85,12 @@ def _as_float(x: Any, name: str, ndim: int) -> np.ndarray:
     return arr
 
 
+@compiled_or_none
 def _prior_kernel() -> Any:
     """The compiled pass of ``_stochastic_numba`` (cached), or None where numba is missing or unusable."""
-    if not _KERNEL:
-        kernel: Any = None
-        try:
-            from ._stochastic_numba import prior_factors as kernel
-        except Exception:  # numba missing, or unusable here (e.g. no cache location): numpy gives the same numbers
-            pass
-        _KERNEL.append(kernel)
-    return _KERNEL[0]
+    from ._stochastic_numba import prior_factors
+
+    return prior_factors
 
 
 def _prior_block(

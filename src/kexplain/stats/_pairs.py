@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._optional import compiled_or_none
 from ..kernels.base import Kernel
 from ..shapley.product import compiled_available, leave_one_out_integrals, product_game_block
 from ..shapley.quadrature import gauss_legendre_01, nodes_for_degree
@@ -148,21 +149,25 @@ def factor_data(kernel: Kernel, data: np.ndarray) -> FactorData | None:
     return FactorData(np.ascontiguousarray(U), kinds, inv, mism)
 
 
+#: the compiled functions by name, filled on first use; None in an entry forces the numpy path (tests)
 _COMPILED: dict[str, Any] = {}
+
+
+@compiled_or_none
+def _pairs_numba_module() -> Any:
+    """The module ``_pairs_numba``, or None without (usable) numba."""
+    if not compiled_available():
+        return None
+    from . import _pairs_numba
+
+    return _pairs_numba
 
 
 def _compiled(name: str) -> Any:
     """The compiled function ``name`` of ``_pairs_numba``, or None without (usable) numba."""
     if name not in _COMPILED:
-        fn = None
-        if compiled_available():
-            try:
-                from . import _pairs_numba
-            except Exception:  # pragma: no cover - numba unusable here
-                pass
-            else:
-                fn = getattr(_pairs_numba, name)
-        _COMPILED[name] = fn
+        module = _pairs_numba_module()
+        _COMPILED[name] = None if module is None else getattr(module, name)
     return _COMPILED[name]
 
 
