@@ -38,10 +38,10 @@ HAND_WRITTEN = {
     # backend="numba" must raise naming the extra where the import fails, so not "None, cached"
     "shapley/subsets.py:_subset_kernel": "backend resolver: raises for backend='numba'",
     "shapley/polynomial.py:_resolve_backend": "backend resolver: raises for backend='numba'",
-    # owned by other work when the helper came in (kernels/base.py, shapley/product.py): to convert
+    # owned by other work when the helper came in (kernels/stationary.py, shapley/product.py): to convert
     "shapley/product.py:_numba_kernel": "uncached; the engine's backend resolver calls it",
     "shapley/product.py:_weighted_loo_integrals_safe": "inline fallback: the numpy pass in the except branch",
-    "kernels/base.py:_exp_numba": "returns the module kexplain._exp_numba (list cache)",
+    "kernels/stationary.py:_exp_numba": "returns the module kexplain._exp_numba (list cache)",
     "shapley/sparse.py:_near_base_kernel": "uncached loader; to convert",
 }
 
