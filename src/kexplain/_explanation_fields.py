@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -139,6 +139,10 @@ class ExplanationFields:
     #: (InteractionExplanation wraps what they return in its own type).  explanation.py sets it: the
     #: mix-ins cannot import the class that is assembled from them.
     _result_class: ClassVar[type[Any]]
+
+    if TYPE_CHECKING:  # Explanation.__init__: the mix-ins build explanations through cls and _result_class
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -283,7 +283,7 @@ class ExplanationRows(ExplanationFields):
             v_full=stack("v_full"),
             interaction_index=first.interaction_index,
             # the largest gap of the parts (each part's is the largest over its rows)
-            efficiency_error=None if any(e is None for e in errors) else max(errors),  # type: ignore[type-var]
+            efficiency_error=None if any(e is None for e in errors) else max(errors),
         )
         bounds = [e.kernel_error_bound for e in parts]
         if all(b is not None for b in bounds):
