@@ -110,8 +110,7 @@ class ExplanationInfo(dict[str, Any]):
 
 
 class ExplanationFields:
-    """The attributes of an :class:`~kexplain.Explanation` (set by its constructor), its shape, and the
-    typed attributes that came out of ``info``: what the mix-ins of Explanation read."""
+    """What the mix-ins of Explanation read: its attributes (set by its constructor) and its shape."""
 
     values: np.ndarray
     base_values: np.ndarray

@@ -1,5 +1,5 @@
 """The posterior uncertainty of Shapley values (a Gaussian-process model's): ``Explanation.std`` and
-``Explanation.interval``, and the checks and square roots of the covariances they read.
+``Explanation.interval``, and the check of the covariances the constructor takes.
 
 The draws (``Explanation.sample`` and ``sample_values``) stay in ``explanation.py``: their memory
 budgets are settings of ``kexplain.explanation``.
@@ -29,14 +29,8 @@ def _check_covariance(cov: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} has negative variances on its diagonal (smallest {smallest:.3g}).")
 
 
-def _symmetric_root(cov: np.ndarray) -> np.ndarray:
-    """R with R R^T = cov (cov may be singular): a symmetric square root, negative rounding clipped."""
-    evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
-    return np.asarray(evecs * np.sqrt(np.clip(evals, 0.0, None)))
-
-
 class ExplanationUncertainty(ExplanationFields):
-    """The credible intervals of the values under their Gaussian posterior (a mix-in of Explanation)."""
+    """Standard deviations and credible intervals of the values' Gaussian posterior (a mix-in of Explanation)."""
 
     def _need_covariance(self, what: str) -> np.ndarray:
         if self.covariance is None:

@@ -21,7 +21,7 @@ from ._explanation_convert import BASE_COLUMN as BASE_COLUMN  # kept importable 
 from ._explanation_convert import ExplanationConversions
 from ._explanation_fields import PROMOTED_INFO_KEYS, ExplanationInfo
 from ._explanation_rows import ExplanationRows
-from ._explanation_uncertainty import ExplanationUncertainty, _check_covariance, _symmetric_root
+from ._explanation_uncertainty import ExplanationUncertainty, _check_covariance
 from ._params import Integer, check_param
 from ._real import _real
 from ._typing import RandomStateLike
@@ -455,6 +455,12 @@ SAMPLE_BLOCK_BYTES = 16 * 2**20
 SAMPLE_LIST_BYTES = 256 * 2**20
 #: measured memory of one small Explanation object (its dict, arrays and names), with margin
 _EXPLANATION_OVERHEAD_BYTES = 2048
+
+
+def _symmetric_root(cov: np.ndarray) -> np.ndarray:
+    """R with R R^T = cov (cov may be singular): a symmetric square root, negative rounding clipped."""
+    evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
+    return np.asarray(evecs * np.sqrt(np.clip(evals, 0.0, None)))
 
 
 # the mix-ins build their selections and stacks as this class (they cannot import it)
