@@ -55,7 +55,7 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
     ]
     (src / "conf.py").write_text("\n".join(conf) + "\n")
     expected = {
-        "kexplain.Explanation": ["to_shap", "to_frame", "interval", "sample", "concatenate", "std"],
+        "kexplain.Explanation": ["to_shap", "to_frame", "interval", "sample", "concatenate", "std", "n_outputs"],
         "kexplain.GlobalAttribution": ["to_frame", "ranking", "plot"],
         "kexplain.ProductKernelExplainer": ["explain"],
         "kexplain.gp.OAKExplainer": ["explain"],

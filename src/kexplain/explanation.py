@@ -2,129 +2,32 @@
 d features, optionally several outputs), shaped like ``shap.Explanation`` so users move between the
 two.  The global results (``GlobalAttribution``, ``PermutationTestResult``) are in
 ``kexplain.attribution``; together they are the result family every capability returns.
+
+Here: how an Explanation is built (checked, or from an engine's own results) and drawn from its
+posterior.  Its other methods come from mix-ins, one private module per idea, whose names this
+module re-exports (see ``_explanation_fields.py``): indexing and stacking, the uncertainty of the
+values, the conversions to shap and pandas.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import games as _games
-from ._optional import require
-from ._params import Boolean, Integer, check_param
+from ._explanation_convert import BASE_COLUMN as BASE_COLUMN  # kept importable from here
+from ._explanation_convert import ExplanationConversions
+from ._explanation_fields import PROMOTED_INFO_KEYS, ExplanationInfo
+from ._explanation_rows import ExplanationRows
+from ._explanation_uncertainty import ExplanationUncertainty, _check_covariance
+from ._params import Integer, check_param
 from ._real import _real
 from ._typing import RandomStateLike
 
-#: name of the base-value column of ``Explanation.to_frame``
-BASE_COLUMN = "base_value"
 
-
-def _check_covariance(cov: np.ndarray, name: str) -> None:
-    """Refuse a covariance that is not symmetric or has negative variances (beyond rounding).
-
-    ``cov`` is (N, d, d, ...) per point (axes 1 and 2 paired), or the (N * d, N * d) matrix of a
-    joint covariance.
-    """
-    if cov.size == 0:
-        return
-    axes = (0, 1) if cov.ndim == 2 else (1, 2)
-    tol = 1e-6 * float(np.max(np.abs(cov)))
-    if float(np.max(np.abs(cov - np.swapaxes(cov, *axes)))) > tol:
-        raise ValueError(f"{name} must be symmetric (a covariance matrix per point); got an asymmetric matrix.")
-    smallest = float(np.min(np.diagonal(cov, axis1=axes[0], axis2=axes[1])))
-    if smallest < -tol:
-        raise ValueError(f"{name} has negative variances on its diagonal (smallest {smallest:.3g}).")
-
-
-#: keys of ``Explanation.info`` that became typed attributes (old key -> attribute)
-PROMOTED_INFO_KEYS = {
-    "v_full": "v_full",
-    "predictions": "v_full",
-    "interaction_index": "interaction_index",
-    "efficiency_error": "efficiency_error",
-}
-
-
-class ExplanationInfo(dict[str, Any]):
-    """``Explanation.info``: a dict of the explainer's extras (solver, route, timings, ...).
-
-    The facts users read became typed attributes of :class:`Explanation` (``v_full``,
-    ``interaction_index``, ``efficiency_error``).  Reading them under their old keys
-    (``info["v_full"]``, and ``info["predictions"]`` of the additive-GP explainer) still works for one
-    release and warns (DeprecationWarning); writing them goes to the attribute.  They are not
-    stored here, so iterating lists the extras only.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> import numpy as np
-    >>> import kexplain as kx
-    >>> ex = kx.Explanation(np.ones((1, 2)), 0.0, v_full=[2.0], info={"route": "engine"})
-    >>> sorted(ex.info), ex.info["route"]
-    (['route'], 'engine')
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     ex.info["v_full"]
-    array([2.])
-    """
-
-    def __init__(self, owner: Explanation | None = None, data: Mapping[str, Any] | None = None) -> None:
-        super().__init__()
-        self._owner = owner
-        for key, value in (data or {}).items():
-            self[key] = value
-
-    def _promoted(self, key: Any) -> str | None:
-        if isinstance(key, str) and key in PROMOTED_INFO_KEYS and not dict.__contains__(self, key):
-            return PROMOTED_INFO_KEYS[key]
-        return None
-
-    def __getitem__(self, key: Any) -> Any:
-        attr = self._promoted(key)
-        owner = self.__dict__.get("_owner")
-        if attr is not None and owner is not None and getattr(owner, attr, None) is not None:
-            warnings.warn(
-                f'Explanation.info["{key}"] is deprecated: read Explanation.{attr} instead.',
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return getattr(owner, attr)
-        return dict.__getitem__(self, key)
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def __contains__(self, key: object) -> bool:
-        attr = self._promoted(key)
-        owner = self.__dict__.get("_owner")
-        if attr is not None and owner is not None:
-            return getattr(owner, attr, None) is not None
-        return dict.__contains__(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        attr = self._promoted(key)
-        owner = self.__dict__.get("_owner")
-        if attr is not None and owner is not None:
-            owner._set_promoted(attr, value)
-            return
-        dict.__setitem__(self, key, value)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        for key, value in dict(*args, **kwargs).items():
-            self[key] = value
-
-    def copy(self) -> dict[str, Any]:
-        """A plain dict of the extras."""
-        return dict(self)
-
-
-class Explanation:
+class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversions):
     """Shapley values of a batch of explained points.
 
     Every explainer of kexplain returns one (``ProductKernelExplainer``, ``RKHSExplainer``,
@@ -365,27 +268,6 @@ class Explanation:
         self._feature_subset = False
         return self
 
-    def _set_promoted(self, attr: str, value: Any) -> None:
-        """Set one of the attributes that used to ride in ``info`` (checked like the constructor's)."""
-        if value is None:
-            setattr(self, attr, None)
-        elif attr == "v_full":
-            arr = np.asarray(value)
-            if arr.ndim not in (1, 2) or arr.shape[0] != self.values.shape[0]:
-                raise ValueError(
-                    f"v_full must have shape ({self.values.shape[0]},) or ({self.values.shape[0]}, n_outputs), "
-                    f"got {arr.shape}."
-                )
-            self.v_full = arr
-        elif attr == "interaction_index":
-            if not isinstance(value, str):
-                raise TypeError(f"interaction_index must be a string such as 'sii' or 'stii', got {value!r}.")
-            self.interaction_index = value
-        else:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"efficiency_error must be a number, got {value!r}.")
-            self.efficiency_error = float(value)
-
     @property
     def game_record(self) -> _games.Game:
         """The games-table record of ``game`` (:data:`kexplain.games.CUSTOM` for a game of your own).
@@ -399,20 +281,6 @@ class Explanation:
         """
         return _games.describe(self.game)
 
-    # -- shape and slicing -------------------------------------------------------------------
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape of ``values``."""
-        return self.values.shape
-
-    @property
-    def n_outputs(self) -> int:
-        """Number of explained outputs (1 for a single-output model)."""
-        return self.values.shape[2] if self.values.ndim == 3 else 1
-
-    def __len__(self) -> int:
-        return self.values.shape[0]
-
     @staticmethod
     def _per_row(x: Any, name: str, N: int) -> np.ndarray | None:
         if x is None:
@@ -423,67 +291,7 @@ class Explanation:
         except ValueError:
             raise ValueError(f"{name} must have shape ({N},) (one variance per row), got {arr.shape}.") from None
 
-    # -- uncertainty -------------------------------------------------------------------------
-    def _need_covariance(self, what: str) -> np.ndarray:
-        if self.covariance is None:
-            raise ValueError(
-                f"{what} needs the covariance of the values: explain a Gaussian-process model with "
-                "uncertainty=True (e.g. kx.ProductKernelExplainer(gpr, background).explain(X, uncertainty=True))."
-            )
-        if self.values.ndim != 2 or self.covariance.ndim != 3:
-            raise ValueError(f"{what} is available for single-output explanations; pick one with ex[:, output].")
-        return self.covariance
-
-    @property
-    def std(self) -> np.ndarray:
-        """Posterior standard deviation of each value, shape (N, d) (needs ``covariance``).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([4.0, 0.25])[None])
-        >>> ex.std
-        array([[2. , 0.5]])
-        """
-        cov = self._need_covariance("std")
-        return np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
-
-    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Central credible interval of each value under its Gaussian posterior.
-
-        Parameters
-        ----------
-        level : float
-            Probability mass inside the interval, in (0, 1).
-
-        Returns
-        -------
-        lower : ndarray of shape (N, d)
-            ``values - z * std`` with z the (1 + level) / 2 quantile of the standard normal.
-        upper : ndarray of shape (N, d)
-            ``values + z * std``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
-        >>> lower, upper = ex.interval(0.95)
-        >>> np.round(lower, 3), np.round(upper, 3)
-        (array([[-0.96 , -0.696]]), array([[ 2.96 , -0.304]]))
-        """
-        from scipy.stats import norm
-
-        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)):
-            raise TypeError(f"level must be a number in (0, 1), got {level!r} of type {type(level).__name__}.")
-        level = float(level)
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"level must be in (0, 1), got {level}.")
-        z = float(norm.ppf(0.5 + level / 2.0))
-        sd = self.std
-        return self.values - z * sd, self.values + z * sd
-
+    # -- draws from the posterior ---------------------------------------------------------
     def sample(self, k: int, random_state: RandomStateLike = None) -> list[Explanation]:
         """``k`` explanations drawn from the Gaussian posterior of the values.
 
@@ -598,280 +406,6 @@ class Explanation:
     #: bound on ``|value - value for the model's own kernel|`` when the kernel was discretised (see above)
     kernel_error_bound: float | np.ndarray | None = None
 
-    def __getitem__(self, item: Any) -> Explanation:
-        """Rows, features and outputs, as shap's ``Explanation`` is indexed.
-
-        ``ex[rows]``, ``ex[rows, features]`` and ``ex[rows, features, output]``: rows by integer,
-        slice, boolean mask or indices; features by name (``ex[:, "bmi"]``), list of names,
-        integer, slice, boolean mask or indices; one output of several by name or integer.  On an
-        explanation with several outputs, ``ex[rows, key]`` with a key that names an output, or
-        an integer, picks that output (kexplain's layout before feature indexing existed; write
-        ``ex[rows, :, key]`` to be explicit).  A result restricted to some features no longer sums
-        to the prediction, so its ``predictions`` refuse (take them from the full explanation).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.arange(6.0).reshape(2, 3), 0.0, feature_names=["age", "bmi", "bp"])
-        >>> ex[:, "bmi"].values.ravel().tolist()
-        [1.0, 4.0]
-        >>> ex[1, ["bp", "age"]].values.tolist()
-        [[5.0, 3.0]]
-        """
-        feats: Any = slice(None)
-        out = None
-        if isinstance(item, tuple):
-            if len(item) == 3:
-                item, feats, out = item
-                if self.values.ndim != 3 and not (isinstance(out, slice) and out == slice(None)):
-                    raise IndexError("this explanation has a single output; index it by rows and features only")
-                if isinstance(out, slice) and out == slice(None):
-                    out = None
-            elif len(item) == 2:
-                item, key = item
-                if self.values.ndim == 3 and self._names_output(key):
-                    out = key
-                else:
-                    feats = key
-            else:
-                raise IndexError("index with rows, (rows, features) or (rows, features, output)")
-        ex = self._select_rows_and_output(item, out)
-        if not (isinstance(feats, slice) and feats == slice(None)):
-            ex = ex._select_features(feats)
-        return ex
-
-    def _names_output(self, key: Any) -> bool:
-        """Whether the second index of a multi-output explanation picks an output (see __getitem__)."""
-        if isinstance(key, str):
-            return key not in self.feature_names  # an output's name (or neither: the error names both)
-        return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
-
-    def _feature_positions(self, feats: Any) -> tuple[np.ndarray, bool]:
-        """Positions of the features picked by ``feats`` and whether one feature was named alone."""
-        d = len(self.feature_names)
-
-        def position(key: Any) -> int:
-            if isinstance(key, str):
-                if key not in self.feature_names:
-                    where = (
-                        "; this explanation has a single output"
-                        if self.values.ndim == 2 and key in self.output_names
-                        else ""
-                    )
-                    raise IndexError(f"{key!r} is not a feature name (features: {self.feature_names}){where}.")
-                return self.feature_names.index(key)
-            if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)):
-                raise IndexError(f"features are picked by name, integer, slice, mask or a list of those, got {key!r}.")
-            if not -d <= key < d:
-                raise IndexError(f"feature index {key} is out of range for {d} features.")
-            return int(key) % d
-
-        if isinstance(feats, slice):
-            return np.arange(d)[feats], False
-        if isinstance(feats, (str, int, np.integer)):
-            return np.array([position(feats)]), True
-        arr = np.asarray(feats)
-        if arr.dtype == bool:
-            if arr.shape != (d,):
-                raise IndexError(f"a boolean feature mask must have shape ({d},), got {arr.shape}.")
-            return np.flatnonzero(arr), False
-        return np.array([position(k.item() if isinstance(k, np.generic) else k) for k in arr.ravel()], dtype=int), False
-
-    def _select_features(self, feats: Any) -> Explanation:
-        pos, alone = self._feature_positions(feats)
-        sub = (slice(None), pos)
-        data = None if self.data is None else np.asarray(self.data)[:, pos]
-        inter = None if self.interactions is None else self.interactions[:, pos][:, :, pos]
-        cov = None if self.covariance is None else self.covariance[:, pos][:, :, pos]
-        joint = None if self.joint_covariance is None else self.joint_covariance[:, pos][:, :, :, pos]
-        ex = Explanation(
-            self.values[sub],
-            self.base_values,
-            data,
-            [self.feature_names[j] for j in pos],
-            self.output_names,
-            inter,
-            None if self.standard_errors is None else self.standard_errors[sub],
-            self.game,
-            self.info,
-            output=self.output,
-            index=self.index,
-            covariance=cov,
-            joint_covariance=joint,
-            base_variance=self.base_variance,
-            prediction_variance=self.prediction_variance,
-            v_full=self.v_full,
-            interaction_index=self.interaction_index,
-            efficiency_error=self.efficiency_error,
-        )
-        ex._scalar_row = self._scalar_row
-        ex._scalar_feature = alone
-        ex._feature_subset = len(pos) != len(self.feature_names) or self._feature_subset
-        return ex
-
-    def _select_rows_and_output(self, item: Any, out: Any) -> Explanation:
-        rows = np.arange(len(self))[item]
-        scalar_row = np.ndim(rows) == 0
-        rows = np.atleast_1d(rows)
-        vals, base = self.values[rows], self.base_values[rows]
-        inter = None if self.interactions is None else self.interactions[rows]
-        se = None if self.standard_errors is None else self.standard_errors[rows]
-        cov = None if self.covariance is None else self.covariance[rows]
-        joint = None if self.joint_covariance is None else self.joint_covariance[rows][:, :, rows]
-        base_var = None if self.base_variance is None else self.base_variance[rows]
-        pred_var = None if self.prediction_variance is None else self.prediction_variance[rows]
-        names = self.output_names
-        o = 0
-        if out is not None:
-            if self.values.ndim != 3:
-                raise IndexError("this explanation has a single output; index it by rows only")
-            o = self._output_index(out)
-            vals, base = vals[:, :, o], base[:, o]
-            inter = None if inter is None else inter[..., o]
-            se = None if se is None else se[..., o]
-            cov = None if cov is None or cov.ndim != 4 else cov[..., o]
-            names = [names[o]]
-        data = None if self.data is None else np.asarray(self.data)[rows]
-
-        # per-point extras (v_full, and arrays in info) follow the rows and the output that were picked
-        def pick(val: Any) -> Any:
-            if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(self):
-                val = val[rows]
-                if out is not None and val.ndim == 2 and val.shape[1] == self.n_outputs:
-                    val = val[:, o]
-            return val
-
-        info = {key: pick(val) for key, val in self.info.items()}
-        index = None if self.index is None else [self.index[r] for r in rows]
-        output = self.output if out is None or self.n_outputs == 1 else f"{self.output}, {names[0]}".lstrip(", ")
-        ex = Explanation(
-            vals,
-            base,
-            data,
-            self.feature_names,
-            names,
-            inter,
-            se,
-            self.game,
-            info,
-            output=output,
-            index=index,
-            covariance=cov,
-            joint_covariance=joint,
-            base_variance=base_var,
-            prediction_variance=pred_var,
-            v_full=pick(self.v_full),
-            interaction_index=self.interaction_index,
-            efficiency_error=self.efficiency_error,
-        )
-        if scalar_row:
-            ex._scalar_row = True
-        bound = self.kernel_error_bound
-        if out is not None and isinstance(bound, np.ndarray):
-            bound = float(bound[o])
-        ex.kernel_error_bound = bound
-        ex._feature_subset = self._feature_subset
-        return ex
-
-    def _output_index(self, out: Any) -> int:
-        if isinstance(out, str):
-            if out not in self.output_names:
-                raise KeyError(
-                    f"output {out!r} is not one of {self.output_names}, nor is it a feature name "
-                    f"(features: {self.feature_names})."
-                )
-            return self.output_names.index(out)
-        if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer)):
-            raise IndexError(f"an output is picked by name or integer index, got {out!r}.")
-        if not -self.n_outputs <= out < self.n_outputs:
-            raise IndexError(f"output index {out} is out of range for {self.n_outputs} outputs {self.output_names}.")
-        return int(out) % self.n_outputs
-
-    @classmethod
-    def concatenate(cls, explanations: Sequence[Explanation]) -> Explanation:
-        """Stack explanations of the same model and game along the rows.
-
-        Parameters
-        ----------
-        explanations : sequence of Explanation
-            Explanations with the same features, outputs and game.
-
-        Returns
-        -------
-        Explanation
-            Per-point covariances and variances are stacked when every part has them; a joint
-            covariance is dropped (the covariance between points of different parts is not known).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> a = Explanation(np.ones((2, 3)), 0.0)
-        >>> b = Explanation(np.zeros((1, 3)), 1.0)
-        >>> Explanation.concatenate([a, b]).shape
-        (3, 3)
-        """
-        parts = list(explanations)
-        if not parts or not all(isinstance(e, Explanation) for e in parts):
-            raise TypeError("explanations must be a non-empty sequence of kexplain.Explanation.")
-        first = parts[0]
-        for e in parts[1:]:
-            if (
-                e.feature_names != first.feature_names
-                or e.output_names != first.output_names
-                or e.game != first.game
-                or e.values.shape[1:] != first.values.shape[1:]
-            ):
-                raise ValueError("explanations must share features, outputs and game to be concatenated.")
-
-        def stack(attr: str) -> Any:
-            arrs = [getattr(e, attr) for e in parts]
-            if any(a is None for a in arrs):
-                return None
-            return np.concatenate([np.asarray(a) for a in arrs], axis=0)
-
-        info: dict[str, Any] = {}
-        for key, val in first.info.items():
-            if isinstance(val, np.ndarray) and val.ndim >= 1 and val.shape[0] == len(first):
-                vals = [e.info.get(key) for e in parts]
-                arrays = [v for v in vals if isinstance(v, np.ndarray)]
-                if len(arrays) == len(vals):
-                    info[key] = np.concatenate(arrays, axis=0)
-                    continue
-            info[key] = val
-        errors = [e.efficiency_error for e in parts]
-        index = None
-        if all(e.index is not None for e in parts):
-            index = [lab for e in parts for lab in (e.index or [])]
-        out = cls(
-            stack("values"),
-            stack("base_values"),
-            stack("data"),
-            first.feature_names,
-            first.output_names,
-            stack("interactions"),
-            stack("standard_errors"),
-            first.game,
-            info,
-            output=first.output,
-            index=index,
-            covariance=stack("covariance"),
-            joint_covariance=parts[0].joint_covariance if len(parts) == 1 else None,
-            base_variance=stack("base_variance"),
-            prediction_variance=stack("prediction_variance"),
-            v_full=stack("v_full"),
-            interaction_index=first.interaction_index,
-            # the largest gap of the parts (each part's is the largest over its rows)
-            efficiency_error=None if any(e is None for e in errors) else max(errors),  # type: ignore[type-var]
-        )
-        bounds = [e.kernel_error_bound for e in parts]
-        if all(b is not None for b in bounds):
-            out.kernel_error_bound = np.max(np.asarray(bounds, dtype=np.float64), axis=0)
-            if np.ndim(out.kernel_error_bound) == 0:
-                out.kernel_error_bound = float(out.kernel_error_bound)
-        return out
-
     # -- derived quantities ------------------------------------------------------------------
     @property
     def predictions(self) -> np.ndarray:
@@ -900,140 +434,6 @@ class Explanation:
         """
         return np.abs(self.values).mean(axis=0)
 
-    # -- conversions -------------------------------------------------------------------------
-    def to_shap(self, output: int | str | None = None, interactions: bool = False) -> Any:
-        """A ``shap.Explanation`` for shap's plots.
-
-        shap's ``Explanation`` has no field for interaction values beside the Shapley values: shap
-        itself returns them *as* the values, with shape (N, d, d), from
-        ``TreeExplainer(model)(X, interactions=True)``.  ``to_shap(interactions=True)`` does the
-        same with this explanation's ``interactions`` (in the layout recorded in
-        ``interaction_index``: shap TreeExplainer's for SII, shap ExactExplainer's for
-        STII), so shap's plots that read interaction values take them as they are.
-
-        Parameters
-        ----------
-        output : int or str, optional
-            With several outputs, pick one by index or name; None keeps shap's multi-output form.
-        interactions : bool, default False
-            Return the interaction values (N, d, d) as the values, as shap does, instead of the
-            Shapley values (N, d).
-
-        Returns
-        -------
-        shap.Explanation
-            Needs the optional ``shap`` package (extra ``plots``).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, 2.0]]), 0.5, interactions=np.array([[[1.0, 0.0], [0.0, 2.0]]]))
-        >>> ex.to_shap().values.shape, ex.to_shap(interactions=True).values.shape  # doctest: +SKIP
-        ((1, 2), (1, 2, 2))
-        """
-        shap = require("shap", "Explanation.to_shap")
-        check_param(interactions, "interactions", Boolean())
-        if interactions and self.interactions is None:
-            raise ValueError("this explanation has no interactions: explain(X, interactions=True) computes them.")
-        ex = self if output is None else self[:, :, output]
-        data = None if ex.data is None else np.asarray(ex.data)
-        if data is not None and data.dtype == object:
-            try:
-                data = data.astype(np.float64)
-            except (TypeError, ValueError):
-                pass
-        kwargs: dict[str, Any] = dict(
-            values=ex.interactions if interactions else ex.values,
-            base_values=ex.base_values,
-            data=data,
-            feature_names=list(ex.feature_names),
-        )
-        if ex.values.ndim == 3:
-            kwargs["output_names"] = list(ex.output_names)
-        sh = shap.Explanation(**kwargs)
-        if ex._scalar_feature and not interactions:
-            sh = sh[:, 0]  # ex[:, "bmi"].to_shap() is shap's ex[:, "bmi"], as shap.plots.scatter takes
-        if ex._scalar_row:
-            sh = sh[0]
-        return sh
-
-    def base_column(self) -> str:
-        """Name of the base-value column of ``to_frame``.
-
-        ``"base_value"``, or with underscores appended while a feature already has that name.
-
-        Returns
-        -------
-        str
-            The column name.
-        """
-        name = BASE_COLUMN
-        while name in self.feature_names:
-            name += "_"
-        return name
-
-    def to_frame(self, kind: str = "wide") -> Any:
-        """A pandas DataFrame (keeps the row labels of an explained DataFrame).
-
-        Parameters
-        ----------
-        kind : {"wide", "long"}
-            ``"wide"``: one row per explained point, one column per feature (a column MultiIndex
-            (output, feature) with several outputs) and a ``base_value`` column (see
-            ``base_column``).  ``"long"``: one row per (point, output, feature) with the value and
-            the feature value, and a ``std`` column (the posterior standard deviation of the
-            value) when the explanation has a single output and a ``covariance``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            The values in the layout of ``kind``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, 2.0]]), 0.5, feature_names=["a", "b"], index=["row7"])
-        >>> ex.to_frame()
-                a    b  base_value
-        row7  1.0  2.0         0.5
-        """
-        pd = require("pandas", "Explanation.to_frame")
-        if kind not in ("wide", "long"):
-            raise ValueError(f"kind must be 'wide' or 'long', got {kind!r}.")
-        N, d = self.values.shape[:2]
-        vals = self.values if self.values.ndim == 3 else self.values[:, :, None]
-        base = self.base_values if self.base_values.ndim == 2 else self.base_values[:, None]
-        index = None if self.index is None else pd.Index(self.index)
-        bcol = self.base_column()
-        if kind == "wide":
-            if self.n_outputs == 1:
-                df = pd.DataFrame(vals[:, :, 0], columns=self.feature_names, index=index)
-                df[bcol] = base[:, 0]
-                return df
-            cols = pd.MultiIndex.from_product(
-                [self.output_names, [*self.feature_names, bcol]], names=["output", "feature"]
-            )
-            block = np.concatenate(
-                [np.concatenate([vals[:, :, o], base[:, o : o + 1]], axis=1) for o in range(self.n_outputs)], axis=1
-            )
-            return pd.DataFrame(block, columns=cols, index=index)
-        rows = np.repeat(np.arange(N), d * self.n_outputs)
-        outs = np.tile(np.repeat(np.arange(self.n_outputs), d), N)
-        feats = np.tile(np.arange(d), N * self.n_outputs)
-        frame: dict[str, Any] = {
-            "row": rows if self.index is None else np.asarray(self.index, dtype=object)[rows],
-            "output": np.asarray(self.output_names, dtype=object)[outs],
-            "feature": np.asarray(self.feature_names, dtype=object)[feats],
-            "value": vals.transpose(0, 2, 1).reshape(-1),
-        }
-        if self.data is not None:
-            frame["feature_value"] = np.asarray(self.data, dtype=object)[rows, feats]
-        if self.covariance is not None and self.values.ndim == 2 and self.covariance.ndim == 3:
-            frame["std"] = self.std.reshape(-1)
-        return pd.DataFrame(frame)
-
     def _repr_html_(self) -> str:
         """A compact table for notebooks: game, output, base value, top features, efficiency check."""
         from ._html_repr import explanation_html
@@ -1061,3 +461,7 @@ def _symmetric_root(cov: np.ndarray) -> np.ndarray:
     """R with R R^T = cov (cov may be singular): a symmetric square root, negative rounding clipped."""
     evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
     return np.asarray(evecs * np.sqrt(np.clip(evals, 0.0, None)))
+
+
+# the mix-ins build their selections and stacks as this class (they cannot import it)
+Explanation._result_class = Explanation
