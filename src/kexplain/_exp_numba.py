@@ -50,6 +50,10 @@ _SHIFTER = 6755399441055744.0  # 1.5 * 2^52: x + shifter rounds x to an integer,
 _LN2_HI = 6.93147180369123816490e-01  # fdlibm's ln2HI: 32 trailing zero bits
 _LN2_LO = 1.90821492927058770002e-10
 # 1/k! for k = 13 down to 2 (Horner order)
+# the short path's range: for x in [-707, 709], n = rint(x / ln2) is in [-1020, 1023] and
+# y = exp(r) in [0.70, 1.42], so y 2^n is normal (>= 0.70 * 2^-1020) and finite: neither the clamps
+# nor the two-step scaling are needed
+_FAST_LO, _FAST_HI = -707.0, 709.0
 _Q = [1.0 / float(np.prod(np.arange(1, k + 1, dtype=np.float64))) for k in range(13, 1, -1)]
 
 
@@ -57,12 +61,16 @@ def _splat(value: float) -> ir.Constant:
     return ir.Constant(_V, [float(value)] * 4)
 
 
-def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
+def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value], in_range: bool = False) -> list[ir.Value]:
     """LLVM IR for exp of the lanes of each vector in ``xs`` (see the module docstring).
 
     Every step is emitted for all vectors before the next, so independent vectors interleave:
     one vector's exponential is a chain of about 12 dependent operations (5 cycles each on
     znver1), which a loop taking one vector per iteration leaves mostly waiting.
+
+    ``in_range``: the caller has checked every lane lies in [_FAST_LO, _FAST_HI] (so no NaN), where
+    the clamps do nothing and y 2^n is normal: the scaling is then one integer addition of n to
+    y's exponent bits instead of two multiplications, the same number (both are exact there).
     """
     fma_fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V, [_V, _V, _V]), "llvm.fma.v4f64")
 
@@ -77,9 +85,11 @@ def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
     def c(v):
         return [_splat(v)] * k
 
-    lo, hi = _splat(-746.0), _splat(710.0)
-    xc = each(lambda x: builder.select(builder.fcmp_ordered("<", x, lo), lo, x), xs)
-    xc = each(lambda x: builder.select(builder.fcmp_ordered(">", x, hi), hi, x), xc)
+    xc = xs
+    if not in_range:
+        lo, hi = _splat(-746.0), _splat(710.0)
+        xc = each(lambda x: builder.select(builder.fcmp_ordered("<", x, lo), lo, x), xc)
+        xc = each(lambda x: builder.select(builder.fcmp_ordered(">", x, hi), hi, x), xc)
     kd = fma(xc, c(_LOG2E), c(_SHIFTER))
     n = each(lambda v: builder.fsub(v, _splat(_SHIFTER)), kd)
     r_hi = fma(n, c(-_LN2_HI), xc)  # exact: n ln2HI is exact and close to x
@@ -100,9 +110,19 @@ def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
     t = each(lambda sv, rv: builder.fsub(rv, builder.fsub(sv, one)), s, r)
     w = fma(r2, q, each(builder.fadd, t, r_lo))
     y = each(builder.fadd, s, w)
+    shift = ir.Constant(_I, [52] * 4)
+    if in_range:
+        # the shifter's low mantissa bits hold 2^51 + n: shifted up by 52 only n << 52 is left
+        # (mod 2^64), added to y's biased exponent (y in [0.7, 1.42], y 2^n normal: no carry out)
+        return each(
+            lambda yv, kv: builder.bitcast(
+                builder.add(builder.bitcast(yv, _I), builder.shl(builder.bitcast(kv, _I), shift)), _V
+            ),
+            y,
+            kd,
+        )
     shifter = builder.bitcast(_splat(_SHIFTER), _I)
     bias = ir.Constant(_I, [1023] * 4)
-    shift = ir.Constant(_I, [52] * 4)
 
     def scale(yv, kv):
         ni = builder.sub(builder.bitcast(kv, _I), shifter)
@@ -113,6 +133,33 @@ def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
         return builder.fmul(builder.fmul(yv, s1), s2)
 
     return each(scale, y, kd)
+
+
+def _exp_vectors(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
+    """exp of the vectors ``xs``: the short path when all their lanes are in range (nearly always
+    for kernel factors), else the clamped one; the same numbers either way."""
+    lo, hi = _splat(_FAST_LO), _splat(_FAST_HI)
+    ok = None
+    for x in xs:
+        # ordered compares: a NaN lane fails and takes the general path
+        lane = builder.and_(builder.fcmp_ordered(">=", x, lo), builder.fcmp_ordered("<=", x, hi))
+        ok = lane if ok is None else builder.and_(ok, lane)
+    all_ok = builder.icmp_unsigned("==", builder.bitcast(ok, ir.IntType(4)), ir.Constant(ir.IntType(4), 15))
+    with builder.if_else(all_ok, likely=True) as (then, otherwise):
+        with then:
+            fast_block = builder.block
+            fast = _exp_ir(builder, xs, in_range=True)
+            fast_block = builder.block
+        with otherwise:
+            slow = _exp_ir(builder, xs)
+            slow_block = builder.block
+    out = []
+    for f, g in zip(fast, slow):
+        phi = builder.phi(_V)
+        phi.add_incoming(f, fast_block)
+        phi.add_incoming(g, slow_block)
+        out.append(phi)
+    return out
 
 
 def _exp_intrinsic(nvec: int):
@@ -128,7 +175,7 @@ def _exp_intrinsic(nvec: int):
                 builder.bitcast(builder.gep(data, [builder.add(idx, ir.Constant(idx.type, 4 * v))]), _V.as_pointer())
                 for v in range(nvec)
             ]
-            ys = _exp_ir(builder, [builder.load(p, align=8) for p in ptrs])
+            ys = _exp_vectors(builder, [builder.load(p, align=8) for p in ptrs])
             for p, y in zip(ptrs, ys):
                 builder.store(y, p, align=8)
             return context.get_dummy_value()
@@ -161,29 +208,76 @@ def exp_inplace(x):  # pragma: no cover - compiled; tested in tests/test_kernels
             x[i] = tail[i - n4]
 
 
+def _factor_intrinsic(laplacian: bool):
+    """An intrinsic setting out.flat[o : o + 4] to the factors of x.flat[i : i + 4] against
+    y.flat[k : k + 4] with lengthscales ls.flat[i_ls : i_ls + 4] (float64 C-contiguous; not
+    bounds-checked): the argument's numpy operations lane by lane (IEEE, so the same numbers as
+    ``_profile_inplace``), then ``_exp_vectors`` on the register, without a pass through memory."""
+
+    @intrinsic
+    def factor4(typingctx, x, i, y, k, ls, i_ls, out, o):
+        def codegen(context, builder, sig, args):
+            def vec_ptr(pos):
+                data = context.make_array(sig.args[pos])(context, builder, args[pos]).data
+                idx = context.cast(builder, args[pos + 1], sig.args[pos + 1], types.intp)
+                return builder.bitcast(builder.gep(data, [idx]), _V.as_pointer())
+
+            xv, yv, lv = (builder.load(vec_ptr(pos), align=8) for pos in (0, 2, 4))
+            u = builder.fdiv(builder.fsub(xv, yv), lv)
+            if laplacian:
+                fabs = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V, [_V]), "llvm.fabs.v4f64")
+                z = builder.fneg(builder.call(fabs, [u]))
+            else:
+                z = builder.fmul(builder.fmul(u, u), _splat(-0.5))
+            (ev,) = _exp_vectors(builder, [z])
+            builder.store(ev, vec_ptr(6), align=8)
+            return context.get_dummy_value()
+
+        return types.none(x, i, y, k, ls, i_ls, out, o), codegen
+
+    return factor4
+
+
+_rbf4 = _factor_intrinsic(False)
+_laplacian4 = _factor_intrinsic(True)
+
+
 @njit(cache=True, nogil=True)
 def stationary_factors(X, Y, ls, laplacian, out):  # pragma: no cover - compiled; tested via base.py
     """out[p, r, j] = exp(-0.5 u^2) (RBF) or exp(-|u|) (``laplacian``) with u = (X[p, j] - Y[r, j]) / ls[j].
 
     The argument takes numpy's operations in numpy's order (``_profile_inplace``), so it is the
-    same number bit for bit; only the exponential is ``_exp_ir``'s.  One point's (rows, d) slab is
-    built and then exponentiated while it is in cache; ``out`` is C-contiguous, viewed flat.
+    same number bit for bit; only the exponential is ``_exp_ir``'s.  Four features at a time go
+    from the inputs to ``out`` in registers (``_rbf4`` / ``_laplacian4``: LLVM left this loop
+    scalar, its division included); the last d mod 4 features of each row take the argument
+    here and one ``exp_inplace`` per point over a buffer.  X, Y, ls and ``out`` are C-contiguous.
     """
     P, d = X.shape
     R = Y.shape[0]
+    d4 = d - d % 4
+    xf = X.reshape(P * d)
+    yf = Y.reshape(R * d)
     flat = out.reshape(P * R * d)
-    slab = R * d
+    tail = np.empty(R * (d - d4))
     for p in range(P):
-        base = p * slab
+        xo = p * d
         for r in range(R):
-            o = base + r * d
-            for j in range(d):
-                u = (X[p, j] - Y[r, j]) / ls[j]
+            o = (p * R + r) * d
+            yo = r * d
+            for j in range(0, d4, 4):
                 if laplacian:
-                    flat[o + j] = -abs(u)
+                    _laplacian4(xf, xo + j, yf, yo + j, ls, j, flat, o + j)
                 else:
-                    flat[o + j] = (u * u) * -0.5
-        exp_inplace(flat[base : base + slab])
+                    _rbf4(xf, xo + j, yf, yo + j, ls, j, flat, o + j)
+            for j in range(d4, d):
+                u = (xf[xo + j] - yf[yo + j]) / ls[j]
+                tail[r * (d - d4) + j - d4] = -abs(u) if laplacian else (u * u) * -0.5
+        if d4 < d:
+            exp_inplace(tail)
+            for r in range(R):
+                o = (p * R + r) * d
+                for j in range(d4, d):
+                    flat[o + j] = tail[r * (d - d4) + j - d4]
 
 
 @njit(cache=True, nogil=True)
