@@ -10,8 +10,9 @@ vectorises neither (numba has no vector math library unless SVML is installed). 
 factors exp(-(x_j - z_ij)^2 / (2 l_j^2)) of a product-kernel explanation are one exponential per
 (point, support vector, feature), so at d = 20 they were about half of a call.
 
-``_exp_ir`` is the whole exponential written as LLVM ``<4 x double>`` operations (no call, no
-branch), for a few vectors at once so that their dependency chains interleave:
+``_exp_ir`` is the whole exponential written as LLVM ``<4 x double>`` operations (no call), for
+one or two vectors at once so that their dependency chains interleave (four spilled registers to
+the stack and ran slower):
 
 - range reduction x = n ln2 + r with n = rint(x / ln2) (one fused multiply-add against the
   1.5 * 2^52 shifter, which also leaves n in the shifter's low bits as an integer) and the
@@ -20,18 +21,26 @@ branch), for a few vectors at once so that their dependency chains interleave:
 - exp(r) = (1 + r) + (r_lo + r^2 Q(r)) with Q the Taylor polynomial 1/2! + r/3! + ... + r^11/13!
   (truncation below 4.5e-18 relative at |r| = ln2 / 2) by Estrin's scheme, and 1 + r split
   exactly into s + t (Fast2Sum), so the last addition is the one rounding that matters;
-- scaling by 2^n through the exponent bits, as two exact halves 2^(n - n//2) * 2^(n//2), so
-  that results near the bottom of the range round once into the subnormals and 2^1024 needs
-  no special case: x is clamped to [-746, 710] first, and exp(-746) rounds to 0 and exp(710)
+- scaling by 2^n: ``_exp_vectors`` checks the lanes of its vectors (one branch per step, taken
+  the same way nearly always).  When every x is in [-707, 709] (NaN is not) the result is normal
+  and n <= 1023, so n << 52 is added to y's bits (the short path: no clamp, no multiplication).
+  Otherwise through the exponent bits as two exact halves 2^(n - n//2) * 2^(n//2), so that
+  results near the bottom of the range round once into the subnormals and 2^1024 needs no
+  special case: x is clamped to [-746, 710] first, and exp(-746) rounds to 0 and exp(710)
   overflows to inf as they should (-inf gives 0, +inf gives inf); NaN stays NaN through every
-  step (the clamps compare ordered; no integer conversion, only bit casts).
+  step (the clamps compare ordered; no integer conversion, only bit casts).  Both scalings are
+  exact where the short path runs, so the two paths give the same numbers bit for bit.
 
 Accuracy (tests/test_kernels_exp.py): within 0.72 ulp of mpmath (numpy's libm: 0.50), and on
 10^7 uniform arguments in [-745, 0] at most 1 ulp from numpy's exp, 1.7% of them by 1 ulp.
-Speed on the AVX2 EPYC (znver1, 2.0 GHz, 128-bit FP units: about 30 vector operations per 4
-results): about 4.4 ns per result against numpy's 7.6 ns; the compiled factor pass
-(``stationary_factors``, argument and exponential in one pass over a point's slab) 6.7 ns per
-factor against 13.5 ns for numpy's five passes.
+Speed on the AVX2 EPYC (znver1, 128-bit FP units; CPU time, one run, load about 9): about 4.3 ns
+per result (5.0 without the short path and with four vectors per step) against numpy's 8.0 ns.
+Per result the short path still issues 16 fused multiply-adds and 3 multiplications (each two
+128-bit operations on znver1), which bounds it near 2.5 ns whatever the scheduling; a faster
+method (a table of 2^(j/N) and a shorter polynomial) would change results by up to 1 ulp.
+The factor pass (``stationary_factors``: argument and exponential in registers, four features
+at a time) takes 5.5 ns per factor (6.6 ns when the argument was a scalar loop into memory,
+13.5 ns for numpy's five passes); most of the difference to the exponential is the division.
 """
 
 from __future__ import annotations
@@ -135,14 +144,20 @@ def _exp_ir(builder: ir.IRBuilder, xs: list[ir.Value], in_range: bool = False) -
     return each(scale, y, kd)
 
 
-def _exp_vectors(builder: ir.IRBuilder, xs: list[ir.Value]) -> list[ir.Value]:
+def _exp_vectors(builder: ir.IRBuilder, xs: list[ir.Value], nonpositive: bool = False) -> list[ir.Value]:
     """exp of the vectors ``xs``: the short path when all their lanes are in range (nearly always
-    for kernel factors), else the clamped one; the same numbers either way."""
+    for kernel factors), else the clamped one; the same numbers either way.
+
+    ``nonpositive``: every lane is known to be <= 0 or NaN (a kernel factor's -u^2 / 2 or -|u|),
+    so only the lower end of the range is compared.
+    """
     lo, hi = _splat(_FAST_LO), _splat(_FAST_HI)
     ok = None
     for x in xs:
         # ordered compares: a NaN lane fails and takes the general path
-        lane = builder.and_(builder.fcmp_ordered(">=", x, lo), builder.fcmp_ordered("<=", x, hi))
+        lane = builder.fcmp_ordered(">=", x, lo)
+        if not nonpositive:
+            lane = builder.and_(lane, builder.fcmp_ordered("<=", x, hi))
         ok = lane if ok is None else builder.and_(ok, lane)
     all_ok = builder.icmp_unsigned("==", builder.bitcast(ok, ir.IntType(4)), ir.Constant(ir.IntType(4), 15))
     with builder.if_else(all_ok, likely=True) as (then, otherwise):
@@ -185,19 +200,21 @@ def _exp_intrinsic(nvec: int):
     return expn
 
 
-_exp16 = _exp_intrinsic(4)
+# two vectors per step: measured faster than four (whose 16 ymm live values spill to the stack) and
+# than one, on znver1
+_exp8 = _exp_intrinsic(2)
 _exp4 = _exp_intrinsic(1)
 
 
 @njit(cache=True, nogil=True)
 def exp_inplace(x):  # pragma: no cover - compiled; tested in tests/test_kernels_exp.py
-    """x <- exp(x) for a flat float64 array, 16 at a time, then 4 (the last n mod 4 through a padded buffer)."""
+    """x <- exp(x) for a flat float64 array, 8 at a time, then 4 (the last n mod 4 through a padded buffer)."""
     n = x.shape[0]
-    n16 = n - n % 16
-    for i in range(0, n16, 16):
-        _exp16(x, i)
+    n8 = n - n % 8
+    for i in range(0, n8, 8):
+        _exp8(x, i)
     n4 = n - n % 4
-    for i in range(n16, n4, 4):
+    for i in range(n8, n4, 4):
         _exp4(x, i)
     if n4 < n:
         tail = np.zeros(4)
@@ -229,7 +246,7 @@ def _factor_intrinsic(laplacian: bool):
                 z = builder.fneg(builder.call(fabs, [u]))
             else:
                 z = builder.fmul(builder.fmul(u, u), _splat(-0.5))
-            (ev,) = _exp_vectors(builder, [z])
+            (ev,) = _exp_vectors(builder, [z], nonpositive=True)
             builder.store(ev, vec_ptr(6), align=8)
             return context.get_dummy_value()
 
