@@ -144,3 +144,25 @@ def test_stationary_factors_equal_exp_of_numpys_argument(d, laplacian):
     assert np.array_equal(out, ref, equal_nan=True)
     with np.errstate(invalid="ignore"):
         assert _ulps(out[np.isfinite(out)], np.exp(z)[np.isfinite(out)]).max() <= 1
+
+
+def test_feature_values_with_numba_jit_disabled():
+    # the fused pass's intrinsics cannot run as Python: without the JIT numpy's passes stand in
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from kexplain.kernels import RBF, Laplacian\n"
+        "rng = np.random.default_rng(0)\n"
+        "X, Y = rng.normal(size=(3, 9)), rng.normal(size=(4, 9))\n"
+        "print(repr([k.feature_values(X, Y).tolist() for k in (RBF(0.8), Laplacian(1.5))]))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(3, 9)), rng.normal(size=(4, 9))
+    for got, kernel in zip(eval(out.stdout), (RBF(0.8), Laplacian(1.5))):
+        assert _ulps(np.array(got), kernel.feature_values(X, Y)).max() <= 1

@@ -332,3 +332,9 @@ if not hasattr(exp_inplace, "compile"):  # pragma: no cover - NUMBA_DISABLE_JIT
     def exp_into(z: np.ndarray, out: np.ndarray) -> None:  # type: ignore[misc]
         """out[:] = exp(z[:]) by numpy (NUMBA_DISABLE_JIT)."""
         out[:] = np.exp(z)
+
+    def stationary_factors(X: np.ndarray, Y: np.ndarray, ls: np.ndarray, laplacian: bool, out: np.ndarray) -> None:  # type: ignore[misc]
+        """The factors by numpy's passes and exp (NUMBA_DISABLE_JIT: the fused intrinsics cannot run)."""
+        u = (X[:, None, :] - Y[None, :, :]) / ls
+        out[...] = np.negative(np.abs(u)) if laplacian else (u * u) * -0.5
+        np.exp(out, out=out)
