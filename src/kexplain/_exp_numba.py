@@ -33,14 +33,14 @@ the stack and ran slower):
 
 Accuracy (tests/test_kernels_exp.py): within 0.72 ulp of mpmath (numpy's libm: 0.50), and on
 10^7 uniform arguments in [-745, 0] at most 1 ulp from numpy's exp, 1.7% of them by 1 ulp.
-Speed on the AVX2 EPYC (znver1, 128-bit FP units; CPU time, one run, load about 9): about 4.3 ns
-per result (5.0 without the short path and with four vectors per step) against numpy's 8.0 ns.
+Speed on the AVX2 EPYC (znver1, 128-bit FP units; CPU time, one run, load about 10): about 3.9 ns
+per result (4.7 without the short path and with four vectors per step) against numpy's 7.8 ns.
 Per result the short path still issues 16 fused multiply-adds and 3 multiplications (each two
 128-bit operations on znver1), which bounds it near 2.5 ns whatever the scheduling; a faster
 method (a table of 2^(j/N) and a shorter polynomial) would change results by up to 1 ulp.
 The factor pass (``stationary_factors``: argument and exponential in registers, eight features
-at a time) takes 4.7 ns per factor at d = 20 (6.6 ns in the same run when the argument was a
-scalar loop into memory; numpy's five passes 13.5 ns); the rest over the exponential is mostly
+at a time) takes 4.7 ns per factor at d = 20 (6.5 ns in the same run when the argument was a
+scalar loop into memory; numpy's five passes 12.2 ns); the rest over the exponential is mostly
 the division.
 """
 
