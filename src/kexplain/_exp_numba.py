@@ -163,7 +163,6 @@ def _exp_vectors(builder: ir.IRBuilder, xs: list[ir.Value], nonpositive: bool = 
     all_ok = builder.icmp_unsigned("==", builder.bitcast(ok, ir.IntType(4)), ir.Constant(ir.IntType(4), 15))
     with builder.if_else(all_ok, likely=True) as (then, otherwise):
         with then:
-            fast_block = builder.block
             fast = _exp_ir(builder, xs, in_range=True)
             fast_block = builder.block
         with otherwise:
