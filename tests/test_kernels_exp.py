@@ -98,3 +98,72 @@ def test_feature_values_bad_lengthscale_length_raises():
     k = RBF(lengthscale=[1.0, 2.0, 3.0])
     with pytest.raises(ValueError):
         k.feature_values(np.zeros((2, 4)), np.zeros((3, 4)))
+
+
+def test_short_path_gives_the_general_paths_numbers():
+    """A group of lanes all in [-707, 709] takes the short path (2^n through the exponent bits), a
+    group with one lane outside the clamped one: the same values either way, bit for bit."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-707.0, 709.0, 4000), rng.uniform(-1.0, 0.0, 4000), [-707.0, 709.0, 0.0, -0.0]])
+    short = x.copy()
+    exp_inplace(short)
+    mixed = np.empty(2 * x.size)
+    mixed[0::2], mixed[1::2] = x, -800.0  # every group of 4 or 8 now holds an out-of-range lane
+    exp_inplace(mixed)
+    assert np.array_equal(mixed[0::2], short)
+    assert np.all(mixed[1::2] == 0.0)
+    assert _ulps(short, np.exp(x)).max() <= 1
+
+
+def test_short_path_boundaries():
+    """Arguments at and just beyond the short path's ends, as one group and mixed with others."""
+    lo, hi = -707.0, 709.0
+    edges = np.array([lo, np.nextafter(lo, -1e3), hi, np.nextafter(hi, 1e3), -708.0, 709.5, -706.9, 708.9])
+    for x in (edges, np.repeat(edges, 8), np.tile(edges, 9)[:-3]):
+        y = x.copy()
+        exp_inplace(y)
+        assert _ulps(y, np.exp(x)).max() <= 1
+
+
+@pytest.mark.parametrize("d", [1, 3, 4, 8, 9, 20])
+@pytest.mark.parametrize("laplacian", [False, True])
+def test_stationary_factors_equal_exp_of_numpys_argument(d, laplacian):
+    """The fused pass (argument and exponential in registers, four features at a time, the last d
+    mod 4 through a buffer) equals exp_inplace of numpy's argument bit for bit, NaN and infinities
+    included."""
+    rng = np.random.default_rng(d)
+    X, Y = rng.normal(size=(6, d)) * 4, rng.normal(size=(13, d))
+    ls = rng.uniform(0.2, 3.0, d)
+    X[0, 0] = Y[0, 0]  # a factor of exactly 1
+    X[1, -1], Y[2, 0], X[3, 0] = np.nan, np.inf, 40.0  # NaN, exp(-inf) = 0, far below the short path
+    out = np.empty((6, 13, d))
+    stationary_factors(X, Y, ls, laplacian, out)
+    u = (X[:, None, :] - Y[None, :, :]) / ls
+    z = np.negative(np.abs(u)) if laplacian else (u * u) * -0.5
+    ref = z.copy()
+    exp_inplace(ref.reshape(-1))
+    assert np.array_equal(out, ref, equal_nan=True)
+    with np.errstate(invalid="ignore"):
+        assert _ulps(out[np.isfinite(out)], np.exp(z)[np.isfinite(out)]).max() <= 1
+
+
+def test_feature_values_with_numba_jit_disabled():
+    # the fused pass's intrinsics cannot run as Python: without the JIT numpy's passes stand in
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from kexplain.kernels import RBF, Laplacian\n"
+        "rng = np.random.default_rng(0)\n"
+        "X, Y = rng.normal(size=(3, 9)), rng.normal(size=(4, 9))\n"
+        "print(repr([k.feature_values(X, Y).tolist() for k in (RBF(0.8), Laplacian(1.5))]))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(3, 9)), rng.normal(size=(4, 9))
+    for got, kernel in zip(eval(out.stdout), (RBF(0.8), Laplacian(1.5))):
+        assert _ulps(np.array(got), kernel.feature_values(X, Y)).max() <= 1
