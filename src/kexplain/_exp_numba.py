@@ -1,6 +1,6 @@
 """A vectorised float64 exponential for kernel factors (numba is optional): one for the package.
 
-Used by the kernels' per-feature factors (``kexplain.kernels.base``: :func:`stationary_factors`
+Used by the kernels' per-feature factors (``kexplain.kernels.stationary``: :func:`stationary_factors`
 and :func:`exp_inplace`) and by the statistics' pair factors (``kexplain.stats._pairs_numba``:
 :func:`exp_into`).
 
@@ -267,7 +267,7 @@ _laplacian4, _laplacian8 = _factor_intrinsic(True, 1), _factor_intrinsic(True, 2
 
 
 @njit(cache=True, nogil=True)
-def stationary_factors(X, Y, ls, laplacian, out):  # pragma: no cover - compiled; tested via base.py
+def stationary_factors(X, Y, ls, laplacian, out):  # pragma: no cover - compiled; tested via kernels/stationary.py
     """out[p, r, j] = exp(-0.5 u^2) (RBF) or exp(-|u|) (``laplacian``) with u = (X[p, j] - Y[r, j]) / ls[j].
 
     The argument takes numpy's operations in numpy's order (``_profile_inplace``), so it is the
