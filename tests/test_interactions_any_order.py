@@ -550,6 +550,13 @@ def test_several_outputs():
         )
     sub = ex[1:, "b"]
     assert sub.values.shape == (2, 4) and sub.interaction_values(0) == ex.interaction_values(1, output="b")
+    sub3 = ex[1:, :, "b"]  # shap's explicit (rows, features, output) form picks the same
+    assert sub3.interaction_values(0) == sub.interaction_values(0)
+    np.testing.assert_array_equal(sub3.values, sub.values)
+    # the table holds sets of every feature: a feature key is refused, not half applied
+    for key in [(slice(None), "x1"), (slice(None), [0, 1], "b"), (0, 1, 2, 3)]:
+        with pytest.raises(IndexError, match="rows and one output only|index with rows"):
+            ex[key]
     with pytest.raises(ValueError, match="pick one with output="):
         ex.interaction_values(0)
 

@@ -318,9 +318,32 @@ class InteractionExplanation(Explanation):
 
     # -- rows, outputs, stacking ---------------------------------------------------------------
     def __getitem__(self, item: Any) -> InteractionExplanation:
-        """Rows (int, slice, mask or indices) or, with a pair, rows and one output."""
+        """Rows (int, slice, mask or indices) and optionally one output: ``ex[rows]``,
+        ``ex[rows, output]`` or ``ex[rows, :, output]``.
+
+        The interaction table holds sets of every feature, so features cannot be picked here
+        (an IndexError says so); pick them on :meth:`interaction_values` or ``values``.
+        """
+        rows_item, out = item, None
+        if isinstance(item, tuple):
+            if len(item) == 3:
+                rows_item, feats, out = item
+            elif len(item) == 2:
+                rows_item, feats = item
+                if self.values.ndim == 3 and self._names_output(feats):
+                    feats, out = slice(None), feats
+            else:
+                raise IndexError("index with rows, (rows, output) or (rows, :, output)")
+            if not (isinstance(feats, slice) and feats == slice(None)):
+                raise IndexError(
+                    "an InteractionExplanation is indexed by rows and one output only (ex[rows], "
+                    "ex[rows, output], ex[rows, :, output]): its interaction table holds sets of every "
+                    f"feature, so it cannot keep some features; got the feature key {feats!r}. Read "
+                    "one feature's values from ex.values or ex.interaction_values()."
+                )
+            if isinstance(out, slice) and out == slice(None):
+                out = None
         base = Explanation.__getitem__(self, item)
-        rows_item, out = item if isinstance(item, tuple) else (item, None)
         rows = np.atleast_1d(np.arange(len(self))[rows_item])
         table = self.table.rows(rows)
         if out is not None:
