@@ -360,6 +360,40 @@ class InterventionalGame:
         return a[:, sl, :], b[:, sl, :], c[sl, :]
 
 
+def present_factors(model: KernelExpansion, X: np.ndarray) -> np.ndarray:
+    """The present factors the subset route solves with: ``model.row_factors(X, all rows)[0]``.
+
+    For a model of one kernel term (every fitted SVM, kernel ridge and GP) the term's factors are
+    taken directly, without ``row_factors``' per-term bookkeeping and its row weights (the
+    subset game's table holds those): the same array, bit for bit, at a visible fraction less of
+    a one-point call.
+
+    Parameters
+    ----------
+    model : KernelExpansion
+    X : ndarray of shape (N, d)
+        Validated rows.
+
+    Returns
+    -------
+    ndarray of shape (N, model.n_rows, d)
+        ``a[p, r, j] = k_{t,j}(X_pj, X_ref_ij)`` for expanded row r = (term t, support point i).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.product_games import present_factors
+    >>> em = kx.KernelExpansion(np.zeros((2, 2)), [1.0, 2.0], kx.kernels.RBF(1.0))
+    >>> a = present_factors(em, np.ones((1, 2)))
+    >>> a.shape, bool(np.array_equal(a, em.row_factors(np.ones((1, 2)), slice(0, 2))[0]))
+    ((1, 2, 2), True)
+    """
+    if len(model.terms) == 1 and model.n_rows > 0:
+        return model.terms[0].feature_values(X, model.X_ref)
+    return model.row_factors(X, slice(0, model.n_rows))[0]
+
+
 def subset_game(
     model: KernelExpansion,
     background: np.ndarray,
