@@ -1150,7 +1150,7 @@ def _efficiency_error(values: np.ndarray, v_full: np.ndarray, v_empty: np.ndarra
         # one point, one output: numpy's sum of the values, the rest in Python floats (the same
         # IEEE operations; a NaN or infinity in any input still makes the gap, and so the result,
         # not finite); at one explained point each numpy call on a single number costs as much
-        vf, ve = float(v_full.flat[0]), float(v_empty.flat[0])
+        vf, ve = float(v_full.item(0)), float(v_empty.item(0))
         gap1 = abs(float(np.add.reduce(values, axis=None)) - (vf - ve))
         return gap1 / max(abs(vf), abs(ve), 1e-300)
     gap = np.abs(values.sum(axis=1, dtype=np.float64) - (v_full - v_empty))
