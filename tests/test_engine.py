@@ -16,6 +16,7 @@ from kexplain.explainers.product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
+    present_factors,
     subset_game,
 )
 from kexplain.shapley import product as engine
@@ -456,6 +457,62 @@ def test_subset_game_argument_checks():
         game.solve(np.ones((1, 3, 2)))
     with pytest.raises(ValueError, match="n_points is required"):
         game.solve(lambda pts: np.ones((1, 2, 2)))
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("d", [3, 10])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_subset_game_refuses_non_finite_game_values(backend, d, bad):
+    """A NaN or infinity in the present factors, or a product that overflows, raises, on both
+    backends (the compiled kernel reports finiteness itself; numpy's values are checked after)."""
+    if backend == "numba" and not subsets.compiled_available():
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(d)
+    game = subsets.SubsetGame(rng.uniform(0.5, 1.5, size=(3, 2**d)), rng.normal(size=(3, 2)), backend=backend)
+    a = rng.uniform(0.5, 1.5, size=(2, 3, d))
+    assert np.isfinite(game.values(a)).all()
+    a[1, 2, d - 1] = bad  # one factor of the last point, last row, last player: a few coalitions only
+    with np.errstate(over="ignore", invalid="ignore"):  # numpy's own warnings on the way
+        with pytest.raises(FloatingPointError, match="non-finite game values"):
+            game.values(a)
+        with pytest.raises(FloatingPointError, match="non-finite game values"):
+            game.solve(a)
+        with pytest.raises(FloatingPointError, match="non-finite game values"):
+            game.values(np.full((1, 3, d), 1e200))  # finite factors whose products overflow
+
+
+def test_subset_kernel_reports_finiteness():
+    """The compiled kernel's return value: True exactly when every value it wrote is finite."""
+    if not subsets.compiled_available():
+        pytest.skip("numba is not installed")
+    from kexplain.shapley._product_numba import subset_table_layout, subset_values
+
+    rng = np.random.default_rng(3)
+    for d in (1, 4, 9):
+        a, w = rng.uniform(0.5, 1.5, size=(2, 4, d)), np.ones((2, 4))
+        table = subset_table_layout(rng.normal(size=(1, 4, 2**d)))
+        v = np.empty((2**d, 2, 1))
+        assert subset_values(a, table, v, w) is True and np.isfinite(v).all()
+        a[0, 1, 0] = np.nan
+        assert subset_values(a, table, v, w) is False and not np.isfinite(v).all()
+
+
+def test_present_factors_are_row_factors_bit_for_bit():
+    """present_factors (one kernel term: the kernel's factors directly) gives row_factors' array,
+    for one term and several, all rows and a slice."""
+    rng = np.random.default_rng(5)
+    X_ref, X = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    kernels = [
+        kx.kernels.RBF(np.array([0.7, 1.3, 2.0])),
+        kx.kernels.Laplacian(1.1),
+        kx.kernels.SumKernel([kx.kernels.RBF(0.9), kx.kernels.Laplacian(2.0)]),
+    ]
+    for kernel in kernels:
+        em = kx.KernelExpansion(X_ref, rng.normal(size=(6, 2)), kernel)
+        for rows in (None, slice(0, em.n_rows), slice(2, 5), slice(em.n_rows - 1, em.n_rows)):
+            got = present_factors(em, X, rows)
+            ref = em.row_factors(X, slice(0, em.n_rows) if rows is None else rows)[0]
+            assert got.shape == ref.shape and np.array_equal(got, ref)
 
 
 def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch):

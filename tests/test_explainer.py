@@ -431,6 +431,14 @@ def test_background_tables_are_built_once_and_reused(route, monkeypatch):
         return original(rows_X, rows)
 
     monkeypatch.setattr(em, "row_factors", spy)
+    for term in em.terms:  # the subset route takes a one-term model's factors from its kernel directly
+        term_values = term.feature_values
+
+        def term_spy(rows_X, ref, term_values=term_values):
+            calls.append(len(rows_X))
+            return term_values(rows_X, ref)
+
+        monkeypatch.setattr(term, "feature_values", term_spy)
     first, second = explainer.explain(X[:3]), explainer.explain(X[3:])
     both = explainer.explain(X)
     assert calls and set(calls) <= {1, 2, 3, 4, 7}  # explained rows only, never the background (30 or 5)

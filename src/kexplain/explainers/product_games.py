@@ -337,13 +337,15 @@ class InterventionalGame:
             return None
         nb = self.nb
         lo, hi = rows.start // nb, -(-rows.stop // nb)  # base rows touched
-        a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
-        p, rb, d = a_base.shape
         off, r = rows.start - lo * nb, rows.stop - rows.start
         b, pb = self.background.pair_rows(rows)
         c = self.background.pair_coef(rows)
         if c is None:
-            c = (c_base[:, None, :] * self.w[None, :, None]).reshape(rb * nb, -1)[off : off + r]
+            a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
+            c = (c_base[:, None, :] * self.w[None, :, None]).reshape(-1, c_base.shape[1])[off : off + r]
+        else:  # the weights are the background's, cached: the present factors alone
+            a_base = present_factors(self.model, self.X[points], slice(lo, hi))
+        p, rb, d = a_base.shape
         return np.ascontiguousarray(a_base).reshape(p * rb, d), self.background.pair_index(p, rb, off, r), b, c, pb
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
@@ -358,6 +360,45 @@ class InterventionalGame:
         off = rows.start - lo * nb
         sl = slice(off, off + (rows.stop - rows.start))
         return a[:, sl, :], b[:, sl, :], c[sl, :]
+
+
+def present_factors(model: KernelExpansion, X: np.ndarray, rows: slice | None = None) -> np.ndarray:
+    """The present factors of explained rows: ``model.row_factors(X, rows)[0]``.
+
+    For a model of one kernel term (every fitted SVM, kernel ridge and GP) the term's factors are
+    taken directly, without ``row_factors``' per-term bookkeeping and its row weights (the
+    subset game's table and the background's cached pair weights hold those): the same array,
+    bit for bit, at a visible fraction less of a one-point call.
+
+    Parameters
+    ----------
+    model : KernelExpansion
+    X : ndarray of shape (N, d)
+        Validated rows.
+    rows : slice, optional
+        The expanded rows (default: all ``model.n_rows``).
+
+    Returns
+    -------
+    ndarray of shape (N, rows, d)
+        ``a[p, r, j] = k_{t,j}(X_pj, X_ref_ij)`` for expanded row r = (term t, support point i).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kexplain as kx
+    >>> from kexplain.explainers.product_games import present_factors
+    >>> em = kx.KernelExpansion(np.zeros((2, 2)), [1.0, 2.0], kx.kernels.RBF(1.0))
+    >>> a = present_factors(em, np.ones((1, 2)))
+    >>> a.shape, bool(np.array_equal(a, em.row_factors(np.ones((1, 2)), slice(0, 2))[0]))
+    ((1, 2, 2), True)
+    """
+    n = model.n_rows
+    rows = slice(0, n) if rows is None else rows
+    if len(model.terms) == 1 and 0 <= rows.start < rows.stop <= n:
+        # row_factors' one block, X_ref's rows as it slices them
+        return model.terms[0].feature_values(X, model.X_ref[rows.start : rows.stop])
+    return model.row_factors(X, rows)[0]
 
 
 def subset_game(

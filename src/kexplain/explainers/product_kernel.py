@@ -61,6 +61,7 @@ from .product_games import (
     BackgroundFactors,
     FunctionalGame,
     InterventionalGame,
+    present_factors,
     subset_game,
 )
 from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
@@ -1040,9 +1041,8 @@ game='interventional (summarised background)')
         if array_path:
             return self._solve_array(Xv, interactions, progress, xp=xp, device=device, dtype=dtype)
         if self._subset_game is not None:
-            R = em.n_rows
             return self._subset_game.solve(
-                lambda pts: em.row_factors(Xv[pts], slice(0, R))[0],
+                lambda pts: present_factors(em, Xv[pts]),
                 n_points=N,
                 interactions=interactions,
                 max_block_bytes=self.max_block_bytes,
@@ -1146,6 +1146,13 @@ def _efficiency_error(values: np.ndarray, v_full: np.ndarray, v_empty: np.ndarra
     in its order (the same number), without its conversions to numpy and float64."""
     if not (values.dtype == v_full.dtype == v_empty.dtype == np.float64):
         return efficiency_error(values, v_full, v_empty)
+    if v_full.size == 1 and values.shape[0] == 1:
+        # one point, one output: numpy's sum of the values, the rest in Python floats (the same
+        # IEEE operations; a NaN or infinity in any input still makes the gap, and so the result,
+        # not finite); at one explained point each numpy call on a single number costs as much
+        vf, ve = float(v_full.item(0)), float(v_empty.item(0))
+        gap1 = abs(float(np.add.reduce(values, axis=None)) - (vf - ve))
+        return gap1 / max(abs(vf), abs(ve), 1e-300)
     gap = np.abs(values.sum(axis=1, dtype=np.float64) - (v_full - v_empty))
     scale = np.maximum(np.maximum(np.abs(v_full), np.abs(v_empty)), 1e-300)
     return float(np.maximum.reduce(gap / scale, axis=None)) if gap.size else 0.0

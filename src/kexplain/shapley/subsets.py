@@ -35,7 +35,9 @@ _WORK_BYTES = 4 * 2**20
 #: default bound, in bytes, on the work arrays of one pass over explained points
 DEFAULT_BLOCK_BYTES = 32 * 2**20
 
-SubsetKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], None]
+#: a kernel fills v and returns whether every value is finite (the compiled one), or None (numpy:
+#: the caller checks)
+SubsetKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], bool | None]
 
 
 def subset_products(F: np.ndarray) -> np.ndarray:
@@ -285,8 +287,8 @@ class SubsetGame:
         elif self._kernel is not _subset_values_numpy:
             w = self._unit_weights(a.shape[0])
         v = np.empty((2**self.n_features, a.shape[0], self.n_outputs))
-        self._kernel(a, self._table, v, w)
-        if not np.isfinite(v).all():
+        finite = self._kernel(a, self._table, v, w)
+        if not (np.isfinite(v).all() if finite is None else finite):
             raise FloatingPointError("non-finite game values: check the factors and the coefficients.")
         return v
 
