@@ -35,7 +35,7 @@ import numpy as np
 from _common import compare, fit_svr, fmt_s, load_note, print_table, quick_flag, result, threads_note, timed
 
 import kexplain as kx
-import kexplain.explainers.product_kernel as _pk
+import kexplain.explainers.product_kernel_base as _pk  # the module that calls the cost model
 
 TARGET = 1000.0
 #: back-to-back calls of the "warm" timing of kexplain's call on the same points

@@ -520,7 +520,7 @@ def test_subset_and_quadrature_routes_agree(svr, index, monkeypatch):
         assert subsets._subset_game is not None or "baseline" in kwargs
         a = subsets.explain(X[:2], interactions=spec)
         with monkeypatch.context() as m:
-            m.setattr("kexplain.explainers.product_kernel.MAX_INTERACTION_SUBSET_FEATURES", 0)
+            m.setattr("kexplain.explainers.product_kernel_interactions.MAX_INTERACTION_SUBSET_FEATURES", 0)
             b = quadrature.explain(X[:2], interactions=spec)
         assert getattr(quadrature, "_interactions_subsets", None) is None
         for i in range(2):

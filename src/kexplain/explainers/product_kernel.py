@@ -1,8 +1,21 @@
-"""ProductKernelExplainer: exact Shapley values of product-kernel models."""
+"""ProductKernelExplainer: exact Shapley values of product-kernel models.
+
+This module holds the public face: the constructor, the public methods and ``explain``, which
+hands each request to its path.  The paths are base classes in sibling modules, one idea each:
+
+- ``product_kernel_base``: the state, the background tables of the chosen route (the cost model
+  ``choose_route`` is called there), the explained rows' names and the Explanation of a result;
+- ``product_kernel_posterior``: a Gaussian process's posterior covariance and variance;
+- ``product_kernel_dense``: ``explain`` of dense rows, its exact routes and the array API path;
+- ``product_kernel_sparse``: scipy sparse backgrounds, baselines and rows;
+- ``product_kernel_interactions``: interactions of any order (``MAX_INTERACTION_SUBSET_FEATURES``).
+
+The names this module defined before the split are imported here again; a test that replaces one
+(``choose_route``, ``MAX_INTERACTION_SUBSET_FEATURES``) must replace it in the module that uses it.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,78 +23,32 @@ import numpy as np
 
 from .._params import Integer, check_param
 from .._typing import RandomStateLike
-from .._validation import (
-    check_bool,
-    check_data,
-    check_interactions,
-    check_n_jobs,
-    check_weights,
-    feature_names_of,
-    is_sparse,
-    to_array,
-    validate_n_jobs,
-)
-from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
-from ..exceptions import UnsupportedModelError
+from .._validation import feature_names_of, is_sparse
+from ..base import background_rows, check_explain_options
 from ..explanation import Explanation
-from ..interaction_explanation import interaction_explanation
-from ..kernels.mixture import ScaleMixtureKernel, check_kernel_tol
+from ..kernels.mixture import check_kernel_tol
 from ..models.dot_product import PolynomialExpansion, as_polynomial_expansion
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior, record_accuracy, warn_accuracy
+from ..models.posterior import GPPosterior
 from ..models.sklearn import as_kernel_expansion, describe_output
-from ..shapley.array_api import array_namespace, device_of, is_foreign_array, resolve_dtype, to_numpy
-from ..shapley.higher_order import (
-    InteractionTable,
-    banzhaf_cheaper_than_subsets,
-    banzhaf_interventional,
-    check_interaction_spec,
-    interactions_and_shapley_from_values,
-    interactions_from_values,
-    solve_product_interactions,
-    table_from_dense,
-)
+from ..shapley.array_api import is_foreign_array, resolve_dtype
 from ..shapley.monomials import MonomialGame
-from ..shapley.polynomial import solve_polynomial_game
-from ..shapley.product import DEFAULT_BLOCK_BYTES, efficiency_error, solve_product_game
-from ..shapley.quadrature import nodes_for_degree
-from ..shapley.result import ShapleyValues
-from ..shapley.routes import BACKGROUND_TABLE_BYTES, choose_route
-from ..shapley.subsets import SubsetGame, compiled_available
-from .mixture_range import MixtureRange, value_error_bound
-from .polynomial_games import (
-    PolynomialFunctionalGame,
-    PolynomialInterventionalGame,
-    centred,
-    monomial_game,
-    use_monomials,
+from ..shapley.product import DEFAULT_BLOCK_BYTES
+from ..shapley.subsets import SubsetGame
+from .product_games import BackgroundFactors, FunctionalGame, InterventionalGame
+from .product_kernel_base import SUMMARISED_GAME, _efficiency_error  # noqa: F401  (the names of the old module)
+from .product_kernel_dense import DEVICE_BLOCK_BYTES, DensePath, _given  # noqa: F401
+from .product_kernel_interactions import (  # noqa: F401
+    MAX_INTERACTION_SUBSET_FEATURES,
+    AnyOrderInteractions,
+    _ZeroGame,
 )
-from .posterior_games import PosteriorCovariance, summarize_background
-from .product_games import (
-    BackgroundFactors,
-    FunctionalGame,
-    InterventionalGame,
-    present_factors,
-    subset_game,
-)
-from .sparse_games import SparseProductGames, sparse_games, sparse_refusal
-from .variance_games import PosteriorVarianceGame
-
-#: block bound of the array API path (a torch or CuPy ``X``): devices want large blocks
-DEVICE_BLOCK_BYTES = 512 * 2**20
+from .product_kernel_posterior import VARIANCE_GAMES  # noqa: F401
+from .product_kernel_sparse import SparsePaths, _csr  # noqa: F401
+from .sparse_games import SparseProductGames, sparse_refusal
 
 
-#: the game name of the interventional game over a k-means summary of the background
-SUMMARISED_GAME = "interventional (summarised background)"
-#: the game of explain(X, target="variance") for each game of the mean
-VARIANCE_GAMES = {
-    "interventional": "posterior variance (interventional)",
-    "baseline": "posterior variance (baseline)",
-    SUMMARISED_GAME: "posterior variance (summarised background)",
-}
-
-
-class ProductKernelExplainer(Explainer):
+class ProductKernelExplainer(AnyOrderInteractions, SparsePaths, DensePath):
     """Exact Shapley values of a model whose kernel is a product over features.
 
     Every game is solved exactly in polynomial time (O(d^2) per explained point, expansion row
@@ -243,129 +210,13 @@ class ProductKernelExplainer(Explainer):
         self._subset_game: SubsetGame | None = None
         self._monomial_game: MonomialGame | None = None
         self.route = "quadrature"
-        Z: np.ndarray | None = None
         #: the sparse games, built once; a sparse background or baseline is kept sparse (CSR) in them
         self._sparse_games: SparseProductGames | None = None
         self._sparse_argument = ""
         if is_sparse(background) or is_sparse(baseline):
             self._init_sparse(background, background_weights, baseline, background_summary)
             return
-        if background is not None:
-            if not (
-                hasattr(background, "columns")
-                or (hasattr(background, "nnz") and hasattr(background, "toarray"))
-                or to_array(background, "background").ndim == 2
-            ):
-                raise ValueError(
-                    "background must be a 2-D array or DataFrame of rows (n_rows, n_features), got shape "
-                    f"{np.shape(background)}."
-                )
-            Z = em.check_input(background, name="background", feature_names=self._columns)
-            w = (
-                np.full(Z.shape[0], 1.0 / Z.shape[0])
-                if background_weights is None
-                else check_weights(background_weights, Z.shape[0])
-            )
-            self.game = "interventional"
-            if background_summary is not None:
-                n_rows = Z.shape[0]
-                Z, w = summarize_background(Z, w, background_summary)
-                if Z.shape[0] < n_rows:
-                    # a different game: say so in its name, and keep what it was solved over
-                    self.game = SUMMARISED_GAME
-                    self.summary_centres, self.summary_weights = Z, w
-                    self._summary_note = f" summarised by {Z.shape[0]} k-means centres"
-        elif baseline is not None:
-            if hasattr(baseline, "columns") and len(baseline) == 1:
-                z = baseline
-            else:
-                z = to_array(baseline, "baseline")
-                if z.ndim == 1:
-                    z = z[None, :]
-                if z.ndim != 2 or z.shape[0] != 1:
-                    raise ValueError(
-                        f"baseline must be one row of shape (d,) or (1, d), got shape {np.shape(baseline)}."
-                    )
-            Z = em.check_input(z, name="baseline", feature_names=self._columns)
-            w = np.ones(1)
-            self.game = "baseline"
-        else:
-            self.game = "functional"
-        if background_summary is not None and self.game not in ("interventional", SUMMARISED_GAME):
-            raise ValueError("background_summary summarises a background: give background= too.")
-        self._covariance: PosteriorCovariance | None = None
-        # a Matérn or rational quadratic kernel: discretise it for the box of the support points
-        # and the background (widened by explain when explained points fall outside)
-        self._mixture: MixtureRange | None = None
-        if isinstance(em.kernel, ScaleMixtureKernel):
-            self._mixture = MixtureRange(self.kernel_tol, em.X_ref if Z is None else np.vstack([em.X_ref, Z]))
-            self.expansion = em = self._mixture.refit_expansion(em)
-        self._Z, self._w = Z, (w if Z is not None else None)
-        self._build_tables()
-
-    def _init_sparse(self, background: Any, weights: Any, baseline: Any, summary: Any) -> None:
-        """A scipy sparse background (or baseline): kept in CSR, every table and value sparse."""
-        arg = "background" if background is not None else "baseline"
-        self._sparse_argument = arg
-        em = self.expansion
-        self._covariance, self._mixture, self._Z = None, None, None
-        self._background_factors, self._subset_game, self._monomial_game = None, None, None
-        if summary is not None:
-            raise sparse_refusal(arg, "background_summary (k-means centres) needs dense rows")
-        Zs = check_data(background if background is not None else baseline, name=arg, sparse="keep")
-        self.game, w = "interventional", None
-        if background is None:
-            if Zs.shape[0] != 1:
-                raise ValueError(f"baseline must be one row of shape (d,) or (1, d), got shape {Zs.shape}.")
-            self.game, w = "baseline", np.ones(1)
-        elif weights is not None:
-            w = check_weights(weights, Zs.shape[0])
-        else:
-            w = np.full(Zs.shape[0], 1.0 / Zs.shape[0])
-        self._sparse_games = sparse_games(em, arg, Zs, w, max_block_bytes=self.max_block_bytes)
-        self.route = "sparse"
-        self._w = w
-        base = w @ self._sparse_games.predict(Zs) + em.intercept
-        self.expected_value = float(base[0]) if em.single_output else base
-
-    def _build_tables(self) -> None:
-        """The background tables of the chosen route and the base value (from ``self.expansion``)."""
-        em, Z, w = self.expansion, self._Z, self._w
-        assert (Z is None) == (w is None)
-        self._background_factors = None
-        self._subset_game = None
-        self._covariance = None
-        self._monomial_game = None
-        if Z is not None and w is not None:
-            if isinstance(em, PolynomialExpansion):
-                self.route = "polynomial"
-                if use_monomials(em, Z.shape[0]):
-                    self.route, self._monomial_game = "monomials", monomial_game(em, Z, w)
-            elif em.n_rows:
-                self.route = choose_route(
-                    em.n_features,
-                    em.n_rows,
-                    Z.shape[0],
-                    em.n_outputs,
-                    max_block_bytes=self.max_block_bytes,
-                    compiled=compiled_available(),
-                )
-                if self.route == "subsets":
-                    self._subset_game = subset_game(em, Z, w, max_block_bytes=self.max_block_bytes)
-                else:
-                    self._background_factors = BackgroundFactors(em, Z, w)
-            base = w @ em.predict(Z, validate=False).reshape(Z.shape[0], -1)
-        elif isinstance(em, PolynomialExpansion):
-            self.route = "polynomial"
-            if use_monomials(em, 1):
-                # the functional game of a dot-product kernel: absent features at the kernel's centre
-                centre = np.broadcast_to(em.kernel.center, (1, em.n_features))
-                self.route, self._monomial_game = "monomials", monomial_game(em, centre, np.ones(1))
-            base = em.functional_base()
-        else:
-            base = em.term_weights.sum(axis=0) * em.coef.sum(axis=0) + em.intercept
-        base = np.asarray(base, dtype=np.float64).reshape(em.n_outputs)
-        self.expected_value = float(base[0]) if em.single_output else base
+        self._init_dense(background, background_weights, baseline, background_summary)
 
     @property
     def n_features(self) -> int:
@@ -475,26 +326,6 @@ game='interventional (summarised background)')
         ['x0', 'x1']
         """
         return self._names(X, self.expansion.n_features)
-
-    def _names(self, X: Any, d: int) -> list[str]:
-        return list(self._label_names(X))
-
-    def _label_names(self, X: Any) -> Sequence[str]:
-        """The feature names of the explanations of ``X`` (``player_names``), not copied: the
-        names that do not depend on ``X`` are built once (an Explanation copies them)."""
-        if self.feature_names is not None:
-            return self.feature_names
-        names = feature_names_of(X)
-        if names is not None:
-            return names
-        fixed = self.__dict__.get("_fixed_names")
-        if fixed is None:
-            cols = self._columns
-            d = self.expansion.n_features
-            fixed = self._fixed_names = (
-                tuple(str(c) for c in cols) if cols is not None else tuple(f"x{j}" for j in range(d))
-            )
-        return fixed
 
     def explain(
         self,
@@ -673,515 +504,4 @@ game='interventional (summarised background)')
             interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
             resolve_dtype(np, dtype)
             return self._explain_variance(X, target, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy)
-        # n_jobs is checked here and resolved (a lookup of joblib's active backend, as long as a
-        # small call's bookkeeping) only when there is more than one row to share out
-        interactions = check_interactions(interactions)
-        progress, n_jobs_given = check_bool(progress, "progress"), validate_n_jobs(n_jobs)
-        resolve_dtype(np, dtype)
-        em = self.expansion
-        xp, device = None, None
-        if is_foreign_array(X):
-            xp, device = array_namespace(X), device_of(X)
-            X = to_numpy(X)
-        array_path = xp is not None or dtype not in (None, "float64")
-        if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
-            raise ValueError(
-                "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its exact "
-                "polynomial route has no array API path and no posterior covariance): pass a numpy X, dtype=None "
-                "and uncertainty=False."
-            )
-        cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
-        Xv = self._check_X(X)
-        if self._mixture is not None and self._mixture.grow(Xv):
-            # explained points outside the box: a wider range needs the mixture refitted
-            assert isinstance(em, KernelExpansion)
-            self.expansion = em = self._mixture.refit_expansion(em)
-            self._build_tables()
-            cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
-        n_jobs = check_n_jobs(n_jobs_given) if Xv.shape[0] > 1 or progress else 1
-        names = self._label_names(X)
-        index = row_index(X)
-        route = "quadrature" if array_path else self.route
-        made: list[Explanation] = []
-
-        def run(rows: slice) -> Explanation:
-            Xr = Xv if rows.start == 0 and rows.stop >= Xv.shape[0] else Xv[rows]
-            res = self._solve(Xr, interactions, progress and n_jobs <= 1, xp=xp, device=device, dtype=dtype)
-            ex = self._to_explanation(res, Xr, names, None if index is None else index[rows], route=route)
-            if xp is not None:
-                ex.info["device"] = str(device)
-            if cov_solver is not None and not joint:
-                self._add_uncertainty(ex, cov_solver, Xr, noisy, joint=False)
-            made.append(ex)
-            return ex
-
-        ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
-        if cov_solver is not None and joint:
-            self._add_uncertainty(ex, cov_solver, Xv, noisy, joint=True)
-        if cov_solver is not None:
-            warn_accuracy(ex)
-        if len(made) != 1 or ex is not made[0]:
-            # blocks stacked (threads or a block runner): the largest gap over all the rows
-            values, v_full = np.asarray(ex.values), np.asarray(ex.v_full)
-            if em.single_output:
-                values, v_full = values[:, :, None], v_full
-            v_full = v_full.reshape(values.shape[0], -1)
-            ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
-        if self._mixture is not None:
-            kernel = em.kernel
-            assert isinstance(kernel, ScaleMixtureKernel) and isinstance(em, KernelExpansion)
-            ex.kernel_error_bound = value_error_bound(em)
-            ex.info["kernel_error"] = kernel.error
-            ex.info["mixture_terms"] = kernel.n_mixture_terms
-            if interactions:
-                ex.info["interaction_error_bound"] = ex.kernel_error_bound
-        return ex
-
-    def _check_X(self, X: Any) -> np.ndarray:
-        """``self.expansion.check_input(X, name="X", feature_names=self._columns)``, with the
-        expansion's numeric mask read once: all numeric is passed as None, which ``check_data``
-        reads the same way, so that a float64 array takes its fast path."""
-        em = self.expansion
-        if not isinstance(em, KernelExpansion):
-            return em.check_input(X, name="X", feature_names=self._columns)
-        mask = em.numeric_mask
-        cached = self.__dict__.get("_numeric_mask_of")
-        if cached is None or cached[0] is not mask:
-            cached = self._numeric_mask_of = (mask, None if mask is None or bool(np.all(mask)) else mask)
-        return check_data(X, name="X", n_features=em.n_features, numeric_mask=cached[1], feature_names=self._columns)
-
-    def _explain_sparse(self, X: Any, interactions: Any, progress: Any, n_jobs: Any, *options: Any) -> Explanation:
-        """``explain`` with a scipy sparse X or background: the sparse games (``sparse_games``), no densifying."""
-        arg = "X" if is_sparse(X) else self._sparse_argument
-        dtype, uncertainty, joint, noisy, target = options
-        asked = [
-            (interactions is not None and interactions is not False, f"interactions={interactions!r} needs dense rows"),
-            (uncertainty or joint or noisy, "uncertainty=True (joint, noisy) needs dense rows"),
-            (dtype not in (None, "float64") or is_foreign_array(X), "the array API path needs dense rows"),
-            (target != "mean", f"target={target!r} needs dense rows"),
-        ]
-        for bad, reason in asked:
-            if bad:
-                raise sparse_refusal(arg, reason)
-        _, progress, n_jobs = check_explain_options(False, progress, n_jobs)
-        games = self._sparse_games
-        if games is None:  # a dense (or no) background and a sparse X: the dense background as CSR
-            Zs = None if self._Z is None else check_data(_csr(self._Z), name="background", sparse="keep")
-            games = self._sparse_games = sparse_games(
-                self.expansion, arg, Zs, self._w, max_block_bytes=self.max_block_bytes
-            )
-        em = self.expansion
-        Xs: Any = check_data(
-            X if is_sparse(X) else _csr(em.check_input(X)), name="X", n_features=em.n_features, sparse="keep"
-        )
-        names = self._names(X, em.n_features)
-
-        def run(rows: slice) -> Explanation:
-            Xr = Xs[rows]
-            ex = self._to_explanation(games.solve(Xr), Xr.toarray(), names, None)
-            ex.info["route"] = "sparse"
-            return ex
-
-        ex = explain_in_blocks(run, Xs.shape[0], n_jobs)
-        values = np.asarray(ex.values).reshape(Xs.shape[0], em.n_features, -1)
-        v_full = np.asarray(ex.v_full).reshape(values.shape[0], -1)
-        ex.efficiency_error = efficiency_error(values, v_full, np.asarray(ex.base_values).reshape(v_full.shape))
-        return ex
-
-    def _explain_variance(
-        self, X: Any, target: Any, interactions: Any, progress: bool, n_jobs: int, dtype: Any, *flags: Any
-    ) -> Explanation:
-        """``explain(X, target="variance")``: Shapley values of the posterior variance (module
-        ``variance_games``)."""
-        uncertainty, joint, noisy = flags
-        if target != "variance":
-            raise ValueError(f"target must be 'mean' or 'variance', got {target!r}.")
-        check_bool(noisy, "noisy")
-        if uncertainty or joint or dtype not in (None, "float64") or is_foreign_array(X):
-            raise ValueError(
-                "target='variance' runs in numpy float64 without uncertainty=True/joint=True (the variance is "
-                "already a posterior quantity)."
-            )
-        try:
-            post = gp_posterior(self.model)
-        except UnsupportedModelError as exc:
-            raise UnsupportedModelError(f"target='variance' on {type(self.model).__name__}: {exc}") from None
-        if self.game == "functional":
-            raise ValueError(
-                "target='variance' needs the interventional game (background=B) or the baseline game (baseline=z): "
-                "the functional game integrates absent features against the constant 1, which is no input point, "
-                "so the posterior variance there is undefined."
-            )
-        Xv = self.expansion.check_input(X, name="X", feature_names=self._columns)
-        names, index = self._names(X, self.expansion.n_features), row_index(X)
-        extra = post.scale**2 * post.noise_variance if noisy else 0.0
-        # the posterior variance is another game than the mean's: its base value is a mean variance
-        variance_game = VARIANCE_GAMES[self.game]
-        Z, w = self._Z, self._w
-        assert Z is not None and w is not None  # not the functional game (refused above)
-
-        def run(rows: slice) -> Explanation:
-            game = PosteriorVarianceGame(post, Xv[rows], Z, w)
-            res = solve_product_game(
-                game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress and n_jobs <= 1
-            )
-            const = game.constant + extra
-            inter = None if res.interactions is None else res.interactions[..., 0]
-            return Explanation(
-                values=res.values[:, :, 0],
-                base_values=res.v_empty[:, 0] + const,
-                data=Xv[rows],
-                feature_names=names,
-                interactions=inter,
-                game=variance_game,
-                info={"route": "quadrature", "target": "variance", "noisy": noisy},
-                v_full=res.v_full[:, 0] + const,
-                output=f"posterior {'predictive variance of y' if noisy else 'variance'} of {post.output}",
-                index=None if index is None else index[rows],
-            )
-
-        ex = explain_in_blocks(run, Xv.shape[0], n_jobs)
-        vals, v_full = np.asarray(ex.values)[:, :, None], np.asarray(ex.v_full)[:, None]
-        ex.efficiency_error = efficiency_error(vals, v_full, np.asarray(ex.base_values)[:, None])
-        return ex
-
-    def _explain_any_order(
-        self, X: Any, interactions: Mapping[str, Any], *, progress: bool, n_jobs: Any
-    ) -> Explanation:
-        """``explain`` with ``interactions`` a mapping: the Shapley values, then the index of any order."""
-        em = self.expansion
-        assert isinstance(em, KernelExpansion)  # polynomial models are refused by explain
-        spec = check_interaction_spec(interactions, em.n_features)
-        sub = self._interaction_subset_game()
-        if spec.index == "BV" and sub is not None and self._mixture is None:
-            fast = self._banzhaf_from_factors(X, spec)  # None: the subset route is the cheaper one
-            if fast is not None:
-                return fast
-        if sub is not None and self._mixture is None:
-            return self._any_order_from_subsets(X, sub, spec)
-        ex = self.explain(X, interactions=False, progress=progress, n_jobs=n_jobs)
-        Xv = np.asarray(ex.data, dtype=np.float64)
-        game: Any
-        if sub is not None:
-            # few features: the 2^d values of each point from the tabulated absent sets, then Möbius
-            R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
-            parts = [
-                interactions_from_values(sub.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec)
-                for p0 in range(0, Xv.shape[0], step)
-            ]
-            table = InteractionTable.concatenate(parts)
-            return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
-        if em.n_rows == 0:
-            game = _ZeroGame(Xv.shape[0], em.n_features, em.n_outputs)
-        elif self.game == "functional":
-            game = FunctionalGame(em, Xv)
-        else:
-            assert self._Z is not None and self._w is not None  # interventional or baseline game
-            if self._background_factors is None:  # the subset route was chosen for the values: build once
-                self._background_factors = BackgroundFactors(em, self._Z, self._w)
-            game = InterventionalGame(em, Xv, self._background_factors)
-        table = solve_product_interactions(game, spec, max_block_bytes=self.max_block_bytes, progress=progress)
-        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
-
-    def _banzhaf_from_factors(self, X: Any, spec: Any) -> Explanation | None:
-        """Banzhaf values (``index="BV"``) on their one quadrature node, without the 2^d values
-        (and without Shapley values: ``efficiency_error`` is None, Banzhaf values are not efficient)."""
-        em = self.expansion
-        assert isinstance(em, KernelExpansion) and self._Z is not None and self._w is not None
-        if not banzhaf_cheaper_than_subsets(em.n_features, self._Z.shape[0]):
-            return None
-        if self._background_factors is None:
-            self._background_factors = BackgroundFactors(em, self._Z, self._w)
-        F = self._background_factors.factors
-        if F is None:  # too large to keep: the subset route
-            return None
-        Xv = em.check_input(X, name="X", feature_names=self._columns)
-        a, c = em.row_factors(Xv, slice(0, em.n_rows))
-        got = banzhaf_interventional(a, c, F, self._w)
-        if got is None:
-            return None
-        bv, mean, v_full, v_empty = got
-        names, index = self._names(X, em.n_features), row_index(X)
-        table = table_from_dense({0: mean[None], 1: np.moveaxis(bv, 1, 0)}, spec, em.n_features, v_full, v_empty)
-        ex = self._to_explanation(ShapleyValues(values=bv, v_full=v_full, v_empty=v_empty), Xv, names, index)
-        ex.efficiency_error = None
-        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
-
-    def _any_order_from_subsets(self, X: Any, sub: SubsetGame, spec: Any) -> Explanation:
-        """Few features with a background: the 2^d values of each point, computed once, give the
-        Shapley values and the indices through one Möbius transform (no second pass of the
-        quadrature for the values: at d = 12 that pass and its result were half the time)."""
-        em = self.expansion
-        assert isinstance(em, KernelExpansion)
-        Xv = em.check_input(X, name="X", feature_names=self._columns)
-        names, index = self._names(X, em.n_features), row_index(X)
-        R, step = em.n_rows, max(1, 2**22 // (2**em.n_features * em.n_outputs + em.n_rows * em.n_features))
-        tables, phis = [], []
-        for p0 in range(0, Xv.shape[0], step):
-            tab, phi = interactions_and_shapley_from_values(
-                sub.values(em.row_factors(Xv[p0 : p0 + step], slice(0, R))[0]), spec
-            )
-            tables.append(tab)
-            phis.append(phi)
-        table = InteractionTable.concatenate(tables)
-        res = ShapleyValues(values=np.concatenate(phis), v_full=table.v_full, v_empty=table.v_empty)
-        ex = self._to_explanation(res, Xv, names, index)
-        base = (table.v_empty + em.intercept[None, :]).reshape(table.v_full.shape)
-        ex.efficiency_error = efficiency_error(res.values, table.v_full + em.intercept[None, :], base)
-        return interaction_explanation(ex, table.shifted(em.intercept), single_output=em.single_output)
-
-    def _interaction_subset_game(self) -> SubsetGame | None:
-        """The subset route's game for interactions, built once when it is the cheaper route.
-
-        Interactions of order k cost the quadrature about 20 elementwise passes over
-        (rows, background rows, nodes, d) before the matrix products; the subset route 2^d steps
-        per row plus O(d^2 2^d) per point for the Möbius transform, whatever the order.
-        """
-        if self._subset_game is not None:
-            return self._subset_game
-        em = self.expansion
-        if self.game == "functional" or em.n_rows == 0 or em.n_features > MAX_INTERACTION_SUBSET_FEATURES:
-            return None
-        assert isinstance(em, KernelExpansion) and self._Z is not None and self._w is not None
-        d, nb = em.n_features, self._Z.shape[0]
-        if 2**d * em.n_rows * 8 > BACKGROUND_TABLE_BYTES or 2**d >= 20 * nb * d * nodes_for_degree(d):
-            return None
-        cached = getattr(self, "_interactions_subsets", None)
-        if cached is None:
-            cached = subset_game(em, self._Z, self._w, max_block_bytes=self.max_block_bytes)
-            self._interactions_subsets = cached
-        return cached
-
-    def _covariance_solver(
-        self, uncertainty: Any, joint: Any, noisy: Any, array_path: bool
-    ) -> PosteriorCovariance | None:
-        """The posterior-covariance solver for ``explain(uncertainty=True)``, built once; None without."""
-        for name, flag in (("uncertainty", uncertainty), ("joint", joint), ("noisy", noisy)):
-            check_bool(flag, name)
-        if not uncertainty:
-            if joint or noisy:
-                raise ValueError("joint=True and noisy=True apply to uncertainty=True.")
-            return None
-        if array_path:  # checked on every call, not only when the solver is first built
-            raise ValueError("uncertainty=True runs in numpy float64 only: pass a numpy X and dtype=None.")
-        if self._covariance is not None:
-            self._covariance.posterior._check_noisy(noisy)
-            return self._covariance
-        try:
-            post = gp_posterior(self.model)
-        except UnsupportedModelError as exc:
-            raise UnsupportedModelError(f"uncertainty=True on {type(self.model).__name__}: {exc}") from None
-        if self.game == "functional":
-            raise ValueError(
-                "uncertainty=True needs the interventional game (background=B) or the baseline game (baseline=z): "
-                "the functional game integrates absent features against the constant function 1, which is not in "
-                "the RKHS of the RBF (Laplacian, Cauchy) kernel, so its plug-in covariance is not positive "
-                "semi-definite and no stochastic version exists for these kernels."
-            )
-        post._check_noisy(noisy)
-        if self._mixture is not None:
-            post = self._mixture.refit_posterior(post)
-        assert self._Z is not None and self._w is not None  # not the functional game
-        self._covariance = PosteriorCovariance(post, self._Z, self._w, max_block_bytes=self.max_block_bytes)
-        return self._covariance
-
-    def _add_uncertainty(
-        self, ex: Explanation, solver: PosteriorCovariance, Xv: np.ndarray, noisy: bool, *, joint: bool
-    ) -> None:
-        """Set the covariance fields of ``ex`` (explained rows ``Xv``) from the posterior."""
-        cov, bound = solver.values_covariance_and_bound(Xv, noisy=noisy, joint=joint)
-        N = Xv.shape[0]
-        if joint:
-            ex.joint_covariance = cov
-            ex.covariance = cov[np.arange(N), :, np.arange(N), :]
-        else:
-            ex.covariance = cov
-        ex.base_variance = np.full(N, solver.base_variance(noisy=noisy))
-        pvar, pbound = solver.posterior.variance_and_bound(Xv, noisy=noisy)
-        ex.prediction_variance = pvar
-        ex.info["noisy"] = noisy
-        record_accuracy(ex, solver.posterior, bound, pbound)
-
-    def _solve(
-        self,
-        Xv: np.ndarray,
-        interactions: str | None,
-        progress: bool,
-        *,
-        xp: Any = None,
-        device: Any = None,
-        dtype: str | None = None,
-    ) -> ShapleyValues:
-        em = self.expansion
-        N, d, o = Xv.shape[0], em.n_features, em.n_outputs
-        if em.n_rows == 0:
-            # a constant model: every coalition has the intercept's value
-            zeros = np.zeros((N, o))
-            return ShapleyValues(
-                values=np.zeros((N, d, o)),
-                v_full=zeros,
-                v_empty=zeros.copy(),
-                interactions=np.zeros((N, d, d, o)) if interactions else None,
-                interaction_index=interactions,
-            )
-        if self._monomial_game is not None:
-            assert isinstance(em, PolynomialExpansion)
-            return self._monomial_game.solve(centred(em, Xv), interactions, max_block_bytes=self.max_block_bytes)
-        if isinstance(em, PolynomialExpansion):
-            pgame: PolynomialFunctionalGame | PolynomialInterventionalGame = (
-                PolynomialFunctionalGame(em, Xv)
-                if self.game == "functional"
-                else PolynomialInterventionalGame(em, Xv, _given(self._Z), _given(self._w))
-            )
-            return solve_polynomial_game(
-                pgame, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
-            )
-        assert isinstance(em, KernelExpansion)
-        array_path = xp is not None or dtype not in (None, "float64")
-        if array_path:
-            return self._solve_array(Xv, interactions, progress, xp=xp, device=device, dtype=dtype)
-        if self._subset_game is not None:
-            return self._subset_game.solve(
-                lambda pts: present_factors(em, Xv[pts]),
-                n_points=N,
-                interactions=interactions,
-                max_block_bytes=self.max_block_bytes,
-                progress=progress,
-            )
-        if self._background_factors is not None:
-            game: FunctionalGame | InterventionalGame = InterventionalGame(em, Xv, self._background_factors)
-        else:
-            game = FunctionalGame(em, Xv)
-        return solve_product_game(
-            game, interactions=interactions, max_block_bytes=self.max_block_bytes, progress=progress
-        )
-
-    def _solve_array(
-        self, Xv: np.ndarray, interactions: str | None, progress: bool, *, xp: Any, device: Any, dtype: str | None
-    ) -> ShapleyValues:
-        """The quadrature route through the array API engine, results moved back to numpy."""
-        em = self.expansion
-        assert isinstance(em, KernelExpansion)
-        game: FunctionalGame | InterventionalGame
-        if self.game == "functional":
-            game = FunctionalGame(em, Xv, xp=xp, device=device)
-        else:
-            if self._background_factors is None:  # the subset route was chosen for numpy: build once
-                assert self._Z is not None and self._w is not None
-                self._background_factors = BackgroundFactors(em, self._Z, self._w)
-            game = InterventionalGame(em, Xv, self._background_factors, xp=xp, device=device)
-        res = solve_product_game(
-            game,
-            interactions=interactions,
-            max_block_bytes=max(self.max_block_bytes, DEVICE_BLOCK_BYTES if xp is not None else 0),
-            progress=progress,
-            dtype=dtype,
-        )
-        return ShapleyValues(
-            values=to_numpy(res.values).astype(np.float64),
-            v_full=to_numpy(res.v_full).astype(np.float64),
-            v_empty=to_numpy(res.v_empty).astype(np.float64),
-            interactions=None if res.interactions is None else to_numpy(res.interactions).astype(np.float64),
-            interaction_index=res.interaction_index,
-        )
-
-    def _summary_info(self) -> dict[str, Any]:
-        """``info["background_summary"]``: the centres, weights and original row count (a dict, not sliced by rows)."""
-        if self.summary_centres is None:
-            return {}
-        return {
-            "background_summary": {
-                "centres": self.summary_centres,
-                "weights": self.summary_weights,
-                "n_background_rows": int(np.shape(self.background)[0]),
-            }
-        }
-
-    def _to_explanation(
-        self,
-        res: ShapleyValues,
-        Xv: np.ndarray,
-        names: Sequence[str],
-        index: list[Any] | None,
-        *,
-        route: str | None = None,
-    ) -> Explanation:
-        """The explanation of ``res`` (the points ``Xv``), its ``efficiency_error`` set."""
-        em = self.expansion
-        values = res.values
-        base = res.v_empty + em.intercept[None, :]
-        v_full = res.v_full + em.intercept[None, :]
-        inter = res.interactions  # (N, d, d, o), already in shap's layout
-        if em.single_output:
-            values, base = values[:, :, 0], base[:, 0]
-            inter = None if inter is None else inter[..., 0]
-        # the gap of the explanation's own arrays, laid out as explain has always measured them
-        # (the values of one output seen through a new axis: the same sums, in the same order)
-        err = _efficiency_error(values[:, :, None] if em.single_output else values, v_full, base.reshape(v_full.shape))
-        info = {"route": self.route if route is None else route, **self._summary_info()}
-        if inter is None and type(values) is np.ndarray and values.dtype == np.float64 and math.isfinite(err):
-            # finite: so are the values, base values and v_full; the checks of __init__ are made
-            return Explanation._from_engine(
-                values, base, Xv, names, em.output_names, self.game, info, self.output, index, v_full, err
-            )
-        return Explanation(
-            values=values,
-            base_values=base,
-            data=Xv,
-            feature_names=names,
-            output_names=em.output_names,
-            interactions=inter,
-            game=self.game,
-            info=info,
-            output=self.output,
-            index=index,
-            v_full=v_full,
-            interaction_index=res.interaction_index,
-            efficiency_error=err,
-        )
-
-
-def _efficiency_error(values: np.ndarray, v_full: np.ndarray, v_empty: np.ndarray) -> float:
-    """:func:`~kexplain.shapley.product.efficiency_error` of numpy float64 arrays: its operations
-    in its order (the same number), without its conversions to numpy and float64."""
-    if not (values.dtype == v_full.dtype == v_empty.dtype == np.float64):
-        return efficiency_error(values, v_full, v_empty)
-    if v_full.size == 1 and values.shape[0] == 1:
-        # one point, one output: numpy's sum of the values, the rest in Python floats (the same
-        # IEEE operations; a NaN or infinity in any input still makes the gap, and so the result,
-        # not finite); at one explained point each numpy call on a single number costs as much
-        vf, ve = float(v_full.item(0)), float(v_empty.item(0))
-        gap1 = abs(float(np.add.reduce(values, axis=None)) - (vf - ve))
-        return gap1 / max(abs(vf), abs(ve), 1e-300)
-    gap = np.abs(values.sum(axis=1, dtype=np.float64) - (v_full - v_empty))
-    scale = np.maximum(np.maximum(np.abs(v_full), np.abs(v_empty)), 1e-300)
-    return float(np.maximum.reduce(gap / scale, axis=None)) if gap.size else 0.0
-
-
-def _csr(arr: np.ndarray) -> Any:
-    """Dense validated rows as a CSR matrix (for the sparse games)."""
-    from scipy import sparse
-
-    return sparse.csr_matrix(arr)
-
-
-def _given(arr: np.ndarray | None) -> np.ndarray:
-    """``arr``, which the game's construction guarantees is set (for the type checker)."""
-    assert arr is not None
-    return arr
-
-
-#: interactions take the subset route up to this many features, when it is the cheaper one
-MAX_INTERACTION_SUBSET_FEATURES = 16
-
-
-class _ZeroGame:
-    """The product game of a model without rows (a constant): every value is 0."""
-
-    n_rows = 0
-
-    def __init__(self, n_points: int, d: int, o: int) -> None:
-        self.n_points, self.n_features, self.n_outputs = n_points, d, o
-
-    def block(self, points: slice, rows: slice) -> tuple[np.ndarray, float, np.ndarray]:
-        return np.zeros((1, 0, self.n_features)), 1.0, np.zeros((0, self.n_outputs))
+        return self._explain_dense(X, interactions, progress, n_jobs, dtype, uncertainty, joint, noisy)
