@@ -11,7 +11,7 @@ import numpy as np
 from ._product_torch import fused_kernels
 from .array_api import device_of, from_numpy, is_foreign_array, resolve_dtype
 from .interactions import interaction_rule
-from .quadrature import certified_nodes, gauss_legendre_01, nodes_for_degree, spread_limit
+from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
 
 #: bytes of one (pairs, nodes, d) work array of the array API path (a GPU wants large chunks)
 XP_WORK_BYTES = 128 * 2**20
@@ -209,7 +209,7 @@ def _product_game_block_xp(
         if nodes == "certified" and p * r > 0 and spread_limit(d) > 0.0:
             # the certified count of ``product.py`` (S in the work dtype: in float32 its rounding
             # moves the bound by a relative 1e-6, far inside float32's own accuracy)
-            n_nodes = certified_nodes(_spread_max_xp(xp, a, b3), d)
+            n_nodes = block_node_count(_spread_max_xp(xp, a, b3), d)
     tn, wn = gauss_legendre_01(n_nodes)
     t, w = _as_xp(xp, tn, dt, device), _as_xp(xp, wn, dt, device)
     a2 = xp.reshape(a, (p * r, d))

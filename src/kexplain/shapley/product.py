@@ -62,7 +62,7 @@ from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
 from .array_api import array_namespace, is_foreign_array, resolve_dtype, to_numpy
 from .interactions import interaction_layout, interaction_rule
-from .quadrature import certified_nodes, gauss_legendre_01, nodes_for_degree, spread_limit
+from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
 from .result import ShapleyValues
 
 # Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
@@ -149,7 +149,7 @@ def _block_nodes(a2, ia, b2):
         s = _spread_max_numpy(a2, ia, b2, s_stop)
     else:
         s = spread_max(a2, np.arange(K) if ia is None else ia, b2, s_stop)
-    return certified_nodes(s, d)
+    return block_node_count(s, d)
 
 
 def _check_finite(x, name):

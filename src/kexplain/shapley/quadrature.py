@@ -20,6 +20,7 @@ relative 2e-14 at 2,500 nodes (d = 5,000); the cost is O(n^2) operations, once p
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -239,15 +240,44 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
     """
     d = check_param(d, "d", Integer(1))
     tol = check_param(tol, "tol", Real(0, 1, closed="neither"))
-    exact = nodes_for_degree(d - 1)
+    return block_node_count(s_max, d, tol)
+
+
+def block_node_count(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
+    """:func:`certified_nodes` without the checks of its arguments (the engine's call per block).
+
+    Parameters
+    ----------
+    s_max : float
+    d : int
+    tol : float
+        As in :func:`certified_nodes`, already valid.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from kexplain.shapley.quadrature import block_node_count
+    >>> block_node_count(2.0, 1000)
+    8
+    """
     s = float(s_max)
-    if not np.isfinite(s) or s < 0.0:
-        return exact
-    need = (_RHO_CONST + _RHO_SPREAD * s - np.log(tol)) / _TWO_LOG_RHO
+    if not math.isfinite(s) or s < 0.0 or s > 1e9:
+        return nodes_for_degree(d - 1)
+    # S rounded up to a multiple of 1/1024 (the count grows with S, so this only adds nodes):
+    # the engine asks once per block, and a cached answer costs far less than the numpy below
+    return _certified_nodes(math.ceil(s * 1024.0), d, tol)
+
+
+@lru_cache(maxsize=4096)
+def _certified_nodes(s1024: int, d: int, tol: float) -> int:
+    need = (_RHO_CONST + _RHO_SPREAD * (s1024 / 1024.0) - np.log(tol)) / _TWO_LOG_RHO
     # the smallest integer >= need; the tiny relative margin keeps a value that rounds to just
     # below an integer from taking one node too few
     m = int(np.ceil(float(np.min(need)) * (1.0 + 1e-12)))
-    return max(1, min(exact, m))
+    return max(1, min(nodes_for_degree(d - 1), m))
 
 
 @lru_cache(maxsize=256)
@@ -275,7 +305,8 @@ def spread_limit(d: int, tol: float = CERTIFIED_TOL) -> float:
     >>> certified_nodes(s * 1.001, 20), certified_nodes(s * 0.99, 20) < 10
     (10, True)
     """
-    exact = nodes_for_degree(int(d) - 1)
+    d = check_param(d, "d", Integer(1))
+    exact = nodes_for_degree(d - 1)
     lo, hi = 0.0, 1.0
     while certified_nodes(hi, d, tol) < exact:
         hi *= 2.0
