@@ -290,3 +290,28 @@ def test_array_api_certified_equals_exact():
             product_game_block(xps.asarray(a), xps.asarray(b), xps.asarray(c), n_nodes=nodes_for_degree(d - 1))[0]
         ),
     )
+
+
+def test_property_certified_equals_exact_rule():
+    """Random positive factors of any spread: certified values equal the exact rule's to 1e-14."""
+    hyp = pytest.importorskip("hypothesis")
+    st = hyp.strategies
+
+    @hyp.settings(max_examples=40, deadline=None)
+    @hyp.given(
+        d=st.integers(10, 48),
+        sigma=st.sampled_from([1e-4, 1e-2, 0.05, 0.2, 1.0]),
+        seed=st.integers(0, 2**31 - 1),
+        shared_b=st.booleans(),
+    )
+    def check(d, sigma, seed, shared_b):
+        rng = np.random.default_rng(seed)
+        a = np.exp(rng.normal(0, sigma, (2, 3, d)))
+        b = 1.0 if shared_b else np.exp(rng.normal(0, sigma, (3, d)))
+        c = np.eye(3)  # one output per row: each pair's values on their own scale
+        got = product_game_block(a, b, c)[0]
+        want = product_game_block(a, b, c, nodes="exact")[0]
+        scale = np.abs(want).max(axis=1, keepdims=True)  # (points, 1, rows)
+        assert np.all(np.abs(got - want) <= 1e-14 * scale)
+
+    check()
