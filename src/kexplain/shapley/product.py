@@ -28,7 +28,8 @@ widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give t
 rounding: by default (``nodes="certified"``) each block takes the fewest nodes for which a bound
 (``quadrature.certified_nodes``, from the block's largest spread sum_k |a_k - b_k| / min(a_k, b_k))
 certifies every integral to 2^-53 relative, and ceil(d/2) (the exact rule, bit for bit) when a
-factor is zero or negative or the spread is too large; ``nodes="exact"`` always takes ceil(d/2).
+factor is zero or negative, the spread is too large or a product needs the log-space path below;
+``nodes="exact"`` always takes ceil(d/2).
 Interaction indices always use their exact rules.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
@@ -268,10 +269,15 @@ def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia=None):
         np.add.at(out, k, diff * w[l, None] * _loo_products_safe(g))
 
 
-def _weighted_loo_integrals(a, b, t, w, kernel, ia=None):
+def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     """(a - b)_kj int_0^1 prod_{i != j} g_ki(t) dt for every pair k and feature j (exact quadrature),
     and prod_j a_kj; pair k has a's row a[ia[k]] (a[k] when ``ia`` is None) and b's row
-    b[k % len(b)]."""
+    b[k % len(b)].
+
+    ``exact_nodes``: when the rule ``t, w`` is a certified one with fewer nodes and some entry
+    needs the log-space path, the block is redone with this many nodes (the exact rule, bit for
+    bit): the log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with
+    a few nodes those errors average out less than with ceil(d/2)."""
     K = a.shape[0] if ia is None else ia.shape[0]
     d = a.shape[1]
     m = t.shape[0]
@@ -284,6 +290,9 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None):
     else:
         _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia)
     if bad.any():
+        if exact_nodes is not None and exact_nodes > m:
+            te, we = gauss_legendre_01(exact_nodes)
+            return _weighted_loo_integrals(a, b, te, we, kernel, ia)
         _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia)
     return out, pa
 
@@ -439,14 +448,16 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
     """
     r, o = c.shape
     d = a2.shape[1]
+    exact = None
     if n_nodes is None:
         n_nodes = _block_nodes(a2, ia, b2)
+        exact = nodes_for_degree(d - 1)
     if pb is None:
         with np.errstate(under="ignore"):
             pb = np.prod(b2, axis=-1)
     v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if pb.shape[0] == r else pb.reshape(p, r) @ c
     t, w = gauss_legendre_01(n_nodes)
-    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia)  # (K, d), (K,)
+    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia, exact)  # (K, d), (K,)
     v_full = pa.reshape(p, r) @ c  # (p, o)
     # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
@@ -492,7 +503,8 @@ def product_game_block(
         ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
         for which a bound certifies every integral to 2^-53 relative, from the spread of the
         block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
-        for bit the exact rule, when a factor is zero or negative or the spread is large).
+        for bit the exact rule, when a factor is zero or negative, the spread is large or a
+        product comes near under- or overflow).
         Interaction indices always use their exact rule.
     backend : {"auto", "numba", "numpy"}
         For numpy float64 input: "auto" uses the compiled kernel when numba is installed.  Results
