@@ -498,14 +498,6 @@ def product_game_block(
         "stii" the Shapley-Taylor index of order 2 (module docstring).
     n_nodes : int, optional
         Gauss-Legendre nodes of the Shapley values, overriding ``nodes``.
-    nodes : {"certified", "exact"}
-        How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
-        ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
-        for which a bound certifies every integral to 2^-53 relative, from the spread of the
-        block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
-        for bit the exact rule, when a factor is zero or negative, the spread is large or a
-        product comes near under- or overflow).
-        Interaction indices always use their exact rule.
     backend : {"auto", "numba", "numpy"}
         For numpy float64 input: "auto" uses the compiled kernel when numba is installed.  Results
         agree to rounding.  Other namespaces and dtypes accept "auto" only.
@@ -514,6 +506,14 @@ def product_game_block(
         on GPUs): efficiency then holds to about 1e-6 relative (see :func:`efficiency_error`)
         and values agree with float64 to about 1e-5 of the largest value, or 1e-3 where products
         leave float32's range and are computed in log space (values must fit in float32).
+    nodes : {"certified", "exact"}
+        How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
+        ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
+        for which a bound certifies every integral to 2^-53 relative, from the spread of the
+        block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
+        for bit the exact rule, when a factor is zero or negative, the spread is large or a
+        product comes near under- or overflow).
+        Interaction indices always use their exact rule.
 
     Returns
     -------
