@@ -11,7 +11,7 @@ import numpy as np
 from ._product_torch import fused_kernels
 from .array_api import device_of, from_numpy, is_foreign_array, resolve_dtype
 from .interactions import interaction_rule
-from .quadrature import gauss_legendre_01, nodes_for_degree
+from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
 
 #: bytes of one (pairs, nodes, d) work array of the array API path (a GPU wants large chunks)
 XP_WORK_BYTES = 128 * 2**20
@@ -153,8 +153,24 @@ def _interactions_xp(xp: Any, bp: Any, diff: Any, c: Any, t: Any, w: Any, limits
     return xp.stack(acc, axis=-1)
 
 
+def _spread_max_xp(xp: Any, a: Any, b3: Any) -> float:
+    """The largest spread S = sum_j |a - b|_j / min(a, b)_j of the block's pairs (infinity when a
+    factor is zero or negative), with one transfer to the host; ``b3`` broadcasts against a."""
+    m = xp.minimum(a, b3)
+    s = xp.max(xp.sum(xp.abs(a - b3) / xp.where(m > 0.0, m, xp.ones_like(m)), axis=-1))
+    return float(xp.where(xp.min(m) > 0.0, s, xp.asarray(float("inf"), dtype=s.dtype, device=device_of(s))))
+
+
 def _product_game_block_xp(
-    xp: Any, a: Any, b: Any, c: Any, *, interactions: str | None, n_nodes: int | None, dtype: Any
+    xp: Any,
+    a: Any,
+    b: Any,
+    c: Any,
+    *,
+    interactions: str | None,
+    n_nodes: int | None,
+    dtype: Any,
+    nodes: str = "certified",
 ) -> tuple[Any, ...]:
     """``product_game_block`` in namespace ``xp`` and ``dtype`` on the device of ``a``."""
     dt = resolve_dtype(xp, dtype)
@@ -190,6 +206,10 @@ def _product_game_block_xp(
         v_empty = xp.matmul(xp.reshape(pb, (p, r)), c)
     if n_nodes is None:
         n_nodes = nodes_for_degree(d - 1)
+        if nodes == "certified" and p * r > 0 and spread_limit(d) > 0.0:
+            # the certified count of ``product.py`` (S in the work dtype: in float32 its rounding
+            # moves the bound by a relative 1e-6, far inside float32's own accuracy)
+            n_nodes = block_node_count(_spread_max_xp(xp, a, b3), d)
     tn, wn = gauss_legendre_01(n_nodes)
     t, w = _as_xp(xp, tn, dt, device), _as_xp(xp, wn, dt, device)
     a2 = xp.reshape(a, (p * r, d))

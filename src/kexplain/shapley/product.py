@@ -23,6 +23,14 @@ weight 2 (1 - t),
     I_jk = sum_r c_r (a_rj - b_rj)(a_rk - b_rk) * int_0^1 2 (1 - t) prod_{l != j, k} g_rl(t) dt.
 
 Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
+For the Shapley values of positive factors that are close to each other (RBF kernels of usual
+widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give the same values to
+rounding: by default (``nodes="certified"``) each block takes the fewest nodes for which a bound
+(``quadrature.certified_nodes``, from the block's largest spread sum_k |a_k - b_k| / min(a_k, b_k))
+certifies every integral to 2^-53 relative, and ceil(d/2) (the exact rule, bit for bit) when a
+factor is zero or negative, the spread is too large or a product needs the log-space path below;
+``nodes="exact"`` always takes ceil(d/2).
+Interaction indices always use their exact rules.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
 kernel for one block of (points, rows); ``solve_product_game`` drives it over a game object in
@@ -55,7 +63,7 @@ from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
 from .array_api import array_namespace, is_foreign_array, resolve_dtype, to_numpy
 from .interactions import interaction_layout, interaction_rule
-from .quadrature import gauss_legendre_01, nodes_for_degree
+from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
 from .result import ShapleyValues
 
 # Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
@@ -75,6 +83,10 @@ _WORK_BYTES = 2 * 2**20
 _BLOCK_ARRAYS = 6
 
 BACKENDS = ("auto", "numba", "numpy")
+
+#: how the Shapley values' node count is chosen: "certified" the fewest nodes that a bound
+#: certifies to 2^-53 relative per integral (``quadrature.certified_nodes``), "exact" ceil(d/2)
+NODE_RULES = ("certified", "exact")
 
 
 def _numba_kernel():
@@ -97,6 +109,48 @@ def _resolve_backend(backend):
         require("numba", "backend='numba' of the product-game engine")
         raise ImportError("numba is installed but kexplain's compiled kernel failed to import.")
     return kernel
+
+
+def _check_nodes(nodes):
+    if not isinstance(nodes, str) or nodes not in NODE_RULES:
+        raise ValueError(f"nodes must be one of {NODE_RULES}, got {nodes!r}.")
+
+
+def _spread_max_numpy(a, ia, b, s_stop):
+    """``_product_numba.spread_max`` in numpy (without numba): the largest S of the block's pairs."""
+    K = a.shape[0] if ia is None else ia.shape[0]
+    d = a.shape[1]
+    step = max(1, _WORK_BYTES // (8 * max(1, d)))
+    s_max = 0.0
+    for k0 in range(0, K, step):
+        k = np.arange(k0, min(K, k0 + step))
+        am = a[k] if ia is None else a[ia[k]]
+        m = np.minimum(am, b[k % b.shape[0]])
+        if not m.min() > 0.0:
+            return np.inf
+        s_max = max(s_max, float(np.max(np.sum(np.abs(am - b[k % b.shape[0]]) / m, axis=1))))
+        if s_max > s_stop:
+            break
+    return s_max
+
+
+def _block_nodes(a2, ia, b2):
+    """The certified node count of a block of pairs (``quadrature.certified_nodes``): one pass
+    over the pairs for the largest spread S, compiled when numba is there, whichever backend
+    then integrates (both get the same count)."""
+    d = a2.shape[1]
+    exact = nodes_for_degree(d - 1)
+    s_stop = spread_limit(d)
+    K = a2.shape[0] if ia is None else ia.shape[0]
+    if K == 0 or s_stop <= 0.0:  # d < 10: no certificate ever beats the exact rule
+        return exact
+    try:
+        from ._product_numba import spread_max
+    except Exception:  # numba missing or unusable: the same pass in numpy
+        s = _spread_max_numpy(a2, ia, b2, s_stop)
+    else:
+        s = spread_max(a2, np.arange(K) if ia is None else ia, b2, s_stop)
+    return block_node_count(s, d)
 
 
 def _check_finite(x, name):
@@ -215,10 +269,15 @@ def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia=None):
         np.add.at(out, k, diff * w[l, None] * _loo_products_safe(g))
 
 
-def _weighted_loo_integrals(a, b, t, w, kernel, ia=None):
+def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     """(a - b)_kj int_0^1 prod_{i != j} g_ki(t) dt for every pair k and feature j (exact quadrature),
     and prod_j a_kj; pair k has a's row a[ia[k]] (a[k] when ``ia`` is None) and b's row
-    b[k % len(b)]."""
+    b[k % len(b)].
+
+    ``exact_nodes``: when the rule ``t, w`` is a certified one with fewer nodes and some entry
+    needs the log-space path, the block is redone with this many nodes (the exact rule, bit for
+    bit): the log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with
+    a few nodes those errors average out less than with ceil(d/2)."""
     K = a.shape[0] if ia is None else ia.shape[0]
     d = a.shape[1]
     m = t.shape[0]
@@ -231,6 +290,9 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None):
     else:
         _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia)
     if bad.any():
+        if exact_nodes is not None and exact_nodes > m:
+            te, we = gauss_legendre_01(exact_nodes)
+            return _weighted_loo_integrals(a, b, te, we, kernel, ia)
         _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia)
     return out, pa
 
@@ -381,16 +443,21 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
     factors ``a2[ia[k]]`` (``a2[k]`` when ``ia`` is None: no copy of rows shared by several pairs)
     and absent factors ``b2[k % len(b2)]``; ``pb`` (r,) may give the products of the absent
     factors of the rows when b2 is the same for every point (computed once by the game).
+    ``n_nodes`` None: the block's certified node count (``_block_nodes``).
     Returns phi (p, d, o), v_full (p, o), v_empty (p, o).
     """
     r, o = c.shape
     d = a2.shape[1]
+    exact = None
+    if n_nodes is None:
+        n_nodes = _block_nodes(a2, ia, b2)
+        exact = nodes_for_degree(d - 1)
     if pb is None:
         with np.errstate(under="ignore"):
             pb = np.prod(b2, axis=-1)
     v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if pb.shape[0] == r else pb.reshape(p, r) @ c
     t, w = gauss_legendre_01(n_nodes)
-    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia)  # (K, d), (K,)
+    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia, exact)  # (K, d), (K,)
     v_full = pa.reshape(p, r) @ c  # (p, o)
     # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
@@ -406,6 +473,7 @@ def product_game_block(
     n_nodes: int | None = None,
     backend: str = "auto",
     dtype: str | None = None,
+    nodes: str = "certified",
 ) -> tuple[Any, ...]:
     """Shapley values (and optionally interaction indices) of one dense block of a product game.
 
@@ -429,7 +497,7 @@ def product_game_block(
         Also return pairwise interaction indices: True or "sii" the Shapley interaction index,
         "stii" the Shapley-Taylor index of order 2 (module docstring).
     n_nodes : int, optional
-        Gauss-Legendre nodes of the Shapley values; default ceil(d / 2), the fewest that are exact.
+        Gauss-Legendre nodes of the Shapley values, overriding ``nodes``.
     backend : {"auto", "numba", "numpy"}
         For numpy float64 input: "auto" uses the compiled kernel when numba is installed.  Results
         agree to rounding.  Other namespaces and dtypes accept "auto" only.
@@ -438,6 +506,14 @@ def product_game_block(
         on GPUs): efficiency then holds to about 1e-6 relative (see :func:`efficiency_error`)
         and values agree with float64 to about 1e-5 of the largest value, or 1e-3 where products
         leave float32's range and are computed in log space (values must fit in float32).
+    nodes : {"certified", "exact"}
+        How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
+        ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
+        for which a bound certifies every integral to 2^-53 relative, from the spread of the
+        block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
+        for bit the exact rule, when a factor is zero or negative, the spread is large or a
+        product comes near under- or overflow).
+        Interaction indices always use their exact rule.
 
     Returns
     -------
@@ -467,6 +543,7 @@ def product_game_block(
     (array([2., 3.]), np.float64(6.0), np.float64(1.0))
     """
     index = check_interactions(interactions)
+    _check_nodes(nodes)
     if dtype not in (None, "float64") or is_foreign_array(a) or is_foreign_array(b) or is_foreign_array(c):
         xp = array_namespace(a, b, c)
         if backend not in BACKENDS:
@@ -476,7 +553,7 @@ def product_game_block(
                 f"backend={backend!r} applies to numpy float64 arrays only; use backend='auto' with "
                 "other array namespaces or dtypes."
             )
-        return _product_game_block_xp(xp, a, b, c, interactions=index, n_nodes=n_nodes, dtype=dtype)
+        return _product_game_block_xp(xp, a, b, c, interactions=index, n_nodes=n_nodes, dtype=dtype, nodes=nodes)
     kernel = _resolve_backend(backend)
     a = np.asarray(a, dtype=np.float64)
     if a.ndim != 3:
@@ -507,7 +584,7 @@ def product_game_block(
             pb = np.full(r, np.prod(b2[0]))
     else:
         b2 = np.ascontiguousarray(bb[0] if point_free else bb).reshape(-1, d)
-    if n_nodes is None:
+    if n_nodes is None and nodes == "exact":
         n_nodes = nodes_for_degree(d - 1)
     phi, v_full, v_empty = _pairs_block(a2, None, b2, c, p, n_nodes=n_nodes, kernel=kernel, pb=pb)
     if index is None:
@@ -603,12 +680,14 @@ def solve_product_game(
     progress: bool = False,
     backend: str = "auto",
     dtype: str | None = None,
+    nodes: str = "certified",
 ) -> ShapleyValues:
     """Exact Shapley values of a product game, in memory-bounded blocks of points and rows.
 
     Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
     adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
-    more with interactions).  ``backend`` and ``dtype`` as in ``product_game_block``.
+    more with interactions).  ``backend``, ``dtype`` and ``nodes`` as in ``product_game_block``
+    (with ``nodes="certified"`` each block of points and rows gets its own certified count).
 
     The game's blocks may be arrays of any array API namespace (a torch tensor on a GPU, say):
     the work runs there and the results come back in that namespace and on that device, summed
@@ -628,6 +707,8 @@ def solve_product_game(
     backend : {"auto", "numba", "numpy"}
     dtype : {None, "float64", "float32"}
         Precision of the work; None means float64.
+    nodes : {"certified", "exact"}
+        The Shapley values' node count per block: certified by a bound (default) or ceil(d / 2).
 
     Returns
     -------
@@ -651,13 +732,14 @@ def solve_product_game(
     """
     kernel = _resolve_backend(backend)
     resolve_dtype(np, dtype)
+    _check_nodes(nodes)
     index = check_interactions(interactions)
     interactions = index is not None
     # the rows form of a block (no copy of present factors shared by several rows): numpy float64
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
-    n_nodes = nodes_for_degree(d - 1)
+    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per block
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
@@ -692,7 +774,7 @@ def solve_product_game(
             if xp is None and (dtype not in (None, "float64") or is_foreign_array(a) or is_foreign_array(b)):
                 xp = array_namespace(a, b, c)
             out = product_game_block(
-                a, b, c, interactions=index or False, n_nodes=n_nodes, backend=backend, dtype=dtype
+                a, b, c, interactions=index or False, n_nodes=n_nodes, backend=backend, dtype=dtype, nodes=nodes
             )
             del a, b, c
             if xp is not None:
