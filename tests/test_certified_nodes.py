@@ -334,3 +334,16 @@ def test_log_space_entries_give_the_exact_rule_bit_for_bit(backend, scale):
     want = product_game_block(a, b, c, backend=backend, nodes="exact")
     for x, y in zip(got, want):
         np.testing.assert_array_equal(x, y)
+
+
+def test_block_nodes_without_numba_take_the_numpy_spread_pass(monkeypatch):
+    """With the compiled spread pass unavailable the block's count comes from numpy's pass: the same count."""
+    from kexplain.shapley import product as engine
+
+    rng = np.random.default_rng(5)
+    d = 40
+    a2 = np.exp(rng.normal(0.0, 0.02, (30, d)))
+    b2 = np.exp(rng.normal(0.0, 0.02, (6, d)))
+    with_numba = _block_nodes(a2, None, b2)
+    monkeypatch.setattr(engine, "_spread_pass", lambda: None)
+    assert _block_nodes(a2, None, b2) == with_numba < nodes_for_degree(d - 1)

@@ -18,6 +18,7 @@ from kexplain._optional import compiled_or_none
 from kexplain.gp import _interactions as gp_interactions
 from kexplain.kernels import _gram
 from kexplain.shapley import higher_order as ho
+from kexplain.shapley import product as engine
 from kexplain.shapley import stochastic
 from kexplain.stats import _pairs
 
@@ -31,6 +32,7 @@ LOADERS = {
     "kernels._gram._compiled_rbf_pass": lambda: _gram._compiled_rbf_pass,
     "gp._interactions._compiled": lambda: gp_interactions._compiled,
     "stats._pairs._pairs_numba_module": lambda: _pairs._pairs_numba_module,
+    "shapley.product._spread_pass": lambda: engine._spread_pass,
 }
 
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink

@@ -58,6 +58,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._optional import compiled_or_none
 from .._validation import check_interactions
 from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
@@ -144,13 +145,19 @@ def _block_nodes(a2, ia, b2):
     K = a2.shape[0] if ia is None else ia.shape[0]
     if K == 0 or s_stop <= 0.0:  # d < 10: no certificate ever beats the exact rule
         return exact
-    try:
-        from ._product_numba import spread_max
-    except Exception:  # numba missing or unusable: the same pass in numpy
+    spread_max = _spread_pass()
+    if spread_max is None:  # numba missing or unusable: the same pass in numpy
         s = _spread_max_numpy(a2, ia, b2, s_stop)
     else:
         s = spread_max(a2, np.arange(K) if ia is None else ia, b2, s_stop)
     return block_node_count(s, d)
+
+
+@compiled_or_none
+def _spread_pass():
+    from ._product_numba import spread_max
+
+    return spread_max
 
 
 def _check_finite(x, name):
