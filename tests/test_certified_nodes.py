@@ -191,6 +191,17 @@ def test_fallbacks_give_the_exact_rule_bit_for_bit(backend, case):
         a = rng.uniform(0.01, 1.0, (2, 4, d))
     got = product_game_block(a, b, c, backend=backend)
     want = product_game_block(a, b, c, backend=backend, n_nodes=nodes_for_degree(d - 1))
+    if case == "zero":
+        # counts are per point: the point with the zero factor takes the exact rule, bit for bit;
+        # the other one its certified count, equal to the exact rule to rounding
+        for x, y in zip(got, want):
+            np.testing.assert_array_equal(x[1], y[1])
+            np.testing.assert_allclose(x[0], y[0], rtol=0, atol=1e-14 * np.abs(y).max())
+        from kexplain.shapley import product as engine
+
+        counts = engine._point_nodes(a.reshape(-1, d), None, b, 2, 4)
+        assert counts[0] < counts[1] == nodes_for_degree(d - 1)  # point 0 really took fewer nodes
+        return
     for x, y in zip(got, want):
         np.testing.assert_array_equal(x, y)
 
@@ -347,3 +358,43 @@ def test_block_nodes_without_numba_take_the_numpy_spread_pass(monkeypatch):
     with_numba = _block_nodes(a2, None, b2)
     monkeypatch.setattr(engine, "_spread_pass", lambda: None)
     assert _block_nodes(a2, None, b2) == with_numba < nodes_for_degree(d - 1)
+
+
+@pytest.mark.parametrize("point_b", [False, True])
+def test_each_point_takes_its_own_count_whatever_the_block(point_b):
+    """Node counts are per point: a block mixing points of small and large spread gives every point
+    the values it gets alone (bit for bit), and all agree with the exact rule to rounding."""
+    from kexplain.shapley import product as engine
+
+    rng = np.random.default_rng(11)
+    p, r, d = 6, 5, 40
+    scale = np.array([0.005, 0.5, 0.005, 0.02, 2.0, 0.005])[:, None, None]  # 3 distinct counts or more
+    a = np.exp(rng.normal(0.0, 1.0, (p, r, d)) * scale)
+    b = np.exp(rng.normal(0.0, 0.005, (p, r, d) if point_b else (r, d)))
+    c = rng.normal(size=(r, 2))
+    b2 = b.reshape(-1, d) if point_b else b
+    counts = engine._point_nodes(a.reshape(-1, d), None, b2, p, r)
+    assert len(set(counts.tolist())) >= 2 and counts.min() < nodes_for_degree(d - 1)
+    phi = product_game_block(a, b if point_b else b[None], c)[0]
+    exact = product_game_block(a, b if point_b else b[None], c, nodes="exact")[0]
+    np.testing.assert_allclose(phi, exact, rtol=0, atol=1e-14 * np.abs(exact).max())
+    for i in range(p):
+        alone = product_game_block(a[i : i + 1], b[i : i + 1] if point_b else b[None], c)[0]
+        np.testing.assert_array_equal(alone[0], phi[i])
+
+
+def test_explanations_do_not_depend_on_how_the_rows_are_split():
+    """The functional game's values are bit-identical explained at once or in parts (Dask's row
+    blocks), although the points' certified node counts differ."""
+    import kexplain as kx
+
+    rng = np.random.default_rng(0)
+    d = 60
+    S = rng.normal(size=(300, d))
+    X = rng.normal(size=(40, d))
+    X[:20] *= 0.2
+    em = kx.KernelExpansion(S, rng.normal(size=300), kx.kernels.RBF(np.sqrt(d)))
+    ex = kx.ProductKernelExplainer(em)
+    whole = ex.explain(X).values
+    parts = np.concatenate([ex.explain(X[i : i + 7]).values for i in range(0, 40, 7)])
+    np.testing.assert_array_equal(whole, parts)

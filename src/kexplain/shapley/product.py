@@ -25,11 +25,12 @@ weight 2 (1 - t),
 Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
 For the Shapley values of positive factors that are close to each other (RBF kernels of usual
 widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give the same values to
-rounding: by default (``nodes="certified"``) each block takes the fewest nodes for which a bound
-(``quadrature.certified_nodes``, from the block's largest spread sum_k |a_k - b_k| / min(a_k, b_k))
-certifies every integral to 2^-53 relative, and ceil(d/2) (the exact rule, bit for bit) when a
-factor is zero or negative, the spread is too large or a product needs the log-space path below;
-``nodes="exact"`` always takes ceil(d/2).
+rounding: by default (``nodes="certified"``) each explained point takes the fewest nodes for which
+a bound (``quadrature.certified_nodes``, from the largest spread sum_k |a_k - b_k| / min(a_k, b_k)
+of its pairs) certifies every integral to 2^-53 relative (per point, so a point's values do not
+depend on the other points of its block; the array-API path takes one count per block), and
+ceil(d/2) (the exact rule, bit for bit) when a factor is zero or negative, the spread is too large
+or a product needs the log-space path below; ``nodes="exact"`` always takes ceil(d/2).
 Interaction indices always use their exact rules.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
@@ -151,6 +152,55 @@ def _block_nodes(a2, ia, b2):
     else:
         s = spread_max(a2, np.arange(K) if ia is None else ia, b2, s_stop)
     return block_node_count(s, d)
+
+
+def _point_nodes(a2, ia, b2, p, r):
+    """Each point's certified node count (``quadrature.certified_nodes``) from the largest spread
+    of its own r pairs: a point's count, and so its values, do not depend on the other points of
+    the block (explanations stay bit-identical however the rows are split into calls or blocks)."""
+    d = a2.shape[1]
+    exact = nodes_for_degree(d - 1)
+    s_stop = spread_limit(d)
+    counts = np.full(p, exact)
+    if r == 0 or s_stop <= 0.0:  # d < 10: no certificate ever beats the exact rule
+        return counts
+    nb = b2.shape[0]
+    spread_max = _spread_pass()
+    for i in range(p):
+        k = np.arange(i * r, (i + 1) * r)
+        rows = k if ia is None else ia[k]
+        # pair k's absent row is b2[k % nb]; a point's own pairs keep that when nb divides r
+        b_i = b2 if r % nb == 0 else b2[k % nb]
+        if spread_max is None:  # numba missing or unusable: the same pass in numpy
+            s = _spread_max_numpy(a2, rows, b_i, s_stop)
+        else:
+            s = spread_max(a2, rows, b_i, s_stop)
+        counts[i] = block_node_count(s, d)
+    return counts
+
+
+def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
+    """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
+    call per distinct count (usually one), the exact rule's count passed for the log-space redo."""
+    d = a2.shape[1]
+    exact = nodes_for_degree(d - 1)
+    counts = _point_nodes(a2, ia, b2, p, r)
+    first = int(counts[0]) if p else exact
+    if p == 0 or bool(np.all(counts == first)):
+        t, w = gauss_legendre_01(first)
+        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, exact)
+    K = p * r
+    psi = np.empty((K, d))
+    pa = np.empty(K)
+    nb = b2.shape[0]
+    for m in np.unique(counts).tolist():
+        pts = np.flatnonzero(counts == m)
+        k = (pts[:, None] * r + np.arange(r)).ravel()
+        # the kernel pairs its j-th pair with b[j % len(b)]: the same row as pair k's when nb divides r
+        b_g = b2 if r % nb == 0 else np.ascontiguousarray(b2[k % nb])
+        t, w = gauss_legendre_01(m)
+        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], exact)
+    return psi, pa
 
 
 @compiled_or_none
@@ -450,21 +500,20 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
     factors ``a2[ia[k]]`` (``a2[k]`` when ``ia`` is None: no copy of rows shared by several pairs)
     and absent factors ``b2[k % len(b2)]``; ``pb`` (r,) may give the products of the absent
     factors of the rows when b2 is the same for every point (computed once by the game).
-    ``n_nodes`` None: the block's certified node count (``_block_nodes``).
+    ``n_nodes`` None: each point's certified node count (``_point_nodes``).
     Returns phi (p, d, o), v_full (p, o), v_empty (p, o).
     """
     r, o = c.shape
     d = a2.shape[1]
-    exact = None
-    if n_nodes is None:
-        n_nodes = _block_nodes(a2, ia, b2)
-        exact = nodes_for_degree(d - 1)
     if pb is None:
         with np.errstate(under="ignore"):
             pb = np.prod(b2, axis=-1)
     v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if pb.shape[0] == r else pb.reshape(p, r) @ c
-    t, w = gauss_legendre_01(n_nodes)
-    psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia, exact)  # (K, d), (K,)
+    if n_nodes is not None:
+        t, w = gauss_legendre_01(n_nodes)
+        psi, pa = _weighted_loo_integrals(a2, b2, t, w, kernel, ia)  # (K, d), (K,)
+    else:
+        psi, pa = _certified_loo_integrals(a2, ia, b2, p, r, kernel)
     v_full = pa.reshape(p, r) @ c  # (p, o)
     # phi[p, j, o] = sum_r psi[p, r, j] c[r, o]: a batched matrix product over rows
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
@@ -694,7 +743,7 @@ def solve_product_game(
     Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
     adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
     more with interactions).  ``backend``, ``dtype`` and ``nodes`` as in ``product_game_block``
-    (with ``nodes="certified"`` each block of points and rows gets its own certified count).
+    (with ``nodes="certified"`` each point gets its own certified count in each block of rows).
 
     The game's blocks may be arrays of any array API namespace (a torch tensor on a GPU, say):
     the work runs there and the results come back in that namespace and on that device, summed
@@ -715,7 +764,7 @@ def solve_product_game(
     dtype : {None, "float64", "float32"}
         Precision of the work; None means float64.
     nodes : {"certified", "exact"}
-        The Shapley values' node count per block: certified by a bound (default) or ceil(d / 2).
+        The Shapley values' node count per point: certified by a bound (default) or ceil(d / 2).
 
     Returns
     -------
@@ -746,7 +795,7 @@ def solve_product_game(
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
-    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per block
+    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block

@@ -212,7 +212,7 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
         (32/15) exp((1/2 + c_rho) S) rho^(-2m) / (1 - rho^-2).
 
     The node count is the smallest m for which that is <= ``tol`` at some rho of a geometric
-    grid from 1.01 to 1e4.  For a block of pairs the largest S serves every pair.
+    grid from 1.01 to 1e4.  For several pairs (an explained point's) the largest S serves every pair.
 
     Parameters
     ----------
@@ -244,7 +244,7 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
 
 
 def block_node_count(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
-    """:func:`certified_nodes` without the checks of its arguments (the engine's call per block).
+    """:func:`certified_nodes` without the checks of its arguments (the engine's call per point).
 
     Parameters
     ----------
