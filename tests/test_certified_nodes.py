@@ -47,6 +47,15 @@ except ImportError:  # pragma: no cover
 BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed"))]
 
 
+@pytest.fixture(autouse=True)
+def _certify_at_every_d(monkeypatch):
+    """Seek certified counts at every d here (the engine does from 16 exact nodes on), so the small
+    cases these tests can enumerate exercise fewer nodes; the default is tested on its own below."""
+    from kexplain.shapley import product as engine
+
+    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 1)
+
+
 def _spread(a, b):
     return float(np.sum(np.abs(a - b) / np.minimum(a, b)))
 
@@ -398,3 +407,23 @@ def test_explanations_do_not_depend_on_how_the_rows_are_split():
     whole = ex.explain(X).values
     parts = np.concatenate([ex.explain(X[i : i + 7]).values for i in range(0, 40, 7)])
     np.testing.assert_array_equal(whole, parts)
+
+
+def test_below_sixteen_exact_nodes_no_spread_pass_runs(monkeypatch):
+    """By default a point of d < 31 takes the exact rule without the spread pass (it cannot pay there)."""
+    from kexplain.shapley import product as engine
+
+    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 16)
+
+    def no_pass():
+        raise AssertionError("the spread pass ran")
+
+    monkeypatch.setattr(engine, "_spread_pass", no_pass)
+    rng = np.random.default_rng(3)
+    for d in (20, 30):
+        a2 = np.exp(rng.normal(0.0, 0.01, (12, d)))
+        b2 = np.ones((1, d))
+        assert engine._point_nodes(a2, None, b2, 3, 4).tolist() == [nodes_for_degree(d - 1)] * 3
+    monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
+    a2 = np.exp(rng.normal(0.0, 0.01, (12, 31)))
+    assert engine._point_nodes(a2, None, np.ones((1, 31)), 3, 4).max() < nodes_for_degree(30)
