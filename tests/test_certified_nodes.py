@@ -427,3 +427,27 @@ def test_below_sixteen_exact_nodes_no_spread_pass_runs(monkeypatch):
     monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
     a2 = np.exp(rng.normal(0.0, 0.01, (12, 31)))
     assert engine._point_nodes(a2, None, np.ones((1, 31)), 3, 4).max() < nodes_for_degree(30)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_log_space_redo_is_per_point(backend):
+    """Only the points with products near under- or overflow are redone with the exact rule; the
+    others keep their certified values, bit for bit those they get explained alone."""
+    rng = np.random.default_rng(13)
+    p, r, d = 3, 4, 200
+    level = np.array([1.0, 0.031, 1.0])[:, None, None]  # point 1's products near 1e-300: log space
+    a = level * np.exp(rng.normal(0, 1e-3, (p, r, d)))
+    b = level * np.exp(rng.normal(0, 1e-3, (p, r, d)))  # absent factors of each point's own level
+    c = np.eye(r)
+    got = product_game_block(a, b, c, backend=backend)
+    exact = product_game_block(a, b, c, backend=backend, nodes="exact")
+    for x, y in zip(got, exact):
+        np.testing.assert_array_equal(x[1], y[1])  # the log-space point: the exact rule
+    for i in range(p):
+        alone = product_game_block(a[i : i + 1], b[i : i + 1], c, backend=backend)
+        for x, y in zip(got, alone):
+            np.testing.assert_array_equal(x[i], y[0])
+    from kexplain.shapley import product as engine
+
+    counts = engine._point_nodes(a.reshape(-1, d), None, b.reshape(-1, d), p, r)
+    assert counts[0] < nodes_for_degree(d - 1)  # the others really took fewer nodes

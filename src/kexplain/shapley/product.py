@@ -189,14 +189,15 @@ def _point_nodes(a2, ia, b2, p, r):
 
 def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
     """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
-    call per distinct count (usually one), the exact rule's count passed for the log-space redo."""
+    call per distinct count (usually one), the exact rule's count passed for the log-space redo of
+    the points that need it."""
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
     counts = _point_nodes(a2, ia, b2, p, r)
     first = int(counts[0]) if p else exact
     if p == 0 or bool(np.all(counts == first)):
         t, w = gauss_legendre_01(first)
-        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, exact)
+        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, (exact, r))
     K = p * r
     psi = np.empty((K, d))
     pa = np.empty(K)
@@ -207,7 +208,7 @@ def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
         # the kernel pairs its j-th pair with b[j % len(b)]: the same row as pair k's when nb divides r
         b_g = b2 if r % nb == 0 else np.ascontiguousarray(b2[k % nb])
         t, w = gauss_legendre_01(m)
-        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], exact)
+        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], (exact, r))
     return psi, pa
 
 
@@ -339,10 +340,11 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     and prod_j a_kj; pair k has a's row a[ia[k]] (a[k] when ``ia`` is None) and b's row
     b[k % len(b)].
 
-    ``exact_nodes``: when the rule ``t, w`` is a certified one with fewer nodes and some entry
-    needs the log-space path, the block is redone with this many nodes (the exact rule, bit for
-    bit): the log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with
-    a few nodes those errors average out less than with ceil(d/2)."""
+    ``exact_nodes``: (n, r) when the rule ``t, w`` is a certified one with fewer nodes and the
+    pairs come r per point: the points with an entry that needs the log-space path are redone
+    with n nodes (the exact rule, bit for bit, as their pairs would be in any block): the
+    log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with a few
+    nodes those errors average out less than with ceil(d/2)."""
     K = a.shape[0] if ia is None else ia.shape[0]
     d = a.shape[1]
     m = t.shape[0]
@@ -355,9 +357,17 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     else:
         _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia)
     if bad.any():
-        if exact_nodes is not None and exact_nodes > m:
-            te, we = gauss_legendre_01(exact_nodes)
-            return _weighted_loo_integrals(a, b, te, we, kernel, ia)
+        if exact_nodes is not None and exact_nodes[0] > m:
+            n_exact, r = exact_nodes
+            te, we = gauss_legendre_01(n_exact)
+            pts = np.flatnonzero(bad.reshape(K // r, r * m).any(axis=1))
+            if pts.size * r == K:
+                return _weighted_loo_integrals(a, b, te, we, kernel, ia)
+            k = (pts[:, None] * r + np.arange(r)).ravel()
+            # the kernel pairs its j-th pair with b[j % len(b)]: pair k's row when len(b) divides r
+            b_k = b if r % b.shape[0] == 0 else np.ascontiguousarray(b[k % b.shape[0]])
+            out[k], pa[k] = _weighted_loo_integrals(a, b_k, te, we, kernel, k if ia is None else ia[k])
+            return out, pa
         _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia)
     return out, pa
 
