@@ -137,21 +137,9 @@ def _spread_max_numpy(a, ia, b, s_stop):
 
 
 def _block_nodes(a2, ia, b2):
-    """The certified node count of a block of pairs (``quadrature.certified_nodes``): one pass
-    over the pairs for the largest spread S, compiled when numba is there, whichever backend
-    then integrates (both get the same count)."""
-    d = a2.shape[1]
-    exact = nodes_for_degree(d - 1)
-    s_stop = spread_limit(d)
+    """The certified node count of a block of pairs taken as one point (``_point_nodes``)."""
     K = a2.shape[0] if ia is None else ia.shape[0]
-    if K == 0 or s_stop <= 0.0:  # d < 10: no certificate ever beats the exact rule
-        return exact
-    spread_max = _spread_pass()
-    if spread_max is None:  # numba missing or unusable: the same pass in numpy
-        s = _spread_max_numpy(a2, ia, b2, s_stop)
-    else:
-        s = spread_max(a2, np.arange(K) if ia is None else ia, b2, s_stop)
-    return block_node_count(s, d)
+    return int(_point_nodes(a2, ia, b2, 1, K)[0])
 
 
 #: the certified count is sought only where the exact rule has at least this many nodes (d >= 31).
