@@ -21,6 +21,10 @@ V_S(f) is quadratic in f, so its posterior expectation is
 with K(S) = sum_t amp_t prod_{j not in S} E k_tj(X_j, X'_j) (X' an independent copy: the prior
 covariance integrated with X_S shared and X_{-S} independent) and W_A the pair game with weights
 A_il in place of c_r c_l: again product games, so the expected indices and Shapley effects are exact.
+
+:class:`SensitivityAnalysis` reads the model and the input measure and builds the parts (here);
+it inherits the indices read from the parts from ``_indices`` (:class:`SobolIndices`) and the
+posterior's parts and draws from ``_posterior`` (:class:`PosteriorIndices`).
 """
 
 from __future__ import annotations
@@ -30,26 +34,20 @@ from typing import Any
 
 import numpy as np
 
-from .._params import Integer, check_param
-from .._typing import RandomStateLike
 from .._validation import check_weights, feature_names_of
 from ..attribution import GlobalAttribution
-from ..exceptions import UnsupportedModelError
-from ..explainers.variance_games import covariance_rows
-from ..kernels.base import kernel_terms, term_amplitude
 from ..models.expansion import KernelExpansion
-from ..models.posterior import GPPosterior, gp_posterior
+from ..models.posterior import GPPosterior
 from ..models.sklearn import as_kernel_expansion, describe_output
-from ..shapley.product import solve_product_game
-from ._games import PairGame, PairPart, PriorGame, PriorPart
+from ._games import PairPart, PriorPart
+from ._indices import TARGET_GAMES, SobolIndices  # noqa: F401  (TARGET_GAMES: a name of the module before the split)
+from ._posterior import PosteriorIndices
 from ._tables import RowGroup, Tables, closed_form_tables, empirical_tables, parse_distributions
 
 TARGETS = ("mean", "posterior_expectation")
-#: the game (kexplain.games) whose Shapley values shapley_effects returns, per target
-TARGET_GAMES = {"mean": "variance", "posterior_expectation": "expected variance"}
 
 
-class SensitivityAnalysis:
+class SensitivityAnalysis(SobolIndices, PosteriorIndices):
     """Exact Sobol indices and Shapley effects of a kernel model under independent inputs.
 
     The model is read as a product-kernel expansion exactly as :class:`kx.ProductKernelExplainer`
@@ -208,293 +206,6 @@ class SensitivityAnalysis:
         if not 0 <= int(output) < em.n_outputs:
             raise ValueError(f"output must be in 0..{em.n_outputs - 1}, got {output}.")
         return int(output)
-
-    def _add_posterior_parts(self, model: Any, tables: Any) -> None:
-        try:
-            post = model if isinstance(model, GPPosterior) else gp_posterior(model)
-        except UnsupportedModelError as exc:
-            raise UnsupportedModelError(
-                f"target='posterior_expectation' needs a Gaussian-process posterior: {exc}"
-            ) from None
-        raw, C = covariance_rows(post)
-        groups = [RowGroup(t, Y) for t, Y in raw]
-        terms = kernel_terms(post.kernel)
-        amps = np.array([term_amplitude(t) for t in terms])
-        s2 = post.scale**2
-        tab = tables(groups, prior=True)
-        self._parts.append(PairPart(tab, matrix=-s2 * C))
-        assert tab.e is not None
-        self._parts.append(PriorPart(tab.e[: len(terms)], s2 * amps))
-
-    # ------------------------------------------------------------------ posterior draws
-    def posterior_draws(
-        self, n_draws: int = 200, *, random_state: RandomStateLike = None, rtol: float = 1e-10
-    ) -> dict[str, Any]:
-        """Sobol indices and Shapley effects of posterior function draws of a Gaussian process.
-
-        Each draw is f_k = mu + sum_i delta_ki k(., x_i) over the training inputs x_i, with
-        delta_k = K^{-1} g_k and g_k ~ N(0, C_XX) the posterior at the training inputs (K^{-1} on
-        the eigen-directions of the Gram matrix K with eigenvalues above ``rtol`` times the
-        largest).  So the draws follow the posterior exactly at the training inputs and are its
-        projection onto the span of the kernel functions there; every index of every draw is
-        then exact (one product game with one output per draw).  Their spread is a Monte Carlo
-        estimate of the posterior spread of the indices; the draws lack the posterior variation
-        outside that span, so their average index is at most the exact posterior expectation
-        (``target="posterior_expectation"``), which is what to report as the mean.
-
-        Parameters
-        ----------
-        n_draws : int
-            Number of posterior draws.
-        random_state : None, int, numpy Generator, RandomState or SeedSequence
-            Seeds the draws.
-        rtol : float
-            Relative eigenvalue cutoff of K.
-
-        Returns
-        -------
-        dict
-            ``variance`` (n_draws,), and ``shapley_effect``, ``first_order_sobol`` and
-            ``total_sobol`` (n_draws, d), normalised by each draw's variance.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import kexplain as kx
-        >>> from sklearn.gaussian_process import GaussianProcessRegressor
-        >>> X = np.random.default_rng(0).uniform(-1, 1, size=(20, 2))
-        >>> gpr = GaussianProcessRegressor(alpha=0.01).fit(X, np.sin(3 * X[:, 0]))
-        >>> draws = kx.sensitivity.SensitivityAnalysis(gpr, background=X).posterior_draws(50, random_state=0)
-        >>> draws["shapley_effect"].shape, bool(np.allclose(draws["shapley_effect"].sum(axis=1), 1.0))
-        ((50, 2), True)
-        """
-        check_param(n_draws, "n_draws", Integer(1))
-        try:
-            post = self.model if isinstance(self.model, GPPosterior) else gp_posterior(self.model)
-        except UnsupportedModelError as exc:
-            raise UnsupportedModelError(f"posterior_draws needs a Gaussian-process posterior: {exc}") from None
-        rng = np.random.default_rng(random_state)
-        X = post.X_train
-        K = post.prior(X)
-        lam, V = np.linalg.eigh(0.5 * (K + K.T))
-        keep = lam > rtol * lam.max()
-        Cxx = post.covariance(X)
-        mu_c, U = np.linalg.eigh(0.5 * (Cxx + Cxx.T))
-        g = U @ (np.sqrt(np.clip(mu_c, 0.0, None))[:, None] * rng.standard_normal((X.shape[0], n_draws)))
-        delta = V[:, keep] @ ((V[:, keep].T @ g) / lam[keep][:, None])  # (n, D), output units
-        coef = post.scale * post.coef[:, None] + delta
-        terms = kernel_terms(post.kernel)
-        groups = [RowGroup(t, X) for t in terms]
-        amps = np.array([term_amplitude(t) for t in terms])
-        part = PairPart(self._tables(groups), coef=np.concatenate([a * coef for a in amps], axis=0))
-        full = np.ones(self._d, dtype=bool)
-        w_empty = part.value(~full)
-        var = part.value(full) - w_empty
-        first = np.array([part.value(np.arange(self._d) == j) - w_empty for j in range(self._d)])  # (d, D)
-        total = var[None, :] - (part.leave_one_out() - w_empty[None, :])
-        phi = solve_product_game(PairGame(part)).values[0]  # (d, D)
-        return {
-            "variance": var,
-            "shapley_effect": (phi / var).T,
-            "first_order_sobol": (first / var).T,
-            "total_sobol": (total / var).T,
-        }
-
-    # ------------------------------------------------------------------ evaluation
-    def _value(self, mask: np.ndarray) -> float:
-        return float(sum(p.value(mask)[0] for p in self._parts))
-
-    def _subset_mask(self, subset: Any) -> np.ndarray:
-        mask = np.zeros(self._d, dtype=bool)
-        items = [subset] if isinstance(subset, (str, int, np.integer)) else list(subset)
-        for it in items:
-            if isinstance(it, str):
-                if it not in self.feature_names:
-                    raise ValueError(f"subsets: unknown feature {it!r}; features are {self.feature_names}.")
-                mask[self.feature_names.index(it)] = True
-            elif isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_)) and 0 <= it < self._d:
-                mask[int(it)] = True
-            else:
-                raise ValueError(
-                    f"subsets: {it!r} is not a feature; give indices in 0..{self._d - 1} or names {self.feature_names}."
-                )
-        return mask
-
-    def _scale(self, normalized: bool) -> float:
-        if not normalized:
-            return 1.0
-        if self.variance <= 0:
-            raise ValueError(
-                f"the model's variance over the inputs is {self.variance:.3g}, so normalised indices are undefined; "
-                "use normalized=False."
-            )
-        return 1.0 / self.variance
-
-    def closed_index(self, subsets: Any, *, normalized: bool = True) -> np.ndarray:
-        """Closed Sobol indices V_S / V (or V_S with ``normalized=False``) of the given subsets.
-
-        Parameters
-        ----------
-        subsets : list of lists of feature indices or names
-            The subsets S.
-        normalized : bool
-            Divide by the variance V (False: V_S in units of variance).
-
-        Returns
-        -------
-        ndarray of shape (len(subsets),)
-            The closed index of each subset.
-
-        Examples
-        --------
-        >>> import numpy as np, scipy.stats as st
-        >>> import kexplain as kx
-        >>> em = kx.KernelExpansion(np.array([[0.0, 0.0], [1.0, 1.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
-        >>> sa = kx.sensitivity.SensitivityAnalysis(em, distributions=[st.norm(0, 1), st.uniform(-1, 2)])
-        >>> np.round(sa.closed_index([[0], [1], [0, 1]]), 3)
-        array([0.63, 0.28, 1.  ])
-        """
-        if isinstance(subsets, (str, int, np.integer)):
-            raise TypeError("subsets must be a list of subsets (each a list of features), e.g. [[0, 1], [2]].")
-        scale = self._scale(normalized)
-        return np.array([(self._value(self._subset_mask(s)) - self._w_empty) * scale for s in subsets])
-
-    def first_order(self, *, normalized: bool = True) -> np.ndarray:
-        """First-order Sobol indices V_{j} / V, shape (d,) (see :meth:`closed_index`).
-
-        Parameters
-        ----------
-        normalized : bool, default True
-            Divide by the variance V (False: in units of variance).
-
-        Returns
-        -------
-        ndarray of shape (d,)
-            The first-order Sobol index of each feature.
-        """
-        return self.closed_index([[j] for j in range(self._d)], normalized=normalized)
-
-    def total_order(self, *, normalized: bool = True) -> np.ndarray:
-        """Total Sobol indices (V - V_{-j}) / V, shape (d,), from prefix and suffix products.
-
-        Parameters
-        ----------
-        normalized : bool, default True
-            Divide by the variance V (False: in units of variance).
-
-        Returns
-        -------
-        ndarray of shape (d,)
-            The total Sobol index of each feature.
-        """
-        loo = sum(p.leave_one_out()[:, 0] for p in self._parts)
-        return (self.variance + self._w_empty - np.asarray(loo)) * self._scale(normalized)
-
-    def second_order(self, pairs: Any = None, *, normalized: bool = True) -> np.ndarray:
-        """Second-order (interaction) Sobol indices (V_{jk} - V_j - V_k) / V.
-
-        Parameters
-        ----------
-        pairs : list of (j, k), optional
-            Default: every pair, returned as a symmetric (d, d) matrix with zeros on the diagonal.
-        normalized : bool
-            Divide by the variance V (False: in units of variance).
-
-        Returns
-        -------
-        ndarray of shape (len(pairs),), or (d, d) when ``pairs`` is None
-            The second-order index of each pair.
-        """
-        first = self.first_order(normalized=normalized)
-        if pairs is None:
-            out = np.zeros((self._d, self._d))
-            for j in range(self._d):
-                for k in range(j + 1, self._d):
-                    out[j, k] = out[k, j] = self.closed_index([[j, k]], normalized=normalized)[0] - first[j] - first[k]
-            return out
-        res = []
-        for pair in pairs:
-            mask = self._subset_mask(pair)
-            if mask.sum() != 2:
-                raise ValueError(f"pairs: {pair!r} is not a pair of two different features.")
-            a, b = (int(i) for i in np.flatnonzero(mask))
-            res.append(self.closed_index([[a, b]], normalized=normalized)[0] - first[a] - first[b])
-        return np.array(res)
-
-    def shapley_values(self, *, progress: bool = False) -> np.ndarray:
-        """Shapley effects in units of variance (Shapley values of S -> V_S), shape (d,).
-
-        Parameters
-        ----------
-        progress : bool, default False
-            Show a progress bar.
-
-        Returns
-        -------
-        ndarray of shape (d,)
-            The Shapley effects in units of variance; they sum to the variance.
-        """
-        total = np.zeros(self._d)
-        for p in self._parts:
-            game: PairGame | PriorGame = PairGame(p) if isinstance(p, PairPart) else PriorGame(p)
-            total += solve_product_game(game, progress=progress).values[0, :, 0]
-        return total
-
-    def shapley_effects(self, *, pairs: Any = None, subsets: Any = None, progress: bool = False) -> GlobalAttribution:
-        """The Shapley effects as a :class:`kx.GlobalAttribution` of the variance, with the Sobol indices.
-
-        ``values`` are the Shapley effects in units of variance and ``total`` is Var f(X); the
-        columns ``shapley_effect`` (values / total), ``first_order_sobol`` and ``total_sobol`` are
-        normalised.  ``info`` holds ``second_order`` ({(j, k): index} for the requested ``pairs``)
-        and ``closed`` ({tuple(subset): index} for the requested ``subsets``), with ``measure``
-        and ``output``.
-
-        Parameters
-        ----------
-        pairs : list of (j, k), optional
-            Pairs whose second-order indices go into ``info["second_order"]``.
-        subsets : list of lists of features, optional
-            Subsets whose closed indices go into ``info["closed"]``.
-        progress : bool, default False
-            Show a progress bar.
-
-        Returns
-        -------
-        GlobalAttribution
-            The Shapley effects of the variance, with the Sobol indices as columns.
-
-        Examples
-        --------
-        >>> import numpy as np, scipy.stats as st
-        >>> import kexplain as kx
-        >>> em = kx.KernelExpansion(np.array([[0.0, 0.0], [1.0, 1.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
-        >>> sa = kx.sensitivity.SensitivityAnalysis(em, distributions=[st.norm(0, 1)] * 2)
-        >>> g = sa.shapley_effects(pairs=[(0, 1)])
-        >>> np.round(g.shapley_effect, 3), round(g.info["second_order"][(0, 1)], 3)
-        (array([0.5, 0.5]), 0.138)
-        """
-        values = self.shapley_values(progress=progress)
-        scale = 1.0 / self.variance if self.variance > 0 else np.nan
-        info: dict[str, Any] = {"measure": self.measure, "output": self.output, "target": self.target}
-        if pairs is not None:
-            idx = [tuple(int(i) for i in np.flatnonzero(self._subset_mask(p))) for p in pairs]
-            info["second_order"] = dict(zip(idx, self.second_order(pairs).tolist()))
-        if subsets is not None:
-            keys = [tuple(int(i) for i in np.flatnonzero(self._subset_mask(s))) for s in subsets]
-            info["closed"] = dict(zip(keys, self.closed_index(subsets).tolist()))
-        return GlobalAttribution(
-            values,
-            total=self.variance,
-            feature_names=self.feature_names,
-            quantity=f"variance of {self.output}",
-            columns={
-                "shapley_effect": values * scale,
-                "first_order_sobol": self.first_order(normalized=False) * scale,
-                "total_sobol": self.total_order(normalized=False) * scale,
-            },
-            info=info,
-            game=TARGET_GAMES[self.target],
-        )
 
 
 def sobol_indices(
