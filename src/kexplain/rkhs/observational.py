@@ -42,13 +42,7 @@ from ..shapley.result import ShapleyValues
 from ._models import _check_eta, _check_options, _resolve
 from ._observational_kernels import _cv_kernels, _DefaultRBF, _restricted, select_eta  # noqa: F401  (the old names)
 from ._observational_uncertainty import ObservationalUncertainty
-from .cme import (
-    DEFAULT_CME_REGULARIZATION,
-    GenericCME,
-    ProductCME,
-    choose_landmarks,
-    cme_cv_loss,  # noqa: F401  (the old names)
-)
+from .cme import DEFAULT_CME_REGULARIZATION, GenericCME, ProductCME, choose_landmarks
 
 
 class ObservationalExplainer(Explainer, ObservationalUncertainty):
