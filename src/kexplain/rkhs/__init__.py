@@ -10,7 +10,8 @@
   Shapley values (Chau, Hu, Gonzalez & Sejdinovic, 2022, section 4).
 
 Modules: ``explainer`` (the routing entry), ``observational`` (the CME explainer), ``cme`` (the
-conditional-mean-embedding games, solved through ``kexplain.embeddings``), ``gpshap`` (GP-SHAP:
+conditional-mean-embedding games, solved through ``kexplain.embeddings``: the product-kernel game
+in ``cme_product``, the game of any kernel in ``cme_generic``), ``gpshap`` (GP-SHAP:
 the posterior covariance of the observational values of a Gaussian process,
 ``explain(X, uncertainty=True)``; Chau, Muandet & Sejdinovic, 2023), ``restricted_kernels``
 (kernels restricted to a subset of features, for models whose kernel is not a product) and

@@ -17,38 +17,35 @@ embeddings of the absent features given the present ones, for three kinds of mod
 Coalitions are enumerated (``kx.exact_shapley``) when d <= ``max_exact_features`` (default 12),
 otherwise sampled (``kx.sampled_shapley``) with standard errors
 (``kexplain.explainers.coalitions``).
+
+The explainer's GP-SHAP path (``explain(X, uncertainty=True)``) is a mix-in in
+``_observational_uncertainty``; the kernels of the CMEs that are not products and the
+cross-validation of eta (``select_eta``) are in ``_observational_kernels``.  Every name of this
+module is still imported from here.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._params import Integer, check_param
 from .._typing import RandomStateLike
 from .._validation import check_bool, check_data, check_random_state
-from ..base import Explainer, background_rows, check_explain_options, explain_in_blocks, row_index
-from ..explainers.coalitions import Game, blas_threads, explain_coalitions, to_explanation
+from ..base import Explainer, background_rows, check_explain_options, row_index
+from ..explainers.coalitions import Game, explain_coalitions, to_explanation
 from ..explainers.outputs import check_outputs
 from ..explanation import Explanation
-from ..kernels.base import RBF
-from ..kernels.heuristics import default_lengthscale
-from ..models.posterior import gp_posterior, record_accuracy, warn_accuracy
 from ..shapley.result import ShapleyValues
-from ._models import _check_eta, _check_options, _Model, _resolve
-from .cme import (
-    DEFAULT_CME_REGULARIZATION,
-    GenericCME,
-    ProductCME,
-    choose_landmarks,
-    cme_cv_loss,
-)
+from ._models import _check_eta, _check_options, _resolve
+from ._observational_kernels import _cv_kernels, _DefaultRBF, _restricted, select_eta  # noqa: F401  (the old names)
+from ._observational_uncertainty import ObservationalUncertainty
+from .cme import DEFAULT_CME_REGULARIZATION, GenericCME, ProductCME, choose_landmarks
 
 
-class ObservationalExplainer(Explainer):
+class ObservationalExplainer(Explainer, ObservationalUncertainty):
     """Observational Shapley values of kernel models and of any prediction function (RKHS-SHAP).
 
     The game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], is estimated with conditional mean
@@ -353,59 +350,6 @@ class ObservationalExplainer(Explainer):
         ex.index = index
         return ex
 
-    def _explain_uncertain(
-        self, Xv: np.ndarray, names: list[str], index: Any, interactions: Any, budget: Any, n_jobs: int, joint: bool
-    ) -> Explanation:
-        """GP-SHAP: posterior mean and covariance of the observational values (``kexplain.rkhs.gpshap``)."""
-        from .gpshap import ObservationalGPSHAP
-
-        if self._landmarks is not None:
-            raise ValueError("uncertainty=True needs the exact CME (approximation=None).")
-        if interactions or budget is not None or self.n_features > self.max_exact_features:
-            raise ValueError(
-                "uncertainty=True needs enumerated coalitions (d <= max_exact_features, no budget) and gives "
-                "no interactions."
-            )
-        eta = _check_eta(self.cme_regularization)
-        with self._lock:
-            gs = getattr(self, "_gpshap", None)
-            if gs is None:
-                post = gp_posterior(self.model)  # a clear UnsupportedModelError for models without a posterior
-                cme = ProductCME(post.expansion(), self.background, eta, weights=self.background_weights)
-                gs = self._gpshap = ObservationalGPSHAP(post, cme)
-            gs.cme.set_regularization(eta)
-        post = gs.post
-        em = gs.cme.em
-        base = float(em.intercept[0] + gs.cme.mean_basis @ em.coef[:, 0])
-        base_var = gs.base_variance()
-
-        def block(rows: slice) -> Explanation:
-            X = Xv[rows]
-            mean, cov, bound = gs.moments_and_bound(X, joint=joint)
-            pvar, pbound = post.variance_and_bound(X)
-            ex = Explanation(
-                values=mean,
-                base_values=np.full(X.shape[0], base),
-                data=X,
-                feature_names=names,
-                covariance=None if joint else cov,
-                joint_covariance=cov if joint else None,
-                base_variance=np.full(X.shape[0], base_var),
-                prediction_variance=pvar,
-                game=self.game,
-                output=post.output,
-                v_full=em.predict(X),
-                info={"solver": "exact (GP-SHAP covariance)", "cme_regularization": eta, "approximation": None},
-            )
-            record_accuracy(ex, post, bound, pbound)
-            return ex
-
-        with blas_threads(self._system_size()):
-            ex = block(slice(0, Xv.shape[0])) if joint else explain_in_blocks(block, Xv.shape[0], n_jobs)
-        ex.data, ex.index = Xv, index
-        warn_accuracy(ex)
-        return ex
-
     def _to_explanation(self, res: ShapleyValues, Xv: np.ndarray, names: list[str]) -> Explanation:
         return to_explanation(
             res,
@@ -465,75 +409,3 @@ class ObservationalExplainer(Explainer):
         best, self.cme_cv_scores_ = select_eta(self._model, grid, n_folds, n_coalitions, max_rows, random_state)
         self.cme_regularization = best
         return best
-
-
-def select_eta(
-    m: _Model, grid: Sequence[float], n_folds: int, n_coalitions: int, max_rows: int, random_state: RandomStateLike
-) -> tuple[float, dict[float, float]]:
-    """The cross-validated CME ridge of ``select_cme_regularization``, and the loss of each candidate."""
-    grid = [float(g) for g in grid]
-    if not grid or any(not (np.isfinite(g) and g > 0) for g in grid):
-        raise ValueError(f"grid must be a non-empty list of positive numbers, got {grid!r}.")
-    n_folds = check_param(n_folds, "n_folds", Integer(2))
-    n_coalitions = check_param(n_coalitions, "n_coalitions", Integer(1))
-    max_rows = check_param(max_rows, "max_rows", Integer(1))
-    rng = check_random_state(random_state, "random_state")
-    R = m.background
-    if R.shape[0] > max_rows:
-        R = R[rng.choice(R.shape[0], max_rows, replace=False)]
-    d = m.n_features
-    if d < 2:
-        raise ValueError("the CME regularisation matters only with at least 2 features.")
-    coals = []
-    for _ in range(n_coalitions):
-        s = rng.integers(1, d)
-        S = np.zeros(d, dtype=bool)
-        S[rng.choice(d, s, replace=False)] = True
-        coals.append(S)
-    cond, target = _cv_kernels(m)
-    with blas_threads(R.shape[0]):
-        scores = {g: cme_cv_loss(cond, target, R, g, coals, n_folds, check_random_state(random_state)) for g in grid}
-    return min(scores, key=lambda g: scores[g]), scores
-
-
-def _cv_kernels(m: _Model) -> tuple[Callable[[np.ndarray], Any], Callable[[np.ndarray], Any]]:
-    d = m.n_features
-    if m.kind == "product":
-        assert m.expansion is not None
-        terms, amps = m.expansion.terms, np.asarray(m.expansion.amplitudes)
-        w = amps / amps.sum()
-
-        def on(cols: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-            def k(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-                if cols.size == 0:
-                    return np.ones((A.shape[0], B.shape[0]))
-                return sum(wt * np.prod(t.feature_values(A, B)[:, :, cols], axis=-1) for wt, t in zip(w, terms))
-
-            return k
-
-        return on, lambda S_idx: on(np.setdiff1d(np.arange(d), S_idx))
-    restricted = _restricted(m)
-    full = np.arange(d)
-    return (
-        lambda S_idx: lambda A, B: restricted(S_idx)(A[:, S_idx], B[:, S_idx]),
-        lambda S_idx: lambda A, B: restricted(full)(A, B),
-    )
-
-
-def _restricted(m: _Model) -> Callable[[np.ndarray], Any]:
-    """The kernel restricted to the features S: the model's own, else an RBF with kexplain's
-    default lengthscales on the background."""
-    if m.kernel_on is not None:
-        return m.kernel_on
-    return _DefaultRBF(np.atleast_1d(default_lengthscale(m.background)))
-
-
-class _DefaultRBF:
-    """S -> an RBF on the features S with kexplain's default lengthscales (an object, so that the
-    explainer holding it pickles)."""
-
-    def __init__(self, lengthscale: np.ndarray) -> None:
-        self.lengthscale = lengthscale
-
-    def __call__(self, S_idx: np.ndarray) -> RBF:
-        return RBF(lengthscale=self.lengthscale[S_idx])
