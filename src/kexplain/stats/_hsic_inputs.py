@@ -1,4 +1,4 @@
-"""The inputs of the HSIC statistics: both sides validated, their default kernels, the attributed side.
+"""The inputs of the HSIC statistics: both sides validated, their default kernels, which sides get values.
 
 Each side of :func:`kexplain.stats.hsic` and its attribution is validated on its own, and gets
 its own default kernel: an RBF with the median heuristic on numeric columns, the delta kernel
