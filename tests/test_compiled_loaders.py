@@ -19,7 +19,7 @@ from kexplain.gp import _interactions as gp_interactions
 from kexplain.kernels import _gram
 from kexplain.shapley import higher_order as ho
 from kexplain.shapley import product as engine
-from kexplain.shapley import stochastic
+from kexplain.shapley import sparse, stochastic
 from kexplain.stats import _pairs
 
 SRC = pathlib.Path(ho.__file__).resolve().parents[1]
@@ -33,6 +33,7 @@ LOADERS = {
     "gp._interactions._compiled": lambda: gp_interactions._compiled,
     "stats._pairs._pairs_numba_module": lambda: _pairs._pairs_numba_module,
     "shapley.product._spread_pass": lambda: engine._spread_pass,
+    "shapley.sparse._near_base_kernel": lambda: sparse._near_base_kernel,
 }
 
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink
@@ -44,7 +45,6 @@ HAND_WRITTEN = {
     "shapley/product.py:_numba_kernel": "uncached; the engine's backend resolver calls it",
     "shapley/product.py:_weighted_loo_integrals_safe": "inline fallback: the numpy pass in the except branch",
     "kernels/stationary.py:_exp_numba": "returns the module kexplain._exp_numba (list cache)",
-    "shapley/sparse.py:_near_base_kernel": "uncached loader; to convert",
 }
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._optional import compiled_or_none
 from .product import DEFAULT_BLOCK_BYTES, leave_one_out_integrals
 from .quadrature import gauss_legendre_01, nodes_for_degree
 
@@ -170,12 +171,11 @@ _LOG_FLOOR = -600.0
 _LOG_RATIO_BOUND = 100.0
 
 
+@compiled_or_none
 def _near_base_kernel() -> Any:
     """The compiled near-base loop, or None without numba (the numpy version gives the same numbers)."""
-    try:
-        from ._sparse_numba import near_base_rows
-    except Exception:  # numba missing or unusable here
-        return None
+    from ._sparse_numba import near_base_rows
+
     return near_base_rows
 
 
