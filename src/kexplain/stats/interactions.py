@@ -24,11 +24,13 @@ from ..interaction_explanation import InteractionExplanation, interaction_explan
 from ..shapley.higher_order import check_interaction_spec, solve_product_interactions
 from ..shapley.product import solve_product_game
 from ._common import check_estimator_name
+from ._hsic_game import _CentredWeights
+from ._hsic_inputs import _check_attribute, _sides
+from ._hsic_inputs import _prepare as _prepare_hsic
 from ._kernels import amplitude
+from ._mmd_game import _weights
+from ._mmd_inputs import _prepare
 from ._pairs import factor_data, factors
-from .hsic import _CentredWeights, _check_attribute, _sides
-from .hsic import _prepare as _prepare_hsic
-from .mmd import _prepare, _weights
 
 #: the pairs of rows and their factors are held at once: refuse beyond this many bytes
 MAX_PAIR_BYTES = 512 * 2**20
