@@ -5,6 +5,11 @@ whose players are the d item features, removed from BOTH items at once (d player
 the p context features, or both.  The games of a kernel preference model are product games, so
 the interventional values are exact (``kexplain.preference._games``); the observational item and
 context values go through the conditional mean embeddings of RKHS-SHAP.
+
+The class is assembled here (its constructor, ``explain`` and the deprecated ``value``); it reads
+its input through ``_duel_inputs`` and solves blocks of duels and builds their Explanation in its
+base class ``_prefshap_solve.PrefShapSolver``.  Every name of the module before that split is
+still imported from here.
 """
 
 from __future__ import annotations
@@ -18,21 +23,19 @@ import numpy as np
 from .._deprecation import renamed_keyword
 from .._params import Integer, Real, check_param
 from .._typing import RandomStateLike
-from .._validation import check_data, check_random_state, check_weights, to_array
+from .._validation import check_random_state
 from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
 from ..explanation import Explanation
-from ..interaction_explanation import interaction_explanation
-from ..shapley.enumeration import exact_shapley
-from ..shapley.higher_order import (
-    InteractionTable,
-    check_interaction_spec,
-    interactions_from_values,
-    solve_product_interactions,
-)
 from ..shapley.product import efficiency_error
-from ..shapley.result import ShapleyValues
-from ..shapley.sampling import sampled_shapley
-from ._games import (
+from ._duel_inputs import (  # noqa: F401  (_distinct_rows, _difference: names of the module before the split)
+    _backgrounds,
+    _check_choice,
+    _difference,
+    _distinct_rows,
+    _duels,
+    _orientation,
+)
+from ._games import (  # noqa: F401  (_QuadratureGame: a name of the module before the split)
     BLOCK_BYTES,
     LEVELS,
     MAX_SUBSET_PLAYERS,
@@ -40,92 +43,20 @@ from ._games import (
     PreferenceGame,
     _QuadratureGame,
 )
+from ._prefshap_solve import DEFAULT_BUDGET, MAX_OBSERVATIONAL_ENUMERATION, PrefShapSolver  # noqa: F401
 from .data import DuelData, Duels
 from .expansion import PreferenceExpansion, preference_expansion
 
 VALUES = ("interventional", "observational")
 ROUTES = ("auto", "subsets", "quadrature")
 
-#: observational games are enumerated up to this many players, sampled beyond
-MAX_OBSERVATIONAL_ENUMERATION = 12
-
 #: a default background of the quadrature route keeps at most this many rows
 DEFAULT_QUADRATURE_BACKGROUND = 32
-
-#: default number of coalition evaluations of the sampled observational game
-DEFAULT_BUDGET = 2048
 
 OUTPUT = "decision_function: logit of p(left beats right)"
 
 
-def _distinct_rows(A: np.ndarray, cap: int | None = None) -> np.ndarray:
-    """The distinct rows of A in their first order of appearance (at most ``cap``, evenly spaced)."""
-    try:
-        _, idx = np.unique(np.asarray(A, dtype=np.float64), axis=0, return_index=True)
-    except (TypeError, ValueError):  # labels: compare rows as tuples
-        seen: dict[tuple[Any, ...], int] = {}
-        for i, row in enumerate(map(tuple, A)):
-            seen.setdefault(row, i)
-        idx = np.fromiter(seen.values(), dtype=np.int64)
-    idx = np.sort(idx)
-    if cap is not None and idx.size > cap:
-        idx = idx[np.unique(np.linspace(0, idx.size - 1, cap).round().astype(np.int64))]
-    return A[idx]
-
-
-def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}.")
-    return value
-
-
-def _duels(X: Any, X_right: Any, context: Any) -> tuple[Any, Any, Any]:
-    """(left, right, context) of ``explain``'s input: a Duels, a DuelData, or the left items with
-    ``X_right`` (and ``context``) beside them."""
-    if isinstance(X, DuelData):
-        X = Duels.of(X)
-    if isinstance(X, Duels):
-        if X_right is not None or context is not None:
-            raise TypeError(
-                "explain got Duels and X_right/context; pass the right items and the contexts inside "
-                "Duels(X_left, X_right, context)."
-            )
-        return X.left, X.right, X.context
-    if X_right is None:
-        raise TypeError(
-            "explain needs the duels: X must be Duels(X_left, X_right, context) or a DuelData "
-            f"(or the left items with X_right), got {type(X).__name__} without X_right."
-        )
-    return X, X_right, context
-
-
-def _orientation(y: Any, n: int) -> np.ndarray:
-    """+1 where the left item won, -1 where the right item won."""
-    arr = to_array(y, "y")
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(f"y must hold one outcome per duel, shape ({n},), got shape {arr.shape}.")
-    if arr.dtype == bool:
-        return np.where(arr, 1.0, -1.0)
-    try:
-        f = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("y must be 1/0, 1/-1 or True/False (1 or True: the left item won).") from None
-    labels = set(np.unique(f).tolist())
-    if not (labels <= {0.0, 1.0} or labels <= {-1.0, 1.0}):
-        raise ValueError(
-            f"y must be 1/0, 1/-1 or True/False (1 or True: the left item won), got the labels {sorted(labels)}."
-        )
-    return np.where(f > 0, 1.0, -1.0)
-
-
-def _difference(Xl: np.ndarray, Xr: np.ndarray) -> np.ndarray | None:
-    try:
-        return np.asarray(Xl, dtype=np.float64) - np.asarray(Xr, dtype=np.float64)
-    except (TypeError, ValueError):  # categorical items: no difference to show
-        return None
-
-
-class PrefShapExplainer(Explainer):
+class PrefShapExplainer(PrefShapSolver, Explainer):
     """PREF-SHAP (Chau, 2023, thesis chapter 7): Shapley values of a preference model's duels.
 
     The explained output is the logit g(x^l, x^r[, u]) of "left beats right" of a preference
@@ -279,40 +210,18 @@ class PrefShapExplainer(Explainer):
         # depends on the number of players only, never on ``route``: a different background is a
         # different game, and route= must choose how the same game is solved, not which game.
         cap = DEFAULT_QUADRATURE_BACKGROUND if game == "interventional" and n_players > MAX_SUBSET_PLAYERS else None
-        Z = wz = U = wu = None
-        if uses_items:
-            if background is None:
-                Z = _distinct_rows(np.vstack([pe.left, pe.right]), cap)
-            else:
-                Z = check_data(
-                    background,
-                    name="background",
-                    n_features=d,
-                    numeric_mask=pe.item_kernel.numeric_mask(d),
-                    feature_names=pe.columns,
-                )
-            wz = (
-                np.full(Z.shape[0], 1.0 / Z.shape[0])
-                if background_weights is None
-                else check_weights(background_weights, Z.shape[0])
-            )
-        if uses_contexts:
-            assert pe.context is not None and pe.context_kernel is not None
-            if context_background is None:
-                U = _distinct_rows(pe.context, cap)
-            else:
-                U = check_data(
-                    context_background,
-                    name="context_background",
-                    n_features=p,
-                    numeric_mask=pe.context_kernel.numeric_mask(p),
-                    feature_names=pe.context_columns,
-                )
-            wu = (
-                np.full(U.shape[0], 1.0 / U.shape[0])
-                if context_background_weights is None
-                else check_weights(context_background_weights, U.shape[0], name="context_background_weights")
-            )
+        Z, wz, U, wu = _backgrounds(
+            pe,
+            d,
+            p,
+            cap,
+            uses_items,
+            uses_contexts,
+            background,
+            background_weights,
+            context_background,
+            context_background_weights,
+        )
         self.n_features = (d if uses_items else 0) + (p if uses_contexts else 0)
         names = list(pe.feature_names) if uses_items else []
         if uses_contexts:
@@ -497,137 +406,6 @@ class PrefShapExplainer(Explainer):
         )
         return ex
 
-    def _explain_any_order(
-        self,
-        X_left: Any,
-        X_right: Any,
-        context: Any,
-        y: Any,
-        interactions: Mapping[str, Any],
-        progress: Any,
-        n_jobs: Any,
-    ) -> Explanation:
-        """``explain`` with ``interactions`` a mapping: the values, then any index of any order."""
-        spec = check_interaction_spec(interactions, self.n_features)
-        if self._observational is not None and self.route == "sampling":
-            raise ValueError(
-                f"interactions need an exact game; the observational game of {self.n_features} players is "
-                f"sampled (exact up to {MAX_OBSERVATIONAL_ENUMERATION} players)."
-            )
-        ex = self.explain(X_left, X_right, context, y=y, progress=progress, n_jobs=n_jobs)
-        Xl, Xr, C = self.expansion.check_duels(X_left, X_right, context)
-        N = Xl.shape[0]
-        table: InteractionTable
-        if self._interventional is not None:
-            game = self._interventional
-
-            def present(pts: slice) -> tuple[np.ndarray, np.ndarray]:
-                return game.present(Xl[pts], Xr[pts], None if C is None else C[pts])
-
-            if game._subset_game is not None:  # few players: the 2^D values per duel, then Möbius
-                sub = game._subset_game
-                step = max(1, 2**22 // (2**self.n_features + sub.n_rows * self.n_features))
-                parts = []
-                for p0 in range(0, N, step):
-                    got = present(slice(p0, min(N, p0 + step)))
-                    parts.append(interactions_from_values(sub.values(*got), spec))
-                table = InteractionTable.concatenate(parts)
-            else:
-                quad = _QuadratureGame(game, present, N)
-                table = solve_product_interactions(
-                    quad, spec, max_block_bytes=game.max_block_bytes, progress=bool(progress)
-                )
-        else:
-            assert self._observational is not None
-            v = self._observational.value_function(Xl, Xr, C)
-            found = exact_shapley(v, self.n_features, interactions=dict(interactions)).interactions
-            assert isinstance(found, InteractionTable)
-            table = found
-        # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
-        return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
-
     def __call__(self, X: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:
         """Same as ``explain(X, X_right, context, **options)``."""
         return self.explain(X, X_right, context, **options)
-
-    def _solve(
-        self,
-        Xl: np.ndarray,
-        Xr: np.ndarray,
-        C: np.ndarray | None,
-        interactions: str | None,
-        progress: bool,
-        seed: int,
-        budget: int | None,
-        tol: float | None,
-    ) -> ShapleyValues:
-        if self._interventional is not None:
-            return self._interventional.solve(Xl, Xr, C, interactions=interactions, progress=progress)
-        assert self._observational is not None
-        v = self._observational.value_function(Xl, Xr, C)
-        D = self.n_features
-        if self.route == "enumeration":
-            res = exact_shapley(v, D, interactions=interactions or False)
-        else:
-            res = sampled_shapley(v, D, DEFAULT_BUDGET if budget is None else budget, seed, tol=tol)
-        N = Xl.shape[0]
-        res.values = np.asarray(res.values).reshape(N, D, 1)
-        res.v_full = np.asarray(res.v_full).reshape(N, 1)
-        res.v_empty = np.asarray(res.v_empty).reshape(N, 1)
-        if res.standard_errors is not None:
-            res.standard_errors = np.asarray(res.standard_errors).reshape(N, D, 1)
-        if res.interactions is not None:
-            res.interactions = np.asarray(res.interactions).reshape(N, D, D, 1)
-        return res
-
-    def _to_explanation(
-        self,
-        res: ShapleyValues,
-        Xl: np.ndarray,
-        Xr: np.ndarray,
-        C: np.ndarray | None,
-        names: list[str],
-        sign: np.ndarray | None,
-        rows: slice,
-        index: list[Any] | None,
-    ) -> Explanation:
-        values = np.asarray(res.values)[:, :, 0]
-        base = np.asarray(res.v_empty)[:, 0]
-        v_full = np.asarray(res.v_full)[:, 0]
-        inter = None if res.interactions is None else np.asarray(res.interactions)[..., 0]
-        se = None if res.standard_errors is None else np.asarray(res.standard_errors)[:, :, 0]
-        s = np.ones(Xl.shape[0]) if sign is None else sign[rows]
-        # winner - loser when outcomes are given: the duel read from the winner's side
-        values, base, v_full = values * s[:, None], base * s, v_full * s
-        if inter is not None:
-            inter = inter * s[:, None, None]
-        if self.level == "context":
-            data: np.ndarray | None = C
-        else:
-            diff = _difference(Xl, Xr)
-            data = None if diff is None else diff * s[:, None]
-            if self.level == "joint" and data is not None and C is not None:
-                try:
-                    data = np.hstack([data, np.asarray(C, dtype=np.float64)])
-                except (TypeError, ValueError):
-                    data = None
-        return Explanation(
-            values=values,
-            base_values=base,
-            data=data,
-            feature_names=names,
-            output_names=["g"],
-            interactions=inter,
-            standard_errors=se,
-            game=self.game,
-            info={
-                "v_full": v_full,
-                "left": Xl,
-                "right": Xr,
-                "orientation": s,
-                "route": self.route,
-                "interaction_index": res.interaction_index,
-            },
-            output=self.output,
-            index=None if index is None else index[rows],
-        )
