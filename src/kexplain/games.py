@@ -2,7 +2,7 @@
 
 A Shapley value answers "how much did feature j contribute?" only once a game says what the model
 does when a feature is absent: a value v(S) for every coalition S of present features.  Each game
-kexplain solves is one :class:`Game` record in the table below (in the spirit of shapiq's
+kexplain solves is one :class:`Game` record in the games table (in the spirit of shapiq's
 ``game_theory/indices.py``): its name (the string results carry in ``Explanation.game``), a
 one-line description, what the value of the empty coalition is (the base value), the paper and
 section it comes from, and which explainers and functions give it.  Plots read their base-value
