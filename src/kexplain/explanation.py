@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import games as _games
+from . import _game_record, _game_registry  # the games table's lowest floor (kexplain.games)
 from ._explanation_convert import BASE_COLUMN as BASE_COLUMN  # kept importable from here
 from ._explanation_convert import ExplanationConversions
 from ._explanation_fields import PROMOTED_INFO_KEYS, ExplanationInfo
@@ -190,7 +190,7 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversion
         if self.index is not None and len(self.index) != N:
             raise ValueError(f"index has {len(self.index)} labels for {N} rows.")
         self.game = str(game)
-        _games.describe(self.game)  # refuses a near miss of a table name; anything else is a custom game
+        _game_registry.describe(self.game)  # refuses a near miss of a table name; anything else is a custom game
         self.output = str(output)
         extras = dict(info or {})
         given = {"v_full": v_full, "interaction_index": interaction_index, "efficiency_error": efficiency_error}
@@ -269,7 +269,7 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversion
         return self
 
     @property
-    def game_record(self) -> _games.Game:
+    def game_record(self) -> _game_record.Game:
         """The games-table record of ``game`` (:data:`kexplain.games.CUSTOM` for a game of your own).
 
         Examples
@@ -279,7 +279,7 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversion
         >>> kx.Explanation(np.zeros((1, 2)), 0.0, game="baseline").game_record.base_label
         'f(baseline) = prediction at the reference row'
         """
-        return _games.describe(self.game)
+        return _game_registry.describe(self.game)
 
     @staticmethod
     def _per_row(x: Any, name: str, N: int) -> np.ndarray | None:

@@ -3,40 +3,35 @@
 :class:`Kernel` is the contract every product kernel implements: ``k(x, y) = amplitude * prod_j
 k_j(x_j, y_j)``, with the per-feature factors (``feature_values``), the Gram matrix (``gram``, by
 the fast path a subclass gives in ``_unit_gram``), the matched-pair values and compiled pair-loop
-codes of the statistics (``pair_values``, ``pair_loop_params`` with the ``PAIR_*`` codes below) and
+codes of the statistics (``pair_values``, ``pair_loop_params`` with the ``PAIR_*`` codes) and
 ``rescaled``.  Its operators build :class:`PointwiseProduct` (``k1 * k2``) and :class:`SumKernel`
-(``k1 + k2``); the three stay in one module because each names the others.  Every name is imported
-from :mod:`kexplain.kernels.base` (see its notes for the whole kernel layer).
+(``k1 + k2``); the three stay in one module because each names the others.  What names none of
+them lives in private siblings, whose names are imported from here too: ``_kernel_contract``
+(``_KernelContract``, the computations of one product kernel from its factors, under
+:class:`Kernel`), ``_kernel_sum`` (``_SumOfTerms``, those of a sum from its terms, under
+:class:`SumKernel`) and ``_kernel_params`` (``_check_amplitude`` and the ``PAIR_*`` codes).  Every
+name is imported from :mod:`kexplain.kernels.base` (see its notes for the whole kernel layer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import Real as RealNumber
-from .._params import check_param
-from ._gram import GRAM_BLOCK_ELEMS, _gram_inputs, _row_step
-
-#: factor codes of the statistics' compiled pair loop (``stats/_pairs_numba.tile_factors``); a kernel
-#: says which one it is through :meth:`Kernel.pair_loop_params` (None: the numpy pair path)
-PAIR_RBF, PAIR_LAPLACE, PAIR_CAUCHY, PAIR_DELTA = 0, 1, 2, 3
-
-#: (codes, inverse lengthscales, mismatches) per feature for the compiled pair loop
-PairParams = tuple[np.ndarray, np.ndarray, np.ndarray]
+from ._kernel_contract import _KernelContract
+from ._kernel_params import PAIR_CAUCHY as PAIR_CAUCHY
+from ._kernel_params import PAIR_DELTA as PAIR_DELTA
+from ._kernel_params import PAIR_LAPLACE as PAIR_LAPLACE
+from ._kernel_params import PAIR_RBF as PAIR_RBF
+from ._kernel_params import PairParams as PairParams
+from ._kernel_params import _check_amplitude as _check_amplitude
+from ._kernel_sum import _SumOfTerms
 
 
-def _check_amplitude(amplitude: Any) -> float:
-    """``amplitude`` as a float, or a ValueError when it is not a positive finite number."""
-    what = "a positive finite number"
-    return float(check_param(amplitude, "amplitude", RealNumber(0, closed="neither"), what=what))
-
-
-class Kernel:
+class Kernel(_KernelContract):
     """Base class: a product over features of one-dimensional kernels, times ``amplitude``.
 
     ``k(x, y) = amplitude * prod_j k_j(x_j, y_j)``.  Subclasses implement ``feature_values`` (the
@@ -57,126 +52,8 @@ class Kernel:
     (2, 2, 2)
     """
 
-    amplitude: float = 1.0
     #: numpy defers to the kernel's operators, so ``kernel * array`` is a TypeError, not an array of kernels
     __array_ufunc__ = None
-
-    #: number of features the kernel is defined on, or None when it adapts to any number
-    @property
-    def n_features(self) -> int | None:
-        """Number of features the kernel is defined on, or None when it adapts to any number."""
-        return None
-
-    #: True when inputs must be numeric (False for kernels that compare labels)
-    numeric: bool = True
-
-    def feature_values(self, X: ArrayLike, Y: ArrayLike) -> np.ndarray:
-        """Per-feature kernel values, shape (len(X), len(Y), d), without the amplitude.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n, d)
-            Rows (validated).
-        Y : ndarray of shape (m, d)
-            Rows to compare them with.
-        """
-        raise NotImplementedError
-
-    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
-        """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)); see :meth:`gram`."""
-        return self.gram(X, Y)
-
-    def gram(
-        self,
-        X: ArrayLike,
-        Y: ArrayLike | None = None,
-        *,
-        check_input: bool = True,
-        feature_names: Sequence[str] | None = None,
-    ) -> np.ndarray:
-        """Gram matrix amplitude * prod_j k_j(X_pj, Y_rj), shape (len(X), len(Y)).
-
-        Computed without the (len(X), len(Y), d) tensor of per-feature factors (see the notes
-        of ``kexplain.kernels.base``); temporaries stay within ``GRAM_BLOCK_ELEMS`` elements per block.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Rows (a 1-D array is one column); DataFrames and scipy sparse matrices are accepted.
-        Y : array-like of shape (m, d), optional
-            Second set of rows; None means X (the diagonal is then exactly the amplitude).
-        check_input : bool
-            Validate X and Y (2-D, same number of features, finite numbers for numeric features,
-            no missing labels); False skips this for arrays already validated.
-        feature_names : sequence of str, optional
-            Names of the d features, used in error messages; by default the columns of X (or of
-            Y) when it is a DataFrame, else messages give 0-based column positions.
-
-        Returns
-        -------
-        ndarray of shape (n, m)
-            The Gram matrix amplitude * prod_j k_j(X_pj, Y_rj).
-
-        Raises
-        ------
-        ValueError
-            Naming X or Y (and the row, and the column by name when known) for NaN, infinite or
-            non-numeric values, missing labels, ragged or complex input, or a wrong number of
-            features.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.kernels import Laplacian
-        >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
-        >>> np.round(Laplacian(2.0).gram(X, X[:1]), 3)
-        array([[1.   ],
-               [0.368]])
-        """
-        if check_input:
-            Xa, Ya, same = _gram_inputs(self, X, Y, feature_names)
-        else:
-            Xa = np.asarray(X)
-            Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
-        K = self._unit_gram(Xa, Ya, same)
-        amp = self.diag_value()
-        if amp != 1.0:
-            K *= amp
-        return K
-
-    def _unit_gram(self, X: np.ndarray, Y: np.ndarray, same: bool) -> np.ndarray:
-        """prod_j k_j(X_pj, Y_rj) on validated arrays (no amplitude): here, from ``feature_values`` in
-        row blocks; the kernels of ``kexplain.kernels`` override it with distance-based formulas."""
-        n, m, d = len(X), len(Y), X.shape[1]
-        out = np.empty((n, m))
-        step = _row_step(m, d)
-        for s in range(0, n, step):
-            out[s : s + step] = np.prod(self.feature_values(X[s : s + step], Y), axis=-1)
-        return out
-
-    def diag_value(self) -> float:
-        """k(x, x), which is the amplitude for every kernel here.
-
-        Returns
-        -------
-        float
-            k(x, x), which is the amplitude for every kernel here.
-        """
-        return self.amplitude
-
-    def check_n_features(self, d: int, name: str = "X") -> None:
-        """Raise a ValueError naming ``name`` when the kernel is defined on another number of features.
-
-        Parameters
-        ----------
-        d : int
-            Number of features of the input.
-        name : str, default 'X'
-            Name of the input, for the error message.
-        """
-        nf = self.n_features
-        if nf is not None and nf != d:
-            raise ValueError(f"{name} has {d} features but the kernel {self!r} is defined on {nf} features.")
 
     def rescaled(self, scale: np.ndarray) -> Kernel:
         """The same kernel seen from inputs x with x_scaled = scale * x + shift (per feature).
@@ -187,69 +64,6 @@ class Kernel:
             Per-feature factor of an affine scaler, x_scaled = scale * x + shift.
         """
         raise NotImplementedError
-
-    def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features this kernel needs as numbers.
-
-        Parameters
-        ----------
-        d : int
-            Number of features.
-
-        Returns
-        -------
-        ndarray of bool, shape (d,)
-            True for the features the kernel needs as numbers.
-        """
-        return np.full(d, self.numeric, dtype=bool)
-
-    def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """Per-feature values k_j(P_rj, Q_rj) for matched rows, shape (r, d), without the amplitude.
-
-        What the kernel statistics need for their sample pairs (the numpy pair path).  Here one
-        call of :meth:`feature_values` per pair (slow but correct); the kernels of
-        ``kexplain.kernels`` override it with direct formulas.
-
-        Parameters
-        ----------
-        P : ndarray of shape (r, d)
-            Rows of the first sample.
-        Q : ndarray of shape (r, d)
-            Rows of the second sample, matched to those of ``P`` row by row.
-
-        Returns
-        -------
-        ndarray of shape (r, d)
-            The per-feature values k_j(P_ij, Q_ij), without the amplitude.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.kernels import RBF
-        >>> P, Q = np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 3.0]])
-        >>> np.round(RBF(1.0).pair_values(P, Q), 3)
-        array([[0.607, 1.   ],
-               [1.   , 0.135]])
-        """
-        r, d = np.shape(P)
-        if r == 0:
-            return np.zeros((0, d))
-        return np.stack([self.feature_values(P[i : i + 1], Q[i : i + 1])[0, 0] for i in range(r)])
-
-    def pair_loop_params(self, d: int) -> PairParams | None:
-        """What the statistics' compiled pair loop needs for this kernel on ``d`` features, or None.
-
-        (codes, inverse lengthscales, mismatches), one entry per feature, with the codes
-        ``PAIR_RBF``, ``PAIR_LAPLACE``, ``PAIR_CAUCHY`` and ``PAIR_DELTA`` of this module.  None
-        (the default) sends the kernel to the numpy pair path (:meth:`pair_values`), which is
-        correct for every kernel.
-
-        Parameters
-        ----------
-        d : int
-            Number of features.
-        """
-        return None
 
     def __mul__(self, other: Any) -> Any:
         if isinstance(other, Real) and not isinstance(other, (bool, np.bool_)):
@@ -451,7 +265,7 @@ class PointwiseProduct(Kernel):
         return inner if self.amplitude == 1.0 else f"{self.amplitude:.4g} * {inner}"
 
 
-class SumKernel:
+class SumKernel(_SumOfTerms):
     """Sum of product kernels, k = sum_t k_t.
 
     Each term is a product kernel, so a model built on a SumKernel is still a product game, with
@@ -490,43 +304,6 @@ class SumKernel:
             raise TypeError(msg.format(terms))
         self.terms = terms
 
-    @property
-    def n_features(self) -> int | None:
-        """The number of features the terms agree on, or None when they all adapt."""
-        nfs = {t.n_features for t in self.terms if t.n_features is not None}
-        if len(nfs) > 1:
-            raise ValueError(f"the terms of a SumKernel disagree on the number of features: {nfs}.")
-        return nfs.pop() if nfs else None
-
-    def check_n_features(self, d: int, name: str = "X") -> None:
-        """Raise a ValueError naming ``name`` when a term is defined on another number of features.
-
-        Parameters
-        ----------
-        d : int
-            Number of features of the input.
-        name : str, default 'X'
-            Name of the input, for the error message.
-        """
-        for t in self.terms:
-            t.check_n_features(d, name)
-
-    def numeric_mask(self, d: int) -> np.ndarray:
-        """Boolean array (d,): which features some term needs as numbers.
-
-        Parameters
-        ----------
-        d : int
-            Number of features.
-
-        Returns
-        -------
-        ndarray of bool, shape (d,)
-            True for the features the kernel needs as numbers.
-        """
-        masks = [t.numeric_mask(d) for t in self.terms]
-        return np.logical_or.reduce(masks)
-
     def rescaled(self, scale: ArrayLike) -> SumKernel:
         """Every term rescaled (see :meth:`Kernel.rescaled`).
 
@@ -542,73 +319,6 @@ class SumKernel:
             scaled ones.
         """
         return SumKernel([t.rescaled(scale) for t in self.terms])
-
-    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
-        """The Gram matrix: the sum of the terms' Gram matrices; see :meth:`gram`."""
-        return self.gram(X, Y)
-
-    def gram(
-        self,
-        X: ArrayLike,
-        Y: ArrayLike | None = None,
-        *,
-        check_input: bool = True,
-        feature_names: Sequence[str] | None = None,
-    ) -> np.ndarray:
-        """Sum of the terms' Gram matrices (each computed as in :meth:`Kernel.gram`).
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Rows (a 1-D array is one column).
-        Y : array-like of shape (m, d), optional
-            None means X.
-        check_input : bool
-            Validate X and Y once for all terms (see :meth:`Kernel.gram`).
-        feature_names : sequence of str, optional
-            Names of the features for error messages (see :meth:`Kernel.gram`).
-
-        Returns
-        -------
-        ndarray of shape (n, m)
-            The sum of the terms' Gram matrices.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.kernels import RBF, Cauchy, SumKernel
-        >>> np.round(SumKernel([RBF(1.0), Cauchy(1.0)]).gram(np.array([[0.0], [1.0]])), 3)
-        array([[2.   , 1.107],
-               [1.107, 2.   ]])
-        """
-        if check_input:
-            Xa, Ya, same = _gram_inputs(self, X, Y, feature_names)
-        else:
-            Xa = np.asarray(X)
-            Ya, same = (Xa, True) if Y is None else (np.asarray(Y), False)
-        n, m = Xa.shape[0], Ya.shape[0]
-        if len(self.terms) == 1 or n * m <= GRAM_BLOCK_ELEMS:
-            out = self.terms[0].gram(Xa, None if same else Ya, check_input=False)
-            for t in self.terms[1:]:
-                out += t.gram(Xa, None if same else Ya, check_input=False)
-            return out
-        # a large matrix of many terms (a scale mixture has dozens): row blocks summed into the
-        # output, so the memory is the output plus blocks, not one full matrix per term
-        out = np.empty((n, m))
-        step = _row_step(m, 2)
-        diag = 0.0
-        for t in self.terms:
-            diag += t.diag_value()
-        for a in range(0, n, step):
-            rows = slice(a, min(n, a + step))
-            block = self.terms[0].gram(Xa[rows], Ya, check_input=False)
-            for t in self.terms[1:]:
-                block += t.gram(Xa[rows], Ya, check_input=False)
-            if same:  # as term.gram(X) does: the diagonal is exactly the sum of the amplitudes
-                r = np.arange(rows.start, rows.stop)
-                block[r - a, r] = diag
-            out[rows] = block
-        return out
 
     def __mul__(self, other: Any) -> Any:
         # an overall amplitude multiplies every term; a product with a sum is multiplied out
@@ -631,16 +341,6 @@ class SumKernel:
         if isinstance(other, Kernel):
             return SumKernel([*self.terms, other])
         return NotImplemented
-
-    def diag_value(self) -> float:
-        """k(x, x): the sum of the terms' amplitudes.
-
-        Returns
-        -------
-        float
-            k(x, x): the sum of the terms' amplitudes.
-        """
-        return float(sum(t.diag_value() for t in self.terms))
 
     def __repr__(self) -> str:
         return " + ".join(repr(t) for t in self.terms)
