@@ -57,7 +57,14 @@ autosummary_generate = True
 autosummary_imported_members = False
 # classes assembled from kexplain mix-ins (each holds part of the class's methods in a module of its
 # own): their pages also list the members inherited from kexplain's classes, not scikit-learn's
-autosummary_context = {"mixin_classes": ["kexplain.Explanation", "kexplain.gp.OAKRegressor"]}
+autosummary_context = {
+    "mixin_classes": [
+        "kexplain.Explanation",
+        "kexplain.gp.OAKRegressor",
+        "kexplain.embeddings.ConditionalMeanEmbedding",
+        "kexplain.embeddings.DeconditionalGPRegressor",
+    ]
+}
 # members come from the class template (docs/_templates/autosummary/class.rst); a default of
 # {"members": False} here would override it and leave every class page without its methods
 autodoc_default_options = {"member-order": "groupwise"}
