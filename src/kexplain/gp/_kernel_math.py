@@ -17,4 +17,8 @@ def _sq(x: Any, y: Any) -> np.ndarray:
 def _lengthscale(l: float | None) -> float:
     if l is None:
         raise ValueError("this kernel needs a lengthscale l.")
-    return float(l) ** 2
+    v = float(l)
+    # zero and non-finite lengthscales gave NaN kernel values, a negative one those of -l: all silent
+    if not (np.isfinite(v) and v > 0):
+        raise ValueError(f"the lengthscale l must be a positive finite number, got {l!r}.")
+    return v**2

@@ -9,11 +9,34 @@ from typing import Any
 
 import numpy as np
 
+from .._params import check_positive_int
 from ._kernel_math import _lengthscale, _sq
 
 #: empirical measures with more support points than this are compressed to equal-weight quantile
 #: groups (each represented by its mean), which keeps kernel evaluations O(this) per point
 MAX_MEASURE_POINTS = 1000
+
+
+def _check_measure(points: Any, weights: Any, max_points: Any) -> None:
+    """Refuse what is no probability measure: an empty, non-finite or zero-weight one gave NaN
+    kernel values, and negative weights a kernel that need not be positive definite, all silently."""
+    try:
+        p = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"points must be a 1-D array of numbers, got {points!r:.80}.") from None
+    if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)):
+        raise ValueError(f"points must be a non-empty 1-D array of finite numbers, got {points!r:.80}.")
+    if weights is not None:
+        try:
+            w: np.ndarray | None = np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            w = None
+        if w is None or w.shape != p.shape or not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+            raise ValueError(
+                f"weights must hold one finite, non-negative weight per point ({p.size}), not all zero; "
+                f"got {weights!r:.80}."
+            )
+    check_positive_int(max_points, "max_points")
 
 
 def _compress(values: Any, weights: Any = None, max_points: int = MAX_MEASURE_POINTS) -> tuple[np.ndarray, np.ndarray]:
@@ -59,6 +82,7 @@ class ConstrainedEmpiricalRBF:
     has_lengthscale = True
 
     def __init__(self, points: Any, weights: Any = None, max_points: int = MAX_MEASURE_POINTS) -> None:
+        _check_measure(points, weights, max_points)
         self.points, self.weights = _compress(points, weights, max_points)
 
     def _base(self, x: Any, y: Any, s: float) -> np.ndarray:
