@@ -61,6 +61,8 @@ autosummary_context = {
     "mixin_classes": [
         "kexplain.Explanation",
         "kexplain.gp.OAKRegressor",
+        "kexplain.embeddings.ConditionalMeanEmbedding",
+        "kexplain.embeddings.DeconditionalGPRegressor",
         "kexplain.kernels.Kernel",
         "kexplain.kernels.SumKernel",
         "kexplain.sensitivity.SensitivityAnalysis",

@@ -67,6 +67,24 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
             "sample_input_measure",
             "global_interactions",
         ],
+        # classes whose methods live partly in private mix-ins since the module splits
+        "kexplain.embeddings.ConditionalMeanEmbedding": [
+            "fit",
+            "weights",
+            "expectation",
+            "embedding",
+            "inner_product",
+            "predict",
+        ],
+        "kexplain.embeddings.DeconditionalGPRegressor": ["fit", "elbo", "predict"],
+        "kexplain.kernels.Kernel": ["gram", "feature_values", "pair_values", "rescaled"],
+        "kexplain.kernels.SumKernel": ["gram", "diag_value", "rescaled"],
+        "kexplain.sensitivity.SensitivityAnalysis": [
+            "first_order",
+            "total_order",
+            "shapley_effects",
+            "posterior_draws",
+        ],
     }
     (src / "index.rst").write_text(
         "API\n===\n\n.. autosummary::\n   :toctree: generated\n\n" + "".join(f"   {c}\n" for c in expected)

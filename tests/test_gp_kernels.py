@@ -107,3 +107,35 @@ def test_empirical_kernel_rows_do_not_depend_on_the_batch():
     x, y = rng.normal(size=9), rng.normal(size=30)
     full = e.k(x, y, 0.7)
     np.testing.assert_array_equal(full[3:6], e.k(x[3:6], y, 0.7))
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (([0.0, 1.0], [0.0, 0.0]), "weights must hold one finite, non-negative weight per point"),  # was NaN
+        (([0.0, 1.0], [1.0, -0.5]), "weights must hold"),  # was a kernel of a signed measure
+        (([0.0, 1.0, 2.0], [1.0, 1.0]), "weights must hold one .* per point \\(3\\)"),  # was a broadcast error
+        (([0.0, 1.0], [1.0, np.nan]), "weights must hold"),
+        (([],), "points must be a non-empty 1-D array of finite numbers"),  # was NaN
+        (([0.0, np.nan],), "points must be a non-empty"),  # was NaN
+        (([[0.0, 1.0]],), "points must be a non-empty 1-D"),
+        ((["a", "b"],), "points must be a 1-D array of numbers"),
+        (([0.0, 1.0], None, 0), "max_points"),
+    ],
+)
+def test_empirical_measures_that_are_no_probability_measure_are_named(args, match):
+    """Each gave NaN kernel values, a signed measure or numpy's own error before, none naming the argument."""
+    with pytest.raises(ValueError, match=match):
+        ConstrainedEmpiricalRBF(*args)
+
+
+@pytest.mark.parametrize("l", [0.0, -1.0, np.nan, np.inf])
+@pytest.mark.parametrize("kernel", [ConstrainedGaussianRBF(0.0, 1.0), ConstrainedEmpiricalRBF([0.0, 1.0, 3.0])])
+def test_lengthscales_that_are_not_positive_and_finite_are_named(kernel, l):
+    """Zero, NaN and infinity gave NaN kernel values; -1 the values of +1; all without an error."""
+    x = np.array([0.0, 1.0])
+    for call in (kernel.k, kernel.dk_dlog_l, kernel.gamma):
+        with pytest.raises(ValueError, match="the lengthscale l must be a positive finite number"):
+            call(x, x, l)
+    with pytest.raises(ValueError, match="the lengthscale l must be a positive finite number"):
+        kernel.diag(x, l)

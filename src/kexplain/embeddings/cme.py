@@ -12,11 +12,18 @@ observational game).  The ridge is **n * eta** throughout ``kexplain.embeddings`
 RKHS-SHAP; the thesis writes N lambda in chapter 3 and lambda in chapter 4: lambda = n * eta).
 Row weights w (summing to one) give D (D K D + n eta I)^-1 D k(X, x) with D = diag(sqrt(n w)),
 which equals repeating rows in proportion to their weights.
+
+The code lives by idea in three modules, every name imported from here:
+
+- this module: the estimator (its parameters, ``fit`` and the choice of the regularisation,
+  expectations and ``predict``, computed in blocks of ``BLOCK_BYTES``);
+- ``_cme_queries``: the weights, embeddings and inner products of a fitted embedding (a mix-in);
+- ``cme_selection``: the two criteria the regularisation is chosen by,
+  :func:`cme_cv_loss_from_grams` and :func:`cme_log_marginal_likelihood`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,11 +32,13 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._params import Integer, Options, check_param, check_positive
+from .._params import Integer, Options, check_param
 from .._params import Real as RealNumber
 from .._typing import RandomStateLike
-from .._validation import check_data, check_random_state, match_columns, to_array
-from ._checks import check_gram_output, check_matrix
+from .._validation import check_data, check_random_state, to_array
+from ._cme_queries import EmbeddingQueries
+from .cme_selection import cme_cv_loss_from_grams as cme_cv_loss_from_grams
+from .cme_selection import cme_log_marginal_likelihood as cme_log_marginal_likelihood
 from .gram import as_2d, resolve_kernel
 from .ridge import ExactRidge, NystroemRidge, choose_landmarks
 
@@ -42,130 +51,7 @@ BLOCK_BYTES = 2**26
 DEFAULT_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
 
-def cme_log_marginal_likelihood(K: np.ndarray, L: np.ndarray, lam: float) -> float:
-    """Log marginal likelihood of the Bayesian CME whose posterior mean is the ridge CME.
-
-    With the prior mu ~ GP(0, k (x) l) and observations l(y_i, y_j) = mu(x_i, y_j) + noise of
-    covariance lam I (x) L (Chau, 2023, thesis Proposition 4.3.2, eq. 4.13 with the nuclear kernel
-    replaced by l itself), up to terms that do not depend on lam:
-    -n/2 log|K + lam I| - 1/2 tr((K + lam I)^-1 L).
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Gram matrix of the conditioning inputs x.
-    L : ndarray of shape (n, n)
-        Gram matrix of the conditioned outputs y.
-    lam : float
-        The ridge regularisation (noise variance), positive.
-
-    Returns
-    -------
-    float
-        The log marginal likelihood, up to terms that do not depend on ``lam``.
-
-    Raises
-    ------
-    ValueError
-        Naming ``K``, ``L`` or ``lam``: K not a finite square matrix, L not a finite matrix of the
-        same shape, lam not a positive finite number.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.embeddings import cme_log_marginal_likelihood
-    >>> K = np.eye(2); L = np.eye(2)
-    >>> print(f"{cme_log_marginal_likelihood(K, L, 1.0):.3f}")
-    -1.886
-    """
-    K = check_matrix(K, "K", square=True)
-    n = K.shape[0]
-    L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
-    lam = check_positive(lam, "lam")
-    e, U = np.linalg.eigh(K)
-    e = np.maximum(e, 0.0) + lam
-    Lt = np.einsum("ij,ik,kj->j", U, L, U)  # diag(U^T L U)
-    return float(-0.5 * n * np.sum(np.log(e)) - 0.5 * np.sum(Lt / e))
-
-
-def cme_cv_loss_from_grams(
-    K: np.ndarray,
-    L: np.ndarray,
-    regularization: float | None = None,
-    folds: Sequence[np.ndarray] | None = None,
-    *,
-    eta: float | None = None,
-) -> float:
-    """Held-out squared RKHS error sum ``||l(y, .) - mu_{Y|x}||^2`` over the folds, divided by n.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Gram matrix of the conditioning kernel on all rows.
-    L : ndarray of shape (n, n)
-        Gram matrix of the target kernel on the same rows.
-    regularization : float
-        The ridge of the embedding, as ``ConditionalMeanEmbedding(regularization=...)``: each fold
-        solves with ``K_train + n_train * regularization * I``.
-    folds : sequence of 1-D int arrays
-        The held-out row indices of each fold.
-    eta : float, optional
-        Deprecated spelling of ``regularization`` (a ``FutureWarning``).
-
-    Returns
-    -------
-    float
-        The summed held-out error divided by n.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.embeddings import cme_cv_loss_from_grams
-    >>> x = np.linspace(0, 1, 6)[:, None]
-    >>> K = np.exp(-(x - x.T) ** 2); L = K.copy()
-    >>> folds = [np.arange(0, 6, 2), np.arange(1, 6, 2)]
-    >>> 0.0 <= cme_cv_loss_from_grams(K, L, 1e-3, folds) < 1.0
-    True
-    """
-    K = check_matrix(K, "K", square=True)
-    n = K.shape[0]
-    L = check_matrix(L, "L", shape=(n, n), what="L must be the (n, n) target Gram matrix on the rows of K")
-    if eta is not None:
-        if regularization is not None:
-            raise TypeError("give regularization, not both regularization and its deprecated spelling eta.")
-        warnings.warn(
-            "cme_cv_loss_from_grams(eta=...) is deprecated: write regularization=... (the keyword of the CME "
-            "estimators).",
-            FutureWarning,
-            stacklevel=2,
-        )
-        regularization = eta
-    if regularization is None or folds is None:
-        raise TypeError("cme_cv_loss_from_grams needs regularization and folds.")
-    eta = check_positive(regularization, "regularization")
-    if isinstance(folds, (str, bytes)) or not hasattr(folds, "__iter__"):
-        raise ValueError(f"folds must be a sequence of arrays of held-out row indices, got {folds!r:.80}.")
-    checked = []
-    for te in folds:
-        idx = np.asarray(te)
-        if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= n:
-            raise ValueError(
-                f"folds must be non-empty 1-D arrays of row indices in 0..{n - 1} (the held-out rows), got {te!r:.80}."
-            )
-        if np.unique(idx).size == n:
-            raise ValueError("folds: a fold holds out every row, which leaves none to fit on.")
-        checked.append(idx)
-    total = 0.0
-    for te in checked:
-        tr = np.setdiff1d(np.arange(n), te)
-        beta = ExactRidge(K[np.ix_(tr, tr)], len(tr) * eta).weights(K[np.ix_(tr, te)])
-        cross = L[np.ix_(tr, te)]
-        quad = np.sum(beta * (L[np.ix_(tr, tr)] @ beta), axis=0)
-        total += float(np.sum(np.diag(L)[te] - 2 * np.sum(beta * cross, axis=0) + quad))
-    return total / n
-
-
-class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
+class ConditionalMeanEmbedding(EmbeddingQueries, RegressorMixin, BaseEstimator):
     """Conditional mean embedding of Y given X by kernel ridge regression (exact or Nystroem).
 
     After ``fit(X, Y)``, ``weights(x)`` gives beta(x) over the training rows, so that
@@ -366,12 +252,6 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
             self.solver_ = NystroemRidge(self._gram(L, X, "X", "kernel"), self._gram(L, L, "X", "kernel"), lam, D)
         return self
 
-    def _gram(self, A: np.ndarray, B: np.ndarray, rows: str, which: str) -> np.ndarray:
-        """k(A, B) of the fitted ``kernel`` (``which="kernel"``) or ``target_kernel``, checked: a
-        callable that returns NaN or a wrong shape is named instead of spreading NaN."""
-        k = self.kernel_ if which == "kernel" else self.target_kernel_
-        return check_gram_output(k(A, B), which, (len(A), len(B)), rows)
-
     def _select(self, rng: np.random.Generator) -> float:
         X, Y = self.X_fit_, self.Y_fit_
         n = X.shape[0]
@@ -399,47 +279,7 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         self.scores_ = {eta: -float(res.fun)}
         return eta
 
-    # -- the embedding ------------------------------------------------------------------------------
-    def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
-        check_is_fitted(self, "solver_")
-        match_columns(X, getattr(self, "feature_names_in_", None), name)
-        arr = check_data(X, name=name, estimator=True, min_features=1, huge=False)
-        if arr.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"{name} has {arr.shape[1]} features, but ConditionalMeanEmbedding is expecting {self.n_features_in_} "
-                "features as input."
-            )
-        return np.asarray(validate_data(self, X, reset=False, dtype=np.float64))
-
-    def weights(self, X: Any) -> np.ndarray:
-        """beta(x) over the training rows, shape (n, N): E[g(Y) | X = x] ~ sum_i beta_i(x) g(y_i).
-
-        Parameters
-        ----------
-        X : array-like of shape (N, d)
-            Query rows of the conditioning variable.
-
-        Returns
-        -------
-        ndarray of shape (n, N)
-            The weights beta(x) over the training rows, one column per query row.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.embeddings import ConditionalMeanEmbedding
-        >>> X = np.linspace(0, 1, 10)[:, None]
-        >>> ConditionalMeanEmbedding().fit(X, X[:, 0]).weights(X[:3]).shape
-        (10, 3)
-        """
-        return self._beta(self._check_X(X))
-
-    def _beta(self, Xv: np.ndarray) -> np.ndarray:
-        """beta(x) for validated rows, shape (n, N)."""
-        if self.landmarks_ is None:
-            return self.solver_.weights(self._gram(self.X_fit_, Xv, "X", "kernel"))
-        return self.solver_.weights(self._gram(self.X_fit_[self.landmarks_], Xv, "X", "kernel"))
-
+    # -- expectations (weights, embeddings, inner products: the EmbeddingQueries mix-in) ------------
     def expectation(self, X: Any, g: Callable[[np.ndarray], Any] | Any) -> np.ndarray:
         """E[g(Y) | X = x] for every row x of ``X``, shape (N,) or (N, o).
 
@@ -485,66 +325,6 @@ class ConditionalMeanEmbedding(RegressorMixin, BaseEstimator):
         for s in range(0, Xv.shape[0], step):
             out[s : s + step] = self._beta(Xv[s : s + step]).T @ G
         return out
-
-    def embedding(self, X: Any, Y: Any) -> np.ndarray:
-        """mu_{Y|x}(y) = sum_i beta_i(x) l(y_i, y), shape (N, M), for the rows of ``X`` and ``Y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (N, d)
-            Query rows of the conditioning variable.
-        Y : array-like of shape (M, q)
-            Points of the target variable.
-
-        Returns
-        -------
-        ndarray of shape (N, M)
-            The embedding mu_{Y|x}(y) at every pair of rows.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.embeddings import ConditionalMeanEmbedding
-        >>> X = np.linspace(0, 1, 10)[:, None]
-        >>> ConditionalMeanEmbedding().fit(X, X[:, 0]).embedding(X[:2], np.zeros((5, 1))).shape
-        (2, 5)
-        """
-        beta = self.weights(X)
-        Yv = as_2d(check_data(Y, name="Y", estimator=True, min_features=1, ndims=(1, 2), huge=False))
-        if Yv.shape[1] != self.Y_fit_.shape[1]:
-            raise ValueError(
-                f"Y has {Yv.shape[1]} column(s), but the y given to fit had {self.Y_fit_.shape[1]}; Y holds points of "
-                "y's space."
-            )
-        return np.asarray((self._gram(self.Y_fit_, Yv, "Y", "target_kernel").T @ beta).T)
-
-    def inner_product(self, X1: Any, X2: Any = None) -> np.ndarray:
-        """<mu_{Y|x}, mu_{Y|x'}> in the target RKHS, beta(x)^T L beta(x'), shape (N1, N2).
-
-        Parameters
-        ----------
-        X1 : array-like of shape (N1, d)
-            Query rows.
-        X2 : array-like of shape (N2, d), optional
-            Second set of query rows; None means X1.
-
-        Returns
-        -------
-        ndarray of shape (N1, N2)
-            The inner products of the embeddings in the target RKHS.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain.embeddings import ConditionalMeanEmbedding
-        >>> X = np.linspace(0, 1, 10)[:, None]
-        >>> G = ConditionalMeanEmbedding().fit(X, X[:, 0]).inner_product(X[:3])
-        >>> G.shape, bool(np.allclose(G, G.T))
-        ((3, 3), True)
-        """
-        b1 = self._beta(self._check_X(X1, "X1"))
-        b2 = b1 if X2 is None else self._beta(self._check_X(X2, "X2"))
-        return np.asarray(b1.T @ self._gram(self.Y_fit_, self.Y_fit_, "y", "target_kernel") @ b2)
 
     def predict(self, X: Any) -> np.ndarray:
         """The conditional mean E[Y | X = x] (g the identity), shape (N,) or (N, q) as Y was.
