@@ -6,22 +6,37 @@ row block, the readers of its Explanation) and the explainer's way to them with 
 in ``dask/_tasks.py``, the checks of the arguments and the blocks' random streams in
 ``dask/_inputs.py``.
 
+``star/explainer.py`` keeps :class:`~kexplain.star.StarExplainer`, :func:`~kexplain.star.explain_star`
+and the cut of the solver's batches with interactions (``INTERACTION_BLOCK_BYTES``,
+``_interaction_batch``); the sub-games (the terms grouped by feature set, ``_Group``, and their
+game for a block of points, ``_SubsetGame``) live in ``star/_subgames.py``, the STAR view of the
+model against the background in ``star/_model_view.py``.  A StarExplainer holds its ``_Group``
+objects, so explainers pickled when ``_Group`` lived in ``star/explainer.py`` must still load.
+
 Every name either module defined before its split, private ones included, is still imported from
 it, the same object as in its new home.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import importlib
+import operator
 import pathlib
+import pickle
+import zlib
 
+import numpy as np
 import pytest
 
 pytest.importorskip("dask")
 
 from kexplain.dask import _inputs, _memory, _tasks  # noqa: E402
+from kexplain.star import StarExplainer, StarModel, _model_view, _subgames, adapters, model  # noqa: E402
 
 dask_explain = importlib.import_module("kexplain.dask.explain")
+star_explainer = importlib.import_module("kexplain.star.explainer")
 
 #: old module -> every name it defined (or imported from its own folder) before the split, and
 #: the module that holds it now (dask/explain.py had 528 lines)
@@ -48,8 +63,47 @@ HOMES = {
         "_block_seeds": _inputs,
         "_first_seed": _inputs,
     },
+    # star/explainer.py had 493 lines
+    star_explainer: {
+        "DEFAULT_MAX_ROWS": star_explainer,
+        "INTERACTION_BLOCK_BYTES": star_explainer,
+        "StarExplainer": star_explainer,
+        "explain_star": star_explainer,
+        "_interaction_batch": star_explainer,
+        "exact_shapley": importlib.import_module("kexplain.shapley"),  # patched here by test_star_explainer
+        "as_star_model": adapters,
+        "StarModel": model,
+        "StarTerm": model,
+        "evaluate_term": model,
+        "_Member": _subgames,
+        "_Group": _subgames,
+        "_group_by_subset": _subgames,
+        "_evaluate_members": _subgames,
+        "_SubsetGame": _subgames,
+        "_add_outputs": _subgames,
+        "_star_model_for": _model_view,
+        "_is_bare_term": _model_view,
+    },
 }
-MODULES = [dask_explain, _tasks, _inputs]
+MODULES = [dask_explain, _tasks, _inputs, star_explainer, _subgames, _model_view]
+
+#: ``base64(zlib(pickle.dumps(explainer, protocol=4)))``, made before the split (its ``_Group``
+#: objects named ``kexplain.star.explainer._Group``), of ``StarExplainer(StarModel(TERMS,
+#: n_features=2), BACKGROUND, max_rows=4)``
+OLD_PICKLE = (
+    "eNqNVDtv1EAQti/neykJgkgBKiKqS4pTaFCEkIKIUEQsXPAoI2tt791aOT+03iWXIhIUFzhpuiw/hToVNRU9DT2/IGF27cslEAhT"
+    "eHdm5/F9s7N+V/90WreMwO09OsqHJE57hSC8VymUK1h4hYZn5/qxWn2vDlUXnCSL6FDB0uXIytrWUS/MfhYhKE8Ktau6rAEt7fAa"
+    "DeW5px1afUqE5LRQrjVWqMo0FHGW4jbLKSciQzydWNBkQIUwYKAVyHgo4rRQ4BTDOKRo9Dzvg3qJSY7UGFeopyShCmqjdSWPVMAW"
+    "q4LspmtrJ7YEbVMry4aYp5kTLmKikYOTyiQ/wBQ5zyI06HxdtrZ6iCYyihGpXXgCc94DZ/RgrapAoZP6MzI1aMcp4g1pLhQsm5Q9"
+    "P8w47SUSwRPOCdaY9zkNs7QQXIYCa7EuNNOoPDw2LdmyA6WZdRG3PdYOTiQOcs0Zav0NNflYns6B/Vh3YecMxXxcC0FOtlpWJQpV"
+    "WKgg+ro/hfJgPpMil+Jcb5Q6QitkspL1V8oblAF0AhLuDXgm00ixh2xDo2OPptjm3Bp29elka926JD83q82TSj8p1++b09XgujVL"
+    "7u/TeMBEcVWRsSlx542Rb5u/rzoV2/ago+fSL+eStWHZ348jwfw+zxL/AosJtBIy8nm2jzdWZ8/ZDjR9fZaXI2tBw9/W6oWBdXQD"
+    "9bFrEWgmNAko1yq74Vo4ggScgIiQ6QlYwAHGKyfD2Ew0Whohk+lemfyua7k1M7S4rblzZkvBoUkuDozHH/Ttkn6rpPujpHuN1xfj"
+    "Rc0j8KePIMD0WN6mLELk911710RaFAmwAbaCuTaLpyjtKUr7CsAs+yfUi8N3LaGT//H6PCNEYRF/RDQUNPLfkqGk6u/Bp/pJnH01"
+    "wTLo/QJ+1d+w"
+)
+TERMS = [((0,), operator.itemgetter((slice(None), 0))), ((1, 0), functools.partial(np.prod, axis=1))]
+BACKGROUND = np.array([[0.0, 1.0], [2.0, -1.0], [0.5, 0.5]])
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
@@ -80,3 +134,45 @@ def test_the_worker_functions_resolve_by_their_module_and_name():
     for name in ("_explain_block", "_values", "_base_values", "_interactions", "_frame", "_identity"):
         fn = getattr(dask_explain, name)
         assert getattr(importlib.import_module(fn.__module__), fn.__qualname__) is fn
+
+
+def test_the_star_package_exports_the_same_objects():
+    import kexplain.star as ks
+
+    assert ks.StarExplainer is star_explainer.StarExplainer
+    assert ks.explain_star is star_explainer.explain_star
+    assert ks.StarExplainer.__module__ == "kexplain.star.explainer"
+
+
+def test_the_groups_class_path_resolves():
+    """Pickles name a class by ``__module__`` and ``__qualname__``: both lead back to it."""
+    for name in ("_Group", "_SubsetGame"):
+        cls = getattr(star_explainer, name)
+        assert getattr(importlib.import_module(cls.__module__), cls.__qualname__) is cls
+
+
+def test_star_explainers_pickled_before_the_split_still_load():
+    old = pickle.loads(zlib.decompress(base64.b64decode(OLD_PICKLE)))
+    new = StarExplainer(StarModel(TERMS, n_features=2), BACKGROUND, max_rows=4)
+    assert type(old) is StarExplainer
+    assert [type(g) for g in old._groups] == [_subgames._Group] * 2
+    for g, h in zip(old._groups, new._groups, strict=True):
+        assert (g.feats, g.batch, g.per_coalition, g.chunks) == (h.feats, h.batch, h.per_coalition, h.chunks)
+        np.testing.assert_array_equal(np.array(g.empty), np.array(h.empty), strict=True)
+    X = np.array([[2.0, 1.0], [-1.0, 3.0]])
+    got, ref = old.explain(X, interactions=True), new.explain(X, interactions=True)
+    np.testing.assert_array_equal(got.values, ref.values, strict=True)
+    np.testing.assert_array_equal(got.interactions, ref.interactions, strict=True)
+    # the values the explainer gave before it was pickled (x0 + x0 * x1 over BACKGROUND)
+    np.testing.assert_allclose(got.values, [[2.20833333, 1.54166667], [-4.375, 0.125]], rtol=1e-8)
+
+
+def test_a_group_pickled_under_the_old_path_loads():
+    """A pickle made now, its module name turned back into the old one, loads the same class."""
+    explainer = StarExplainer(StarModel(TERMS, n_features=2), BACKGROUND, max_rows=4)
+    data = pickle.dumps(explainer._groups[1], protocol=2)
+    assert b"kexplain.star._subgames\n" in data
+    data = data.replace(b"kexplain.star._subgames\n", b"kexplain.star.explainer\n")
+    loaded = pickle.loads(data)
+    assert type(loaded) is _subgames._Group
+    assert loaded.feats == [0, 1] and loaded.chunks == explainer._groups[1].chunks
