@@ -7,11 +7,15 @@ The explainer (with the background tables it built at construction) is shipped t
 once: it is one node of the task graph that every block depends on (a dask Delayed, or, with
 ``client=``, a future submitted as a task and replicated to every worker), never pickled per task.
 Both can be recomputed by Dask: losing a worker costs its share of the work, never the result.
+
+This module holds the lazy result (:class:`DaskExplanation`) and the graph :func:`explain_dask`
+builds; the tasks the workers run and the explainer's way to them live in ``_tasks``, the checks
+of the arguments and the blocks' random streams in ``_inputs``.  Every name this module defined
+before that split is still imported from here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +25,27 @@ import numpy as np
 from .._optional import require
 from .._params import Integer, check_param
 from ..explanation import Explanation
-from ._memory import heap_reuse
+from ._inputs import (  # noqa: F401  (_spawn: a name of the module before the split)
+    _block_seeds,
+    _check_client,
+    _check_explainer,
+    _check_random_state,
+    _first_seed,
+    _is_dask_array,
+    _is_dask_frame,
+    _spawn,
+)
+from ._memory import heap_reuse  # noqa: F401  (imported here before the split)
+from ._tasks import (  # noqa: F401  (_identity: a name of the module before the split)
+    _base_values,
+    _explain_block,
+    _flat_columns,
+    _frame,
+    _identity,
+    _interactions,
+    _share,
+    _values,
+)
 
 __all__ = ["DaskExplanation", "explain_dask"]
 
@@ -189,48 +213,6 @@ class DaskExplanation:
         )
 
 
-# -- the functions the workers run ------------------------------------------------------------
-def _explain_block(explainer: Any, block: Any, options: dict[str, Any], seed: Any) -> Explanation:
-    """One ``explain`` call on one row block (runs on a worker)."""
-    if seed is not None:
-        options = {**options, "random_state": seed}
-    with heap_reuse():  # a worker's fixed malloc thresholds cost a page fault per temporary (see _memory)
-        ex = explainer.explain(block, **options)
-    if not isinstance(ex, Explanation):
-        raise TypeError(f"{type(explainer).__name__}.explain must return a kexplain.Explanation, got {type(ex)}.")
-    return ex
-
-
-def _values(ex: Explanation) -> np.ndarray:
-    return ex.values
-
-
-def _base_values(ex: Explanation) -> np.ndarray:
-    return ex.base_values
-
-
-def _interactions(ex: Explanation) -> np.ndarray:
-    if ex.interactions is None:
-        raise ValueError("the explainer returned no interactions although they were asked for.")
-    return ex.interactions
-
-
-def _flat_columns(feature_names: Sequence[str], output_names: Sequence[str], n_outputs: int) -> list[str]:
-    if n_outputs == 1:
-        return list(feature_names)
-    return [f"{f}[{o}]" for o in output_names for f in feature_names]
-
-
-def _frame(ex: Explanation, part: Any, columns: list[str], base_columns: list[str]) -> Any:
-    """Values and base values of one partition, as one pandas DataFrame on the partition's index."""
-    pd = require("pandas", "kexplain.dask")
-    n = len(ex)
-    vals = ex.values if ex.values.ndim == 2 else np.moveaxis(ex.values, 2, 1).reshape(n, len(columns))
-    base = ex.base_values.reshape(n, len(base_columns))
-    return pd.DataFrame(np.concatenate([vals, base], axis=1), index=part.index, columns=[*columns, *base_columns])
-
-
-# -- the public function ------------------------------------------------------------------------
 def explain_dask(
     explainer: Any,
     X: Any,
@@ -433,96 +415,3 @@ def explain_dask(
         output=probe.output,
         interaction_index=probe.interaction_index if has_inter else None,
     )
-
-
-def _check_explainer(explainer: Any) -> None:
-    """A clear error for a model (or anything else) passed where an explainer belongs."""
-    if not callable(getattr(explainer, "explain", None)):
-        hint = ""
-        if hasattr(explainer, "predict") or hasattr(explainer, "fit"):
-            hint = (
-                f"; {type(explainer).__name__} looks like a model: wrap it in an explainer first, e.g. "
-                "explain_dask(kexplain.ProductKernelExplainer(model, background), X)"
-            )
-        raise TypeError(
-            "explainer must be a kexplain explainer (an object with an explain(X, **options) method returning a "
-            f"kexplain.Explanation), got {type(explainer).__name__}{hint}."
-        )
-
-
-def _check_client(client: Any) -> None:
-    """``client`` must be a ``distributed.Client`` (or None)."""
-    if client is None:
-        return
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - the dask extra installs distributed
-        raise ImportError("client= needs the optional package 'distributed': pip install 'kexplain[dask]'") from None
-    if not isinstance(client, Client):
-        raise TypeError(
-            f"client must be a distributed.Client (or None for dask's default scheduler), got {type(client).__name__}."
-        )
-
-
-def _identity(x: Any) -> Any:
-    return x
-
-
-def _share(client: Any, explainer: Any) -> Any:
-    """The explainer as a future held by every worker, that Dask can recompute when a worker is lost.
-
-    It is submitted as a task whose argument is the explainer (so the scheduler keeps the means to
-    make it again, unlike ``scatter``, whose data are gone with the last worker that held them),
-    then replicated to every worker so that no block waits for a transfer.
-    """
-    key = f"{type(explainer).__name__}-{uuid.uuid4().hex}"
-    future = client.submit(_identity, explainer, key=key, pure=False)
-    with contextlib.suppress(Exception):  # replication only saves transfers; a lost worker must not fail here
-        distributed_wait = require("distributed", "kexplain.dask").wait
-        distributed_wait([future])
-        client.replicate([future])
-    return future
-
-
-def _is_dask_array(X: Any) -> bool:
-    return type(X).__module__.startswith("dask.array") and hasattr(X, "chunks")
-
-
-def _is_dask_frame(X: Any) -> bool:
-    module = type(X).__module__
-    return (module.startswith("dask.dataframe") or module.startswith("dask_expr")) and hasattr(X, "columns")
-
-
-def _check_random_state(random_state: Any) -> None:
-    """What ``SeedSequence`` would refuse in its own words (naming no argument), refused here."""
-    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
-        return
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
-        if random_state >= 0:
-            return
-    raise ValueError(
-        f"random_state must be None, a non-negative integer, a numpy SeedSequence or Generator, got {random_state!r}."
-    )
-
-
-def _spawn(random_state: Any, n: int) -> list[Any]:
-    if isinstance(random_state, np.random.Generator):
-        return list(random_state.spawn(n))
-    ss = random_state if isinstance(random_state, np.random.SeedSequence) else np.random.SeedSequence(random_state)
-    return [np.random.default_rng(child) for child in ss.spawn(n)]
-
-
-def _block_seeds(random_state: Any, n_blocks: int) -> list[Any]:
-    """One independent random stream per block (None: no seed passed)."""
-    if random_state is None:
-        return [None] * n_blocks
-    return _spawn(random_state, n_blocks)
-
-
-def _first_seed(random_state: Any) -> Any:
-    if random_state is None:
-        return None
-    if isinstance(random_state, np.random.Generator):
-        # do not advance the caller's generator for the probe
-        return np.random.default_rng(0)
-    return _spawn(random_state, 1)[0]

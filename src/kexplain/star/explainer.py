@@ -18,6 +18,11 @@ same way (null players do not change it), so interactions come from the same sub
 
 Only the empty coalition of a sub-game reads the background alone; its values (one per block of
 background rows) and the base value are computed once, when the explainer is built.
+
+This module holds the explainer, :func:`explain_star` and the cut of the solver's batches with
+interactions; the sub-games (the terms grouped by feature set, their values for a block of
+points) live in ``_subgames``, the STAR view of the model against the background in
+``_model_view``.  Every name this module defined before that split is still imported from here.
 """
 
 from __future__ import annotations
@@ -34,8 +39,17 @@ from ..base import Explainer, background_rows, check_explain_options, explain_in
 from ..explanation import Explanation
 from ..shapley import exact_shapley
 from ..shapley.enumeration import MAX_ENUMERATION_FEATURES
-from .adapters import as_star_model
-from .model import StarModel, StarTerm, evaluate_term
+from ._model_view import _is_bare_term, _star_model_for  # noqa: F401  (_is_bare_term: a name of the module before the split)
+from ._subgames import (  # noqa: F401  (_Member, _evaluate_members: names of the module before the split)
+    _add_outputs,
+    _evaluate_members,
+    _Group,
+    _group_by_subset,
+    _Member,
+    _SubsetGame,
+)
+from .adapters import as_star_model  # noqa: F401  (imported here before the split)
+from .model import StarModel, StarTerm, evaluate_term  # noqa: F401  (imported here before the split)
 
 #: default bound on the number of rows one term evaluation sees (coalitions x points x background)
 DEFAULT_MAX_ROWS = 2**18
@@ -43,30 +57,6 @@ DEFAULT_MAX_ROWS = 2**18
 #: batch of coalitions; the batch is cut so that one such array takes at most a quarter of this
 #: many bytes (about 4.6 GB for one 20-feature term with the values-only batch of 2^18)
 INTERACTION_BLOCK_BYTES = 64 * 2**20
-
-#: (term, position in the model, column permutation or None) of the terms sharing a sub-game
-_Member = tuple[StarTerm, int, "list[int] | None"]
-
-
-class _Group:
-    """The terms over one feature set, with what depends only on them and the background."""
-
-    __slots__ = ("feats", "members", "batch", "per_coalition", "chunks", "empty")
-
-    def __init__(
-        self, feats: list[int], members: list[_Member], background: np.ndarray, weights: np.ndarray, max_rows: int
-    ) -> None:
-        self.feats = feats
-        self.members = members
-        k = len(feats)
-        self.batch = min(2**k, max_rows)
-        self.per_coalition = max(1, max_rows // self.batch)
-        m = background.shape[0]
-        m_chunk = min(m, self.per_coalition)
-        self.chunks = [slice(z0, min(m, z0 + m_chunk)) for z0 in range(0, m, m_chunk)]
-        ZI = background[:, feats]
-        # v(empty) of each background block: sum_z w_z f_I(z_I), shape (o,)
-        self.empty = [weights[zs] @ _evaluate_members(members, ZI[zs]) for zs in self.chunks]
 
 
 class StarExplainer(Explainer):
@@ -387,107 +377,7 @@ def explain_star(
     return explainer.explain(X, interactions=interactions, progress=progress, n_jobs=n_jobs, random_state=random_state)
 
 
-def _star_model_for(model: Any, d: int) -> StarModel:
-    """The STAR view of ``model`` for a background of ``d`` columns; a mismatch names the background."""
-    if isinstance(model, (list, tuple)) and not isinstance(model, StarTerm):
-        star = as_star_model(model if model and not _is_bare_term(model) else [model])
-        for i, t in enumerate(star.terms):
-            bad = [j for j in t.features if j >= d]
-            if bad:
-                raise ValueError(
-                    f"background has {d} columns, but term {i} ({t.name}) reads column(s) {bad}: "
-                    f"the background needs a column for every feature the terms read (0..{max(bad)})."
-                )
-        return as_star_model(model, n_features=d)
-    star = as_star_model(model)
-    if star.n_features != d:
-        raise ValueError(
-            f"background has {d} columns, but the model has {star.n_features} features: pass background "
-            f"rows with the model's {star.n_features} columns."
-        )
-    return star
-
-
-def _is_bare_term(model: Any) -> bool:
-    return isinstance(model, tuple) and len(model) == 2 and callable(model[1])
-
-
-def _group_by_subset(terms: Sequence[StarTerm]) -> list[tuple[list[int], list[_Member]]]:
-    """Terms over the same feature set share one sub-game: [(sorted features, [(term, index, perm)])].
-
-    ``perm`` reorders the sorted columns into the order the term's function expects.
-    """
-    groups: dict[tuple[int, ...], list[_Member]] = {}
-    for i, t in enumerate(terms):
-        key = tuple(sorted(t.features))
-        perm = [key.index(j) for j in t.features]
-        # None: the term reads the columns in sorted order, so no copy of the rows is needed
-        groups.setdefault(key, []).append((t, i, None if perm == sorted(perm) else perm))
-    return [(list(key), members) for key, members in groups.items()]
-
-
-def _evaluate_members(members: Sequence[_Member], rows: np.ndarray) -> np.ndarray:
-    """Sum of the members' values on rows over their (sorted) features, (n_rows, o)."""
-    total: np.ndarray | None = None
-    for term, index, perm in members:
-        vals = evaluate_term(term, rows if perm is None else rows[:, perm], index)
-        total = vals if total is None else total + vals
-    assert total is not None
-    return total
-
-
-class _SubsetGame:
-    """The interventional sub-game, over one feature subset I, of the terms on I, for a block of
-    explained points against one block of background rows.
-
-    Called by the enumeration solver with coalitions A (B, k); returns v(A) for each point and
-    output, (B, p, o): f_I(r_A(z, x)) summed over the terms and averaged over the background block
-    with its weights.  ``empty`` is v(empty), precomputed at construction of the explainer.
-    """
-
-    def __init__(
-        self, members: list[_Member], XI: np.ndarray, ZI: np.ndarray, w: np.ndarray, empty: np.ndarray
-    ) -> None:
-        self.members = members
-        self.XI, self.ZI, self.w = XI, ZI, w
-        self.empty = empty
-
-    def __call__(self, S: np.ndarray) -> np.ndarray:
-        B, k = S.shape
-        p, mz = self.XI.shape[0], self.ZI.shape[0]
-        # the empty coalition reads only background rows (precomputed) and the full one only
-        # explained rows: evaluate the latter on p rows instead of p * m
-        empty, full = ~S.any(axis=1), S.all(axis=1)
-        mixed = ~(empty | full)
-        parts: dict[str, np.ndarray] = {}
-        if empty.any():
-            parts["empty"] = self.empty  # (o,)
-        if full.any():
-            # weighted by this background block's share of the weights (blocks are summed)
-            parts["full"] = _evaluate_members(self.members, self.XI) * self.w.sum()  # (p, o)
-        if mixed.any():
-            Sm = S[mixed]
-            rows = np.where(Sm[:, None, None, :], self.XI[None, :, None, :], self.ZI[None, None, :, :])
-            vals = _evaluate_members(self.members, rows.reshape(-1, k))
-            parts["mixed"] = np.einsum("bpmo,m->bpo", vals.reshape(Sm.shape[0], p, mz, vals.shape[1]), self.w)
-        o = max(np.shape(v)[-1] for v in parts.values())
-        out = np.empty((B, p, o))
-        if "empty" in parts:
-            out[empty] = parts["empty"]
-        if "full" in parts:
-            out[full] = parts["full"]
-        if "mixed" in parts:
-            out[mixed] = parts["mixed"]
-        return out
-
-
 def _interaction_batch(batch: int, k: int) -> int:
     """Coalitions per solver call with interactions: one (batch, k, k) float array in a quarter of
     ``INTERACTION_BLOCK_BYTES`` (the solver holds a handful of them), at most ``batch``."""
     return max(1, min(batch, INTERACTION_BLOCK_BYTES // (4 * 8 * k * k)))
-
-
-def _add_outputs(total: np.ndarray, add: np.ndarray) -> np.ndarray:
-    if total.size == add.size or total.size == 1 or add.size == 1:
-        return total + add
-    raise ValueError(f"the model's terms disagree on the number of outputs ({total.size} and {add.size}).")
