@@ -56,7 +56,14 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .._optional import compiled_or_none
-from ._stochastic_numpy import _HUGE, _SMALL, _TINY, _finish_in_log_space, _prior_block_numpy, _safe_entries  # noqa: F401
+from ._stochastic_numpy import (  # noqa: F401  (the thresholds and _safe_entries: names before the split)
+    _HUGE,
+    _SMALL,
+    _TINY,
+    _finish_in_log_space,
+    _prior_block_numpy,
+    _safe_entries,
+)
 from .product import DEFAULT_BLOCK_BYTES, _resolve_backend
 from .product import _weighted_loo_integrals as _loo_integrals
 from .quadrature import gauss_legendre_01, nodes_for_degree
