@@ -46,118 +46,34 @@ P(u) = sum_q A_q prod_f (u + e_qf) (``terms = [(A_q, [e_q1, ...]), ...]``), the 
 kernels hold it: (gamma <x, y> + coef0)^p is one term with p equal offsets; its Taylor
 coefficients at any point are then exact products, with no expansion of (u + coef0)^p into
 powers of u.
+
+Every name is imported from here; the code lives by idea in four modules:
+
+- ``polynomial_terms``: the polynomial itself (:data:`PolynomialTerms`,
+  :func:`check_polynomial`, :func:`polynomial_degree`, :func:`taylor_coefficients`);
+- ``_polynomial_series``: the truncated power series of the generating functions and their
+  prefix and suffix products;
+- ``_polynomial_pairs``: the pairwise indices of one block;
+- this module: the game protocol :class:`PolynomialGame`, the values of one block
+  (:func:`polynomial_game_block`, with its backend choice) and the memory-bounded blocked solver
+  :func:`solve_polynomial_game`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from math import comb, factorial
 from typing import Any, Protocol
 
 import numpy as np
 
 from .._validation import check_interactions
+from ._polynomial_pairs import _pair_indices
+from ._polynomial_series import _prefix_suffix, _times_factor, _times_series  # noqa: F401  (names before the split)
 from .interactions import interaction_layout
+from .polynomial_terms import PolynomialTerms, check_polynomial, polynomial_degree, taylor_coefficients
 from .product import DEFAULT_BLOCK_BYTES
 from .quadrature import gauss_legendre_01, nodes_for_degree
 from .result import ShapleyValues
-
-#: one polynomial: a list of (amplitude, offsets), P(u) = sum_q A_q prod_f (u + offsets_qf)
-PolynomialTerms = Sequence[tuple[float, Any]]
-
-
-def check_polynomial(terms: Any) -> list[tuple[float, np.ndarray]]:
-    """Validated polynomial terms: a non-empty list of (finite amplitude, finite offsets).
-
-    Parameters
-    ----------
-    terms : sequence of (float, sequence of float)
-        P(u) = sum_q A_q prod_f (u + e_qf); an empty offset list is the constant A_q.
-
-    Returns
-    -------
-    list of (float, ndarray)
-
-    Raises
-    ------
-    ValueError
-        When a term is not a pair, or an amplitude or offset is not a finite real number.
-
-    Examples
-    --------
-    >>> from kexplain.shapley.polynomial import check_polynomial
-    >>> check_polynomial([(2.0, [1.0, 1.0])])
-    [(2.0, array([1., 1.]))]
-    """
-    if isinstance(terms, (str, bytes)) or not hasattr(terms, "__len__") or len(terms) == 0:
-        raise ValueError(f"polynomial must be a non-empty list of (amplitude, offsets) pairs, got {terms!r}.")
-    out = []
-    for term in terms:
-        if not isinstance(term, (tuple, list)) or len(term) != 2:
-            raise ValueError(f"polynomial terms must be (amplitude, offsets) pairs, got {term!r}.")
-        amp, offsets = term
-        if isinstance(amp, (bool, np.bool_)) or not isinstance(amp, (int, float, np.integer, np.floating)):
-            raise ValueError(f"a polynomial amplitude must be a real number, got {amp!r}.")
-        e = np.asarray(offsets, dtype=np.float64).reshape(-1)
-        if not np.isfinite(amp) or not np.all(np.isfinite(e)):
-            raise ValueError(f"polynomial amplitudes and offsets must be finite, got {term!r}.")
-        out.append((float(amp), e))
-    return out
-
-
-def polynomial_degree(terms: PolynomialTerms) -> int:
-    """The degree of P (the largest number of linear factors of a term).
-
-    Examples
-    --------
-    >>> from kexplain.shapley.polynomial import polynomial_degree
-    >>> polynomial_degree([(1.0, [0.5, 0.5, 0.5]), (2.0, [])])
-    3
-    """
-    return max(len(np.atleast_1d(np.asarray(e, dtype=np.float64))) if len(e) else 0 for _, e in terms)
-
-
-def taylor_coefficients(terms: PolynomialTerms, x: Any, degree: int | None = None) -> np.ndarray:
-    """T with P(x + y) = sum_n T[..., n] y^n, for every entry of ``x``.
-
-    Each term A prod_f ((x + e_f) + y) is multiplied out one linear factor at a time, so the
-    coefficients are exact products of the shifted values (no expansion in powers of x).
-
-    Parameters
-    ----------
-    terms : sequence of (float, sequence of float)
-        The polynomial (see :func:`check_polynomial`).
-    x : array-like
-        Expansion points.
-    degree : int, optional
-        Length of the last axis minus one (default: the degree of P).
-
-    Returns
-    -------
-    ndarray of shape x.shape + (degree + 1,)
-
-    Examples
-    --------
-    (x + 1)^2 at x = 1: (2 + y)^2 = 4 + 4 y + y^2.
-
-    >>> from kexplain.shapley.polynomial import taylor_coefficients
-    >>> taylor_coefficients([(1.0, [1.0, 1.0])], 1.0)
-    array([4., 4., 1.])
-    """
-    x = np.asarray(x, dtype=np.float64)
-    p = polynomial_degree(terms) if degree is None else int(degree)
-    out = np.zeros(x.shape + (p + 1,))
-    for amp, offsets in terms:
-        e = np.atleast_1d(np.asarray(offsets, dtype=np.float64))
-        poly = np.zeros(x.shape + (len(e) + 1,))
-        poly[..., 0] = 1.0
-        for q, off in enumerate(e):
-            s = x + off
-            # multiply by (s + y): coefficient n gets s * old[n] + old[n - 1]
-            poly[..., 1 : q + 2] = poly[..., 1 : q + 2] * s[..., None] + poly[..., 0 : q + 1]
-            poly[..., 0] = poly[..., 0] * s
-        out[..., : len(e) + 1] += amp * poly
-    return out
 
 
 class PolynomialGame(Protocol):
@@ -188,54 +104,6 @@ class PolynomialGame(Protocol):
     def block(self, points: slice, rows: slice) -> tuple[np.ndarray, np.ndarray | float, np.ndarray]:
         """(a, b, c) for these points and rows: a (p, r, d), b broadcastable to it, c (r, o)."""
         ...
-
-
-# The work arrays keep the power-series axis (and then the feature axis) first, so that every
-# coefficient is one contiguous (points, rows) slab: the loops below touch whole slabs.
-
-
-def _times_factor(series: np.ndarray, egf: np.ndarray, t: float) -> np.ndarray:
-    """series * (1 + t (e^(s delta) - 1)), truncated; series (K + 1, ...), egf[m] = delta^m / m! (m >= 1)."""
-    out = series.copy()
-    K = series.shape[0] - 1
-    for m in range(1, K + 1):
-        # the factor's s^i coefficient is t delta^i / i! for i >= 1
-        acc = egf[1] * series[m - 1]
-        for i in range(2, m + 1):
-            acc += egf[i] * series[m - i]
-        out[m] += t * acc
-    return out
-
-
-def _times_series(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The truncated product of two power series (axis 0: coefficients)."""
-    K = u.shape[0] - 1
-    out = np.empty(np.broadcast_shapes(u.shape, v.shape))
-    for m in range(K + 1):
-        acc = u[0] * v[m]
-        for i in range(1, m + 1):
-            acc += u[i] * v[m - i]
-        out[m] = acc
-    return out
-
-
-def _prefix_suffix(egf: np.ndarray, t: float, order: int) -> tuple[np.ndarray, np.ndarray]:
-    """Prefix and suffix products of the players' generating functions, order ``order``.
-
-    egf (>= order + 1, d, ...); returns pre, suf of shape (order + 1, d + 1, ...) with pre[:, k]
-    the product over players < k and suf[:, k] the product over players >= k.
-    """
-    d = egf.shape[1]
-    shape = (order + 1, d + 1) + egf.shape[2:]
-    pre = np.zeros(shape)
-    suf = np.zeros(shape)
-    pre[0, 0] = 1.0
-    suf[0, d] = 1.0
-    for k in range(d):
-        pre[:, k + 1] = _times_factor(pre[:, k], egf[:, k], t)
-        j = d - 1 - k
-        suf[:, j] = _times_factor(suf[:, j + 1], egf[:, j], t)
-    return pre, suf
 
 
 def polynomial_game_block(
@@ -362,50 +230,6 @@ def _resolve_backend(backend: str) -> Any:
             ) from None
         return None
     return polynomial_values
-
-
-def _pair_indices(
-    T: np.ndarray, powers: np.ndarray, egf: np.ndarray, c: np.ndarray, p: int, d: int, index: str
-) -> np.ndarray:
-    """The raw pairwise index I_jk (SII or STII) of one block, p >= 2 and d >= 2."""
-    n, r = T.shape[1:]
-    o = c.shape[1]
-    K = p - 2
-    if index == "stii":
-        t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(K, d - 2) + 1))
-        t_weights = t_weights * 2.0 * (1.0 - t_nodes)
-    else:
-        t_nodes, t_weights = gauss_legendre_01(nodes_for_degree(min(K, d - 2)))
-    fact = [float(factorial(m)) for m in range(K + 1)]
-    out = np.zeros((n, d, d, o))
-    for t, w in zip(t_nodes, t_weights):
-        pre, suf = _prefix_suffix(egf, float(t), K)
-        for j in range(d - 1):
-            # runs[:, k - j - 1] = product over players < k except j, for k = j+1..d-1
-            ks = np.arange(j + 1, d)
-            runs = np.empty((K + 1, len(ks)) + pre.shape[2:])
-            run = pre[:, j]
-            for q, k in enumerate(ks):
-                runs[:, q] = run
-                run = _times_factor(run, egf[:, k], float(t))
-            g = _times_series(runs, suf[:, ks + 1])  # E[V_-jk^m] / m!, (K + 1, d - j - 1, n, r)
-            pj = powers[:, j][:, None]  # (p + 1, 1, n, r)
-            pk = powers[:, ks]  # (p + 1, d - j - 1, n, r)
-            integrand = np.zeros(g.shape[1:])
-            for nn in range(2, p + 1):
-                acc = np.zeros(g.shape[1:])
-                for m in range(nn - 1):
-                    q = nn - m
-                    # the polynomial in (delta_j, delta_k) of order q: sum_{a=1}^{q-1} C(q, a) dj^a dk^(q-a)
-                    cross = np.zeros(g.shape[1:])
-                    for aa in range(1, q):
-                        cross += comb(q, aa) * pj[aa] * pk[q - aa]
-                    acc += (comb(nn, m) * fact[m]) * g[m] * cross
-                integrand += T[nn] * acc
-            val = w * np.einsum("knr,ro->nko", integrand, c)  # (n, d - j - 1, o)
-            out[:, j, j + 1 :, :] += val
-            out[:, j + 1 :, j, :] += val
-    return out
 
 
 def solve_polynomial_game(

@@ -38,6 +38,11 @@ pairs whose memory is bounded; the 4^d coalition pairs are never formed.  For a 
 the background pairs (b, b') and (b', b) give transposed terms (t and u swapped), so half of them
 suffice (``symmetric=True``): B^2 d^4 / 4.
 
+Every name is imported from here.  This module holds the two public functions, the loop over
+blocks of background pairs and the choice, per block, between the compiled pass
+(``_stochastic_numba``) and the numpy one; ``_stochastic_numpy`` holds the numpy pass and the
+log-space finish of the entries near under- or overflow.
+
 These functions know nothing of models: they take per-feature tables and return arrays.  The
 explainer (``kx.ProductKernelExplainer(...).explain(X, uncertainty=True)``) builds the tables from
 a Gaussian-process posterior and adds the terms.
@@ -51,14 +56,17 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .._optional import compiled_or_none
-from .product import DEFAULT_BLOCK_BYTES, _loo2_products_safe, _loo_products_safe, _resolve_backend
+from ._stochastic_numpy import (  # noqa: F401  (the thresholds and _safe_entries: names before the split)
+    _HUGE,
+    _SMALL,
+    _TINY,
+    _finish_in_log_space,
+    _prior_block_numpy,
+    _safe_entries,
+)
+from .product import DEFAULT_BLOCK_BYTES, _resolve_backend
 from .product import _weighted_loo_integrals as _loo_integrals
 from .quadrature import gauss_legendre_01, nodes_for_degree
-
-# entries whose products or factors come near under- or overflow go through log space
-_TINY = np.finfo(np.float64).tiny * 1e16
-_HUGE = np.finfo(np.float64).max * 1e-16
-_SMALL = 1e-150
 
 #: arrays of shape (background pairs, nodes, nodes, d) alive at once in a block, with margin
 _PRIOR_ARRAYS = 8
@@ -136,113 +144,6 @@ def _prior_block(
                 _finish_in_log_space(
                     out, diag, g11, G10[qs], G01[qs], G00[qs], cq[qs], t, wt, a0, a1, np.nonzero(be)[0]
                 )
-
-
-def _finish_in_log_space(
-    out: np.ndarray,
-    diag: np.ndarray,
-    g11: np.ndarray,
-    G10: np.ndarray,
-    G01: np.ndarray,
-    G00: np.ndarray,
-    cq: np.ndarray,
-    t: np.ndarray,
-    wt: np.ndarray,
-    a0: int,
-    a1: int,
-    idx: np.ndarray,
-) -> None:
-    """The entries e = (q, a, b) flagged by the compiled pass (nodes a0 <= a < a1 of t): the numpy formulas."""
-    m, na = t.shape[0], a1 - a0
-    qi, a, b = idx // (na * m), a0 + (idx // m) % na, idx % m
-    tt, u = t[a][:, None], t[b][:, None]
-    G10, G01, G00 = G10[qi], G01[qi], G00[qi]
-    A1 = u * g11 + (1.0 - u) * G10
-    A0 = u * G01 + (1.0 - u) * G00
-    Dx = A1 - A0
-    h = tt * Dx
-    h += A0
-    Dy = tt * (g11 - G10) + (1.0 - tt) * (G01 - G00)
-    D2 = g11 - G10 - G01 + G00
-    c = cq[qi] * (wt[a] * wt[b])
-    _safe_entries(out, diag, h, Dx, Dy, D2, c)
-
-
-def _safe_entries(
-    out: np.ndarray, diag: np.ndarray, h: np.ndarray, Dx: np.ndarray, Dy: np.ndarray, D2: np.ndarray, c: np.ndarray
-) -> None:
-    """Entries (rows of the (E, d) arrays) whose product is near under/overflow or has zero factors."""
-    d = h.shape[1]
-    # entries with three or more zero factors contribute nothing to either sum
-    idx = np.nonzero((h == 0.0).sum(axis=-1) <= 2)[0]
-    step = max(1, (8 * 2**20) // (8 * d * d * 3))
-    for s0 in range(0, idx.size, step):
-        e = idx[s0 : s0 + step]
-        hb = h[e]
-        loo2 = _loo2_products_safe(hb)  # (e, d, d)
-        out += np.einsum("e,ej,el,ejl->jl", c[e], Dx[e], Dy[e], loo2)
-        diag += np.einsum("e,ej,ej->j", c[e], D2[e], _loo_products_safe(hb))
-
-
-def _prior_block_numpy(
-    out: np.ndarray,
-    diag: np.ndarray,
-    g11: np.ndarray,
-    G10: np.ndarray,
-    G01: np.ndarray,
-    G00: np.ndarray,
-    cq: np.ndarray,
-    t: np.ndarray,
-    wt: np.ndarray,
-) -> None:
-    """``_prior_block`` in numpy: about ten passes over (q, nodes, nodes, d) arrays."""
-    d = g11.shape[0]
-    q = cq.shape[0]
-    u = t[None, None, :, None]
-    tt = t[None, :, None, None]
-    G10 = G10[:, None, None, :]
-    G01 = G01[:, None, None, :]
-    G00 = G00[:, None, None, :]
-    A1 = u * g11 + (1.0 - u) * G10  # (q, 1, m, d): x's feature present
-    A0 = u * G01 + (1.0 - u) * G00  # (q, 1, m, d): x's feature absent
-    Dx = A1 - A0  # u (g11 - g01) + (1 - u)(g10 - g00)
-    h = tt * Dx  # (q, m, m, d)
-    h += A0
-    shape = h.shape
-    Dy = tt * (g11 - G10) + (1.0 - tt) * (G01 - G00)  # (q, m, 1, d)
-    D2 = (g11 - G10 - G01 + G00)[:, 0, 0, :]  # (q, d)
-    c = cq[:, None, None] * (wt[:, None] * wt[None, :])[None]  # (q, m, m)
-    E = q * t.shape[0] ** 2
-    with np.errstate(under="ignore", over="ignore", divide="ignore"):
-        P = np.prod(h, axis=-1)  # (q, m, m)
-        aP = np.abs(P)
-        # the common case (kernel factors are positive): two reductions decide, no mask is built
-        if h.min() > _SMALL and aP.min() > _TINY and aP.max() < _HUGE:
-            cP = (c * P)[..., None]
-            inv = np.reciprocal(h, out=h)  # h is not needed any more
-            X = Dx * inv
-            inv *= cP
-            # D2 depends on the pair only: sum over the nodes first (terms of one sign), then multiply
-            diag += np.einsum("qj,qj->j", inv.sum(axis=(1, 2)), D2)
-            inv *= Dy
-            out += X.reshape(E, d).T @ inv.reshape(E, d)
-            return
-        ok = (aP > _TINY) & (aP < _HUGE) & (np.abs(h) > _SMALL).all(axis=-1)
-    h = h.reshape(E, d)
-    Dx = np.broadcast_to(Dx, shape).reshape(E, d)
-    Dy = np.broadcast_to(Dy, shape).reshape(E, d)
-    D2 = np.broadcast_to(D2[:, None, None, :], shape).reshape(E, d)
-    c, P, ok = c.reshape(E), P.reshape(E), ok.reshape(E)
-    if ok.any():
-        hk = h[ok]
-        cP = c[ok] * P[ok]
-        X = Dx[ok] / hk
-        Y = (Dy[ok] / hk) * cP[:, None]
-        out += X.T @ Y
-        diag += ((D2[ok] / hk) * cP[:, None]).sum(axis=0)
-    if not ok.all():
-        bad = ~ok
-        _safe_entries(out, diag, h[bad], Dx[bad], Dy[bad], D2[bad], c[bad])
 
 
 def product_covariance(
