@@ -139,3 +139,31 @@ def test_the_api_page_lists_the_mixins_methods():
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "autosummary_context"
     )
     assert "kexplain.models.GPPosterior" in context["mixin_classes"]
+
+
+def _defined_names(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
+@pytest.mark.parametrize("module", ["posterior.py", "dot_product.py"])
+def test_private_adapter_names_come_from_the_modules_that_hold_them(module):
+    """models/sklearn.py re-exports its parts' names for callers outside; its siblings import each
+    name from the module that defines it (sklearn_estimators.py, _sklearn_pipeline.py, sklearn.py)."""
+    homes = {m: _defined_names(MODELS / f"{m}.py") for m in ("sklearn", "sklearn_estimators", "_sklearn_pipeline")}
+    tree = ast.parse((MODELS / module).read_text())
+    found = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in homes:
+            for alias in node.names:
+                found += 1
+                assert alias.name in homes[node.module], f"{module} imports {alias.name} from .{node.module}"
+    assert found
