@@ -65,6 +65,7 @@ autosummary_context = {
         "kexplain.embeddings.DeconditionalGPRegressor",
         "kexplain.kernels.Kernel",
         "kexplain.kernels.SumKernel",
+        "kexplain.models.GPPosterior",
         "kexplain.sensitivity.SensitivityAnalysis",
     ]
 }

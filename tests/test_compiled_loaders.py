@@ -16,7 +16,7 @@ import pytest
 
 from kexplain._optional import compiled_or_none
 from kexplain.gp import _interactions as gp_interactions
-from kexplain.kernels import _gram
+from kexplain.kernels import _gram, stationary
 from kexplain.shapley import higher_order as ho
 from kexplain.shapley import product as engine
 from kexplain.shapley import sparse, stochastic
@@ -34,6 +34,7 @@ LOADERS = {
     "stats._pairs._pairs_numba_module": lambda: _pairs._pairs_numba_module,
     "shapley.product._spread_pass": lambda: engine._spread_pass,
     "shapley.sparse._near_base_kernel": lambda: sparse._near_base_kernel,
+    "kernels.stationary._load_exp_numba": lambda: stationary._load_exp_numba,
 }
 
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink
@@ -41,10 +42,9 @@ HAND_WRITTEN = {
     # backend="numba" must raise naming the extra where the import fails, so not "None, cached"
     "shapley/subsets.py:_subset_kernel": "backend resolver: raises for backend='numba'",
     "shapley/polynomial.py:_resolve_backend": "backend resolver: raises for backend='numba'",
-    # owned by other work when the helper came in (kernels/stationary.py, shapley/product.py): to convert
+    # owned by other work when the helper came in (shapley/product.py): to convert
     "shapley/product.py:_numba_kernel": "uncached; the engine's backend resolver calls it",
     "shapley/product.py:_weighted_loo_integrals_safe": "inline fallback: the numpy pass in the except branch",
-    "kernels/stationary.py:_exp_numba": "returns the module kexplain._exp_numba (list cache)",
 }
 
 

@@ -13,23 +13,29 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._optional import compiled_or_none
 from ._gram import _cauchy_gram, _laplacian_gram, _rbf_gram, profile_gram
 from .heuristics import default_lengthscale
 from .kernel import PAIR_CAUCHY, PAIR_LAPLACE, PAIR_RBF, Kernel, PairParams, _check_amplitude
 
+#: the switch of the compiled exponential: empty (the default) loads it on first use; tests and
+#: benchmarks/bench_exp.py put None in it for numpy's exp on every path (and the module back)
 _EXP_NUMBA: list[Any] = []
+
+
+@compiled_or_none
+def _load_exp_numba() -> Any:
+    """The module ``kexplain._exp_numba``, imported once; None without (usable) numba (the helper's rule)."""
+    from .. import _exp_numba as module
+
+    return module
 
 
 def _exp_numba() -> Any:
     """The compiled exponential's module ``kexplain._exp_numba``, or None without (usable) numba (numpy's exp then)."""
-    if not _EXP_NUMBA:
-        module: Any
-        try:
-            from .. import _exp_numba as module
-        except Exception:  # numba missing or unusable here: numpy computes the same numbers to 1 ulp
-            module = None
-        _EXP_NUMBA.append(module)
-    return _EXP_NUMBA[0]
+    if _EXP_NUMBA:
+        return _EXP_NUMBA[0]
+    return _load_exp_numba()
 
 
 def _exp_inplace(x: np.ndarray) -> np.ndarray:

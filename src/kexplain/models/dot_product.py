@@ -205,7 +205,9 @@ def as_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = No
     >>> bool(np.allclose(em.predict(X[:5]), model.decision_function(X[:5])))
     True
     """
-    from .sklearn import _model_parts, _scaler_affine, _unsupported
+    from ._sklearn_pipeline import _scaler_affine
+    from .sklearn import _model_parts
+    from .sklearn_estimators import _unsupported
 
     if isinstance(model, PolynomialExpansion):
         return model
@@ -245,7 +247,7 @@ def as_polynomial_expansion(model: Any, feature_names: Sequence[str] | None = No
 
 def _is_polynomial_model(model: Any) -> bool:
     """Whether the final estimator's kernel is linear, polynomial, additive chi-squared or DotProduct-based."""
-    from .sklearn import _flatten_pipeline
+    from ._sklearn_pipeline import _flatten_pipeline
 
     steps = _flatten_pipeline(model)
     est = steps[-1] if steps else model

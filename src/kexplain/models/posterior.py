@@ -29,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UnsupportedModelError
+from ._sklearn_pipeline import _flatten_pipeline
 from .expansion import KernelExpansion
 from .gpflow import is_gpflow_model
 from .gpytorch import is_torch_gp
 from .posterior_accuracy import UNCERTAINTY_RTOL, check_accuracy, record_accuracy, warn_accuracy
 from .posterior_parts import GPPosterior
-from .sklearn import _check_fitted, _flatten_pipeline, _from_sklearn, as_kernel_expansion
+from .sklearn import as_kernel_expansion
+from .sklearn_estimators import _check_fitted, _from_sklearn
 
 __all__ = [
     "SUPPORTED_POSTERIORS",
