@@ -2,13 +2,15 @@
 a bound certifies them.
 
 ``quadrature.certified_nodes`` bounds the truncation error of every leave-one-out integral of a
-block of positive factors by (32/15) exp((1/2 + c_rho) S) rho^(-2m) / (1 - rho^-2), S the block's
-largest spread sum_k |a_k - b_k| / min(a_k, b_k).  Checked here: the bound against an
-extended-precision reference (mpmath, the integrals of the multiplied-out polynomials) for every
-node count, on random and adversarial factors; the engine's certified values against brute-force
-enumeration of coalitions and against the exact rule (1e-14 relative) where fewer nodes are
-actually used; the fallbacks and ``nodes="exact"`` bit for bit; both compiled kernel modes (fewer
-than 12 nodes and more) with node counts below ceil(d/2) against the numpy pass.
+pair of positive factor rows by (32/15) exp(kappa_rho S) rho^(-2m) / (1 - rho^-2), S the pair's
+spread sum_k |a_k - b_k| / max(a_k, b_k) and kappa_rho = max(c_rho, 1 + log(c_rho + 1/2)).
+Checked here: kappa_rho against the supremum of h_rho(u) / u in 50-digit arithmetic; the bound
+against an extended-precision reference (mpmath, the integrals of the multiplied-out polynomials)
+for every node count, on random and adversarial factors (wide ratios included) at d 2-60; the
+engine's certified values against brute-force enumeration of coalitions and against the exact rule
+(1e-14 relative) where fewer nodes are actually used; per-pair counts (values bit-identical
+however points and rows are split); the fallbacks and ``nodes="exact"`` bit for bit; both compiled
+kernel modes (fewer than 12 nodes and more) with node counts below ceil(d/2) against the numpy pass.
 """
 
 from __future__ import annotations
@@ -22,17 +24,20 @@ import pytest
 from kexplain.shapley.product import (
     _block_nodes,
     _numba_kernel,
-    _spread_max_numpy,
+    _pair_counts_numpy,
+    _pair_nodes,
     _weighted_loo_integrals,
     product_game_block,
     solve_product_game,
 )
 from kexplain.shapley.quadrature import (
     _RHO,
+    _RHO_C,
     _RHO_CONST,
     _RHO_SPREAD,
     certified_nodes,
     gauss_legendre_01,
+    node_limits,
     nodes_for_degree,
     spread_limit,
 )
@@ -57,13 +62,12 @@ def _certify_at_every_d(monkeypatch):
 
 
 def _spread(a, b):
-    return float(np.sum(np.abs(a - b) / np.minimum(a, b)))
+    return float(np.sum(np.abs(a - b) / np.maximum(a, b)))
 
 
 def _bound(s, m):
     """The theorem's bound on the relative error with m nodes, minimised over the rho grid."""
-    with np.errstate(over="ignore"):
-        return float(np.min(np.exp(_RHO_CONST + _RHO_SPREAD * s) * _RHO ** (-2.0 * m)))
+    return float(np.exp(np.min(_RHO_CONST + _RHO_SPREAD * s - 2.0 * m * np.log(_RHO))))
 
 
 def _mp_integrals(a, b):
@@ -85,6 +89,93 @@ def _mp_integrals(a, b):
         return out
 
 
+def test_kappa_is_the_supremum_of_h_over_u():
+    """kappa_rho = max(c_rho, 1 + log(c_rho + 1/2)) bounds h_rho(u) / u on (0, 1] (checked in 50-digit
+    arithmetic on a grid dense near both ends), and is attained there: the bound is not loose."""
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(50):
+        us = [mp.mpf(10) ** -k for k in range(1, 30, 2)] + [mp.mpf(i) / 64 for i in range(1, 64)]
+        us += [1 - mp.mpf(10) ** -k for k in range(2, 30, 3)] + [mp.mpf(1)]
+        for i in range(0, len(_RHO), 7):
+            c = mp.mpf(float(_RHO_C[i]))
+            worst = mp.mpf(0)
+            for u in us:
+                # h(u) = log M - log L for max = 1, min = 1 - u (the Jensen bound's log L exactly)
+                r = 1 - u
+                log_l = (r * mp.log(r) / (r - 1) - 1) if r > 0 else mp.mpf(-1)
+                h = mp.log((1 + r) / 2 + c * u) - log_l
+                worst = max(worst, h / u)
+            assert worst <= _RHO_SPREAD[i], (i, float(worst), _RHO_SPREAD[i])
+            assert float(worst) >= _RHO_SPREAD[i] * (1 - 1e-9), (i, float(worst), _RHO_SPREAD[i])
+
+
+def test_node_limits_match_the_bound():
+    """The table the engine's pass compares with gives the smallest m whose bound is <= tol."""
+    tol = 2.0**-53
+    rng = np.random.default_rng(1)
+    for d in (10, 20, 40, 160, 1000):
+        exact = nodes_for_degree(d - 1)
+        limits = node_limits(d)
+        assert limits.shape == (exact - 1,) and np.all(np.diff(limits) > 0)
+        for s in np.concatenate([rng.uniform(0, 1.2 * spread_limit(d) + 0.1, 200), limits[limits >= 0], [0.0]]):
+            m = certified_nodes(s, d)
+            if m < exact:
+                assert _bound(s, m) <= tol * (1 + 1e-6)
+            if 1 < m <= exact:
+                assert _bound(s, m - 1) > tol * (1 - 1e-6)
+
+
+def _mp_integrals_gauss(a, b):
+    """The same integrals by the exact Gauss-Legendre rule (ceil(d/2) nodes, exact for degree d - 2)
+    with nodes polished by Newton's method in 50-digit arithmetic, and prefix / suffix products:
+    O(d^2) digits-heavy operations instead of the multiplied-out polynomials' O(d^3), for larger d."""
+    mp = pytest.importorskip("mpmath")
+    d = len(a)
+    n = nodes_for_degree(d - 1)
+    with mp.workdps(50):
+        nodes, weights = [], []
+        for t0 in gauss_legendre_01(n)[0]:
+            x = mp.mpf(2 * float(t0) - 1)
+            for _ in range(8):
+                p0, p1 = mp.mpf(1), x  # P_0, P_1, then the recurrence to P_n and P_{n-1}
+                for k in range(2, n + 1):
+                    p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+                dp = n * (x * p1 - p0) / (x * x - 1) if n > 1 else mp.mpf(1)
+                if n == 1:
+                    x = mp.mpf(0)
+                    break
+                x -= p1 / dp
+            p0, p1 = mp.mpf(1), x
+            for k in range(2, n + 1):
+                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+            dp = n * (x * p1 - p0) / (x * x - 1) if n > 1 else mp.mpf(1)
+            nodes.append((x + 1) / 2)
+            weights.append(1 / ((1 - x * x) * dp * dp) if n > 1 else mp.mpf(1))
+        A = [mp.mpf(float(v)) for v in a]
+        B = [mp.mpf(float(v)) for v in b]
+        out = [mp.mpf(0)] * d
+        for t, w in zip(nodes, weights):
+            g = [B[k] + t * (A[k] - B[k]) for k in range(d)]
+            pre = [mp.mpf(1)] * (d + 1)
+            for k in range(d):
+                pre[k + 1] = pre[k] * g[k]
+            suf = mp.mpf(1)
+            for j in range(d - 1, -1, -1):
+                out[j] += w * pre[j] * suf
+                suf *= g[j]
+        return out
+
+
+def test_the_two_references_agree():
+    """The multiplied-out polynomials and the exact rule in 50 digits give the same integrals."""
+    rng = np.random.default_rng(17)
+    for d in (1, 2, 5, 12):
+        for kind in ("close", "wide"):
+            a, b = _case(kind, d, rng)
+            for x, y in zip(_mp_integrals(a, b), _mp_integrals_gauss(a, b)):
+                assert abs(float((x - y) / x)) < 1e-30
+
+
 def _case(kind, d, rng):
     if kind == "close":  # RBF-like: ratios exp(small)
         return np.exp(rng.normal(0, 0.05, d)), np.exp(rng.normal(0, 0.05, d))
@@ -92,19 +183,25 @@ def _case(kind, d, rng):
         return np.exp(-rng.exponential(0.3, d)), np.ones(d)
     if kind == "spread":  # unrelated factors in (0.01, 1): large S, mostly the exact rule
         return rng.uniform(0.01, 1.0, d), rng.uniform(0.01, 1.0, d)
+    if kind == "wide":  # ratios up to e^8 both ways: the terms the earlier spread let grow unbounded
+        return np.exp(rng.uniform(-8, 0, d)), np.exp(rng.uniform(-8, 0, d))
+    if kind == "few-far":  # close factors but for a few far ones (b = 1, a near 0)
+        a = np.exp(rng.normal(0, 0.01, d))
+        a[rng.choice(d, max(1, d // 8), replace=False)] = 1e-3
+        return a, np.ones(d)
     a, b = np.exp(rng.normal(0, 0.01, d)), np.ones(d)  # "outlier": one ratio of 50 among close ones
     a[rng.integers(d)] = 50.0
     return a, b
 
 
-@pytest.mark.parametrize("kind", ["close", "functional", "spread", "outlier"])
-@pytest.mark.parametrize("d", [6, 13, 22])
+@pytest.mark.parametrize("kind", ["close", "functional", "spread", "outlier", "wide", "few-far"])
+@pytest.mark.parametrize("d", [2, 6, 13, 22, 41, 60])
 def test_bound_holds_at_every_node_count(kind, d):
     """Observed relative error <= the bound (plus float64 rounding), for every m up to the exact rule."""
     rng = np.random.default_rng(7 * d + len(kind))
     a, b = _case(kind, d, rng)
     s = _spread(a, b)
-    ref = _mp_integrals(a, b)
+    ref = _mp_integrals(a, b) if d <= 22 else _mp_integrals_gauss(a, b)
     for m in range(1, nodes_for_degree(d - 1) + 1):
         t, w = gauss_legendre_01(m)
         g = b + t[:, None] * (a - b)
@@ -200,16 +297,22 @@ def test_fallbacks_give_the_exact_rule_bit_for_bit(backend, case):
         a = rng.uniform(0.01, 1.0, (2, 4, d))
     got = product_game_block(a, b, c, backend=backend)
     want = product_game_block(a, b, c, backend=backend, n_nodes=nodes_for_degree(d - 1))
-    if case == "zero":
-        # counts are per point: the point with the zero factor takes the exact rule, bit for bit;
-        # the other one its certified count, equal to the exact rule to rounding
+    if case in ("zero", "negative"):
+        # counts are per pair: the pairs with the zero or negative factor take the exact rule, bit for
+        # bit (their values alone: one output per row); the others their certified counts, equal to
+        # the exact rule to rounding
+        fallback = [(1, 2)] if case == "zero" else [(0, 3), (1, 3)]
+        eye = np.eye(4)
+        got_rows = product_game_block(a, b, eye, backend=backend)[0]
+        want_rows = product_game_block(a, b, eye, backend=backend, n_nodes=nodes_for_degree(d - 1))[0]
+        for i, q in fallback:
+            np.testing.assert_array_equal(got_rows[i, :, q], want_rows[i, :, q])
         for x, y in zip(got, want):
-            np.testing.assert_array_equal(x[1], y[1])
-            np.testing.assert_allclose(x[0], y[0], rtol=0, atol=1e-14 * np.abs(y).max())
-        from kexplain.shapley import product as engine
-
-        counts = engine._point_nodes(a.reshape(-1, d), None, b, 2, 4)
-        assert counts[0] < counts[1] == nodes_for_degree(d - 1)  # point 0 really took fewer nodes
+            np.testing.assert_allclose(x, y, rtol=0, atol=1e-14 * np.abs(y).max())
+        counts = _pair_nodes(a.reshape(-1, d), None, b)
+        exact = nodes_for_degree(d - 1)
+        assert all(counts[4 * i + q] == exact for i, q in fallback)
+        assert counts.min() < exact  # the others really took fewer nodes
         return
     for x, y in zip(got, want):
         np.testing.assert_array_equal(x, y)
@@ -261,18 +364,25 @@ def test_bad_nodes_value_is_refused():
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-def test_compiled_and_numpy_spread_agree():
-    from kexplain.shapley._product_numba import spread_max
+def test_compiled_and_numpy_counts_agree():
+    """The compiled pass and numpy's give every pair the count of its own spread (``certified_nodes``)."""
+    from kexplain.shapley._product_numba import pair_node_counts
 
     rng = np.random.default_rng(4)
-    a = np.exp(rng.normal(0, 0.05, (10, 37)))
-    b = np.exp(rng.normal(0, 0.05, (3, 37)))
+    d = 37
+    a = np.exp(rng.normal(0, 1.0, (10, d)) * rng.uniform(0.001, 0.3, (10, 1)))
+    b = np.exp(rng.normal(0, 0.05, (3, d)))
     ia = rng.integers(0, 10, 30)
-    s_c = spread_max(a, ia, b, np.inf)
-    s_n = _spread_max_numpy(a, ia, b, np.inf)
-    assert abs(s_c - s_n) <= 1e-13 * s_n
     a[ia[4], 5] = 0.0
-    assert spread_max(a, ia, b, np.inf) == np.inf == _spread_max_numpy(a, ia, b, np.inf)
+    b[2, 7] = -0.5
+    limits = node_limits(d)
+    got = np.empty(30, dtype=np.int64)
+    pair_node_counts(a, ia, b, limits, got)
+    spreads = [_spread(a[ia[k]], b[k % 3]) if min(a[ia[k]].min(), b[k % 3].min()) > 0 else np.inf for k in range(30)]
+    want = [certified_nodes(sk, d) for sk in spreads]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(_pair_counts_numpy(a, ia, b, limits), want)
+    assert len(set(want)) >= 3 and want[4] == nodes_for_degree(d - 1) == want[2]
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
@@ -371,7 +481,7 @@ def test_block_nodes_without_numba_take_the_numpy_spread_pass(monkeypatch):
 
 @pytest.mark.parametrize("point_b", [False, True])
 def test_each_point_takes_its_own_count_whatever_the_block(point_b):
-    """Node counts are per point: a block mixing points of small and large spread gives every point
+    """Node counts are per pair: a block mixing points of small and large spread gives every point
     the values it gets alone (bit for bit), and all agree with the exact rule to rounding."""
     from kexplain.shapley import product as engine
 
@@ -381,8 +491,8 @@ def test_each_point_takes_its_own_count_whatever_the_block(point_b):
     a = np.exp(rng.normal(0.0, 1.0, (p, r, d)) * scale)
     b = np.exp(rng.normal(0.0, 0.005, (p, r, d) if point_b else (r, d)))
     c = rng.normal(size=(r, 2))
-    b2 = b.reshape(-1, d) if point_b else b
-    counts = engine._point_nodes(a.reshape(-1, d), None, b2, p, r)
+    b_pairs = np.ascontiguousarray(np.broadcast_to(b, (p, r, d))).reshape(-1, d)
+    counts = engine._pair_nodes(a.reshape(-1, d), None, b_pairs)
     assert len(set(counts.tolist())) >= 2 and counts.min() < nodes_for_degree(d - 1)
     phi = product_game_block(a, b if point_b else b[None], c)[0]
     exact = product_game_block(a, b if point_b else b[None], c, nodes="exact")[0]
@@ -390,6 +500,11 @@ def test_each_point_takes_its_own_count_whatever_the_block(point_b):
     for i in range(p):
         alone = product_game_block(a[i : i + 1], b[i : i + 1] if point_b else b[None], c)[0]
         np.testing.assert_array_equal(alone[0], phi[i])
+    # and per pair: each row's values (one output per row) the same alone as in the whole block
+    rows = product_game_block(a, b if point_b else b[None], np.eye(r))[0]
+    for q in range(r):
+        bq = b[:, q : q + 1] if point_b else b[None, q : q + 1]
+        np.testing.assert_array_equal(product_game_block(a[:, q : q + 1], bq, np.eye(1))[0][:, :, 0], rows[:, :, q])
 
 
 def test_explanations_do_not_depend_on_how_the_rows_are_split():
@@ -423,10 +538,10 @@ def test_below_sixteen_exact_nodes_no_spread_pass_runs(monkeypatch):
     for d in (20, 30):
         a2 = np.exp(rng.normal(0.0, 0.01, (12, d)))
         b2 = np.ones((1, d))
-        assert engine._point_nodes(a2, None, b2, 3, 4).tolist() == [nodes_for_degree(d - 1)] * 3
+        assert engine._pair_nodes(a2, None, b2).tolist() == [nodes_for_degree(d - 1)] * 12
     monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
     a2 = np.exp(rng.normal(0.0, 0.01, (12, 31)))
-    assert engine._point_nodes(a2, None, np.ones((1, 31)), 3, 4).max() < nodes_for_degree(30)
+    assert engine._pair_nodes(a2, None, np.ones((1, 31))).max() < nodes_for_degree(30)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -449,5 +564,5 @@ def test_log_space_redo_is_per_point(backend):
             np.testing.assert_array_equal(x[i], y[0])
     from kexplain.shapley import product as engine
 
-    counts = engine._point_nodes(a.reshape(-1, d), None, b.reshape(-1, d), p, r)
+    counts = engine._pair_nodes(a.reshape(-1, d), None, b.reshape(-1, d))
     assert counts[0] < nodes_for_degree(d - 1)  # the others really took fewer nodes

@@ -25,12 +25,12 @@ weight 2 (1 - t),
 Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
 For the Shapley values of positive factors that are close to each other (RBF kernels of usual
 widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give the same values to
-rounding: by default (``nodes="certified"``) each explained point takes the fewest nodes for which
-a bound (``quadrature.certified_nodes``, from the largest spread sum_k |a_k - b_k| / min(a_k, b_k)
-of its pairs) certifies every integral to 2^-53 relative (per point, so a point's values do not
-depend on the other points of its block; the array-API path takes one count per block), and
-ceil(d/2) (the exact rule, bit for bit) when a factor is zero or negative, the spread is too large
-or a product needs the log-space path below; ``nodes="exact"`` always takes ceil(d/2).
+rounding: by default (``nodes="certified"``) each (point, row) pair takes the fewest nodes for
+which a bound (``quadrature.certified_nodes``, from the pair's spread sum_k |a_k - b_k| / max(a_k, b_k))
+certifies every integral to 2^-53 relative (per pair, so a point's values do not depend on the
+other points or rows of its block; the array-API path takes one count per block), and ceil(d/2)
+(the exact rule, bit for bit) when a factor is zero or negative, the spread is too large or a
+product needs the log-space path below; ``nodes="exact"`` always takes ceil(d/2).
 Interaction indices always use their exact rules.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
@@ -65,7 +65,7 @@ from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
 from .array_api import array_namespace, is_foreign_array, resolve_dtype, to_numpy
 from .interactions import interaction_layout, interaction_rule
-from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
+from .quadrature import gauss_legendre_01, node_limits, nodes_for_degree, spread_limit
 from .result import ShapleyValues
 
 # Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
@@ -118,28 +118,27 @@ def _check_nodes(nodes):
         raise ValueError(f"nodes must be one of {NODE_RULES}, got {nodes!r}.")
 
 
-def _spread_max_numpy(a, ia, b, s_stop):
-    """``_product_numba.spread_max`` in numpy (without numba): the largest S of the block's pairs."""
+def _pair_counts_numpy(a, ia, b, limits):
+    """``_product_numba.pair_node_counts`` in numpy (without numba): each pair's certified count."""
     K = a.shape[0] if ia is None else ia.shape[0]
     d = a.shape[1]
     step = max(1, _WORK_BYTES // (8 * max(1, d)))
-    s_max = 0.0
+    counts = np.empty(K, dtype=np.int64)
     for k0 in range(0, K, step):
         k = np.arange(k0, min(K, k0 + step))
         am = a[k] if ia is None else a[ia[k]]
-        m = np.minimum(am, b[k % b.shape[0]])
-        if not m.min() > 0.0:
-            return np.inf
-        s_max = max(s_max, float(np.max(np.sum(np.abs(am - b[k % b.shape[0]]) / m, axis=1))))
-        if s_max > s_stop:
-            break
-    return s_max
+        bm = b[k % b.shape[0]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.sum(np.abs(am - bm) / np.maximum(am, bm), axis=1)
+        s[~(np.minimum(am, bm).min(axis=1) > 0.0)] = np.inf  # a zero or negative factor: no certificate
+        counts[k] = np.searchsorted(limits, s, side="left") + 1  # NaN and inf sort past the end
+    return counts
 
 
 def _block_nodes(a2, ia, b2):
-    """The certified node count of a block of pairs taken as one point (``_point_nodes``)."""
-    K = a2.shape[0] if ia is None else ia.shape[0]
-    return int(_point_nodes(a2, ia, b2, 1, K)[0])
+    """One node count for a block of pairs: the largest of the pairs' certified counts."""
+    counts = _pair_nodes(a2, ia, b2)
+    return int(counts.max()) if counts.size else nodes_for_degree(a2.shape[1] - 1)
 
 
 #: the certified count is sought only where the exact rule has at least this many nodes (d >= 31).
@@ -150,61 +149,55 @@ def _block_nodes(a2, ia, b2):
 CERTIFY_FROM_NODES = 16
 
 
-def _point_nodes(a2, ia, b2, p, r):
-    """Each point's certified node count (``quadrature.certified_nodes``) from the largest spread
-    of its own r pairs: a point's count, and so its values, do not depend on the other points of
-    the block (explanations stay bit-identical however the rows are split into calls or blocks)."""
+def _pair_nodes(a2, ia, b2):
+    """Each pair's certified node count (``quadrature.certified_nodes``) from its own spread
+    sum_j |a - b|_j / max(a, b)_j: a pair's count, and so its values, depend on that pair only
+    (explanations stay bit-identical however the rows are split into calls or blocks)."""
+    K = a2.shape[0] if ia is None else ia.shape[0]
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
-    s_stop = spread_limit(d)
-    counts = np.full(p, exact)
-    if r == 0 or s_stop <= 0.0 or exact < CERTIFY_FROM_NODES:
-        return counts
-    nb = b2.shape[0]
-    spread_max = _spread_pass()
-    for i in range(p):
-        k = np.arange(i * r, (i + 1) * r)
-        rows = k if ia is None else ia[k]
-        # pair k's absent row is b2[k % nb]; a point's own pairs keep that when nb divides r
-        b_i = b2 if r % nb == 0 else b2[k % nb]
-        if spread_max is None:  # numba missing or unusable: the same pass in numpy
-            s = _spread_max_numpy(a2, rows, b_i, s_stop)
-        else:
-            s = spread_max(a2, rows, b_i, s_stop)
-        counts[i] = block_node_count(s, d)
+    if K == 0 or exact < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0:
+        return np.full(K, exact, dtype=np.int64)
+    limits = node_limits(d)
+    pass_ = _spread_pass()
+    if pass_ is None:  # numba missing or unusable: the same pass in numpy
+        return _pair_counts_numpy(a2, ia, b2, limits)
+    counts = np.empty(K, dtype=np.int64)
+    pass_(a2, np.arange(K) if ia is None else ia, b2, limits, counts)
     return counts
 
 
 def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
-    """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
-    call per distinct count (usually one), the exact rule's count passed for the log-space redo of
-    the points that need it."""
+    """``_weighted_loo_integrals`` of a block with each pair's certified node count: one kernel
+    call per distinct count (usually a few), the exact rule's count passed for the log-space redo
+    of the pairs that need it."""
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
-    counts = _point_nodes(a2, ia, b2, p, r)
-    first = int(counts[0]) if p else exact
-    if p == 0 or bool(np.all(counts == first)):
-        t, w = gauss_legendre_01(first)
-        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, (exact, r))
     K = p * r
+    counts = _pair_nodes(a2, ia, b2)
+    first = int(counts[0]) if K else exact
+    if K == 0 or bool(np.all(counts == first)):
+        t, w = gauss_legendre_01(first)
+        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, (exact, 1))
     psi = np.empty((K, d))
     pa = np.empty(K)
     nb = b2.shape[0]
-    for m in np.unique(counts).tolist():
-        pts = np.flatnonzero(counts == m)
-        k = (pts[:, None] * r + np.arange(r)).ravel()
-        # the kernel pairs its j-th pair with b[j % len(b)]: the same row as pair k's when nb divides r
-        b_g = b2 if r % nb == 0 else np.ascontiguousarray(b2[k % nb])
-        t, w = gauss_legendre_01(m)
-        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], (exact, r))
+    order = np.argsort(counts, kind="stable")
+    sorted_counts = counts[order]
+    cuts = np.flatnonzero(np.diff(sorted_counts)) + 1
+    for k in np.split(order, cuts):
+        # the kernel pairs its j-th pair with b[j % len(b)]: a copy of pair k's rows unless b is one row
+        b_g = b2 if nb == 1 else np.ascontiguousarray(b2[k % nb])
+        t, w = gauss_legendre_01(int(counts[k[0]]))
+        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], (exact, 1))
     return psi, pa
 
 
 @compiled_or_none
 def _spread_pass():
-    from ._product_numba import spread_max
+    from ._product_numba import pair_node_counts
 
-    return spread_max
+    return pair_node_counts
 
 
 def _check_finite(x, name):
@@ -329,8 +322,9 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     b[k % len(b)].
 
     ``exact_nodes``: (n, r) when the rule ``t, w`` is a certified one with fewer nodes and the
-    pairs come r per point: the points with an entry that needs the log-space path are redone
-    with n nodes (the exact rule, bit for bit, as their pairs would be in any block): the
+    pairs come r per point (the engine passes r = 1: counts are per pair): the points with an
+    entry that needs the log-space path are redone with n nodes (the exact rule, bit for bit, as
+    their pairs would be in any block): the
     log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with a few
     nodes those errors average out less than with ceil(d/2)."""
     K = a.shape[0] if ia is None else ia.shape[0]
@@ -506,7 +500,7 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
     factors ``a2[ia[k]]`` (``a2[k]`` when ``ia`` is None: no copy of rows shared by several pairs)
     and absent factors ``b2[k % len(b2)]``; ``pb`` (r,) may give the products of the absent
     factors of the rows when b2 is the same for every point (computed once by the game).
-    ``n_nodes`` None: each point's certified node count (``_point_nodes``).
+    ``n_nodes`` None: each pair's certified node count (``_pair_nodes``).
     Returns phi (p, d, o), v_full (p, o), v_empty (p, o).
     """
     r, o = c.shape
@@ -571,8 +565,8 @@ def product_game_block(
     nodes : {"certified", "exact"}
         How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
         ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
-        for which a bound certifies every integral to 2^-53 relative, from the spread of the
-        block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
+        for which a bound certifies every integral to 2^-53 relative, from the spread of each
+        (point, row) pair's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
         for bit the exact rule, when a factor is zero or negative, the spread is large or a
         product comes near under- or overflow).
         Interaction indices always use their exact rule.
@@ -749,7 +743,7 @@ def solve_product_game(
     Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
     adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
     more with interactions).  ``backend``, ``dtype`` and ``nodes`` as in ``product_game_block``
-    (with ``nodes="certified"`` each point gets its own certified count in each block of rows).
+    (with ``nodes="certified"`` each (point, row) pair gets its own certified count).
 
     The game's blocks may be arrays of any array API namespace (a torch tensor on a GPU, say):
     the work runs there and the results come back in that namespace and on that device, summed
@@ -770,7 +764,7 @@ def solve_product_game(
     dtype : {None, "float64", "float32"}
         Precision of the work; None means float64.
     nodes : {"certified", "exact"}
-        The Shapley values' node count per point: certified by a bound (default) or ceil(d / 2).
+        The Shapley values' node count per (point, row) pair: certified by a bound (default) or ceil(d / 2).
 
     Returns
     -------
@@ -801,7 +795,7 @@ def solve_product_game(
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
-    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
+    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per pair
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
