@@ -25,12 +25,12 @@ weight 2 (1 - t),
 Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre nodes are exact.
 For the Shapley values of positive factors that are close to each other (RBF kernels of usual
 widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give the same values to
-rounding: by default (``nodes="certified"``) each (point, row) pair takes the fewest nodes for
-which a bound (``quadrature.certified_nodes``, from the pair's spread sum_k |a_k - b_k| / max(a_k, b_k))
-certifies every integral to 2^-53 relative (per pair, so a point's values do not depend on the
-other points or rows of its block; the array-API path takes one count per block), and ceil(d/2)
-(the exact rule, bit for bit) when a factor is zero or negative, the spread is too large or a
-product needs the log-space path below; ``nodes="exact"`` always takes ceil(d/2).
+rounding: by default (``nodes="certified"``) each explained point takes the fewest nodes for which
+a bound (``quadrature.certified_nodes``, from the largest spread sum_k |a_k - b_k| / max(a_k, b_k)
+of its pairs) certifies every integral to 2^-53 relative (per point, so a point's values do not
+depend on the other points of its block; the array-API path takes one count per block), and
+ceil(d/2) (the exact rule, bit for bit) when a factor is zero or negative, the spread is too large
+or a product needs the log-space path below; ``nodes="exact"`` always takes ceil(d/2).
 Interaction indices always use their exact rules.
 
 This module holds the single engine every explainer uses.  ``product_game_block`` is the dense
@@ -118,86 +118,86 @@ def _check_nodes(nodes):
         raise ValueError(f"nodes must be one of {NODE_RULES}, got {nodes!r}.")
 
 
-def _pair_counts_numpy(a, ia, b, limits):
-    """``_product_numba.pair_node_counts`` in numpy (without numba): each pair's certified count."""
-    K = a.shape[0] if ia is None else ia.shape[0]
+def _point_counts_numpy(a, ia, b, limits, p, r):
+    """``_product_numba.point_node_counts`` in numpy (without numba): each point's certified count."""
+    K = p * r
     d = a.shape[1]
     step = max(1, _WORK_BYTES // (8 * max(1, d)))
-    counts = np.empty(K, dtype=np.int64)
+    s = np.empty(K)
     for k0 in range(0, K, step):
         k = np.arange(k0, min(K, k0 + step))
         am = a[k] if ia is None else a[ia[k]]
         bm = b[k % b.shape[0]]
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.sum(np.abs(am - bm) / np.maximum(am, bm), axis=1)
-        s[~(np.minimum(am, bm).min(axis=1) > 0.0)] = np.inf  # a zero or negative factor: no certificate
-        counts[k] = np.searchsorted(limits, s, side="left") + 1  # NaN and inf sort past the end
-    return counts
+            s[k] = np.sum(np.abs(am - bm) / np.maximum(am, bm), axis=1)
+        s[k[~(np.minimum(am, bm).min(axis=1) > 0.0)]] = np.inf  # a zero or negative factor: no certificate
+    s_max = s.reshape(p, r).max(axis=1) if r else np.zeros(p)
+    return np.searchsorted(limits, s_max, side="left") + 1  # NaN and inf sort past the end
 
 
 def _block_nodes(a2, ia, b2):
-    """One node count for a block of pairs: the largest of the pairs' certified counts."""
-    counts = _pair_nodes(a2, ia, b2)
-    return int(counts.max()) if counts.size else nodes_for_degree(a2.shape[1] - 1)
+    """The certified node count of a block of pairs taken as one point (``_point_nodes``)."""
+    K = a2.shape[0] if ia is None else ia.shape[0]
+    return int(_point_nodes(a2, ia, b2, 1, K)[0])
 
 
 #: the certified count is sought only where the exact rule has at least this many nodes (d >= 31).
-#: Below d = 10 no certificate beats the exact rule; at d = 20 (10 nodes) the spread pass of RBF
-#: SVRs with gamma = "scale" cost 14% of a 1,000-point call and certified no fewer nodes (each
-#: point has some support vectors far enough to need all 10), while from d of about 40 on the
-#: same models take 6-10 nodes of 20 or more
+#: Below d = 10 no certificate beats the exact rule; at d = 20 (10 nodes) the RBF SVRs of
+#: bench_pkex_shapiq.py (gamma = "scale") take 6-10 nodes per pair (mean 7.7), but the compiled
+#: kernel's time there is mostly per pair (7 nodes cost 0.83 of 10), so the spread pass (about a
+#: third of the kernel's time: it reads every factor again) costs more than it saves; measured
+#: 1.16-1.2x slower per point with certified counts at d = 20, 1.1x faster at d = 80
 CERTIFY_FROM_NODES = 16
 
 
-def _pair_nodes(a2, ia, b2):
-    """Each pair's certified node count (``quadrature.certified_nodes``) from its own spread
-    sum_j |a - b|_j / max(a, b)_j: a pair's count, and so its values, depend on that pair only
-    (explanations stay bit-identical however the rows are split into calls or blocks)."""
-    K = a2.shape[0] if ia is None else ia.shape[0]
+def _point_nodes(a2, ia, b2, p, r):
+    """Each point's certified node count (``quadrature.certified_nodes``) from the largest spread
+    sum_j |a - b|_j / max(a, b)_j of its own r pairs: a point's count, and so its values, do not
+    depend on the other points of the block (explanations stay bit-identical however the rows are
+    split into calls or blocks)."""
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
-    if K == 0 or exact < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0:
-        return np.full(K, exact, dtype=np.int64)
+    if p == 0 or r == 0 or exact < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0:
+        return np.full(p, exact, dtype=np.int64)
     limits = node_limits(d)
     pass_ = _spread_pass()
     if pass_ is None:  # numba missing or unusable: the same pass in numpy
-        return _pair_counts_numpy(a2, ia, b2, limits)
-    counts = np.empty(K, dtype=np.int64)
-    pass_(a2, np.arange(K) if ia is None else ia, b2, limits, counts)
+        return _point_counts_numpy(a2, ia, b2, limits, p, r)
+    counts = np.empty(p, dtype=np.int64)
+    pass_(a2, np.arange(p * r) if ia is None else ia, b2, limits, r, counts)
     return counts
 
 
 def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
-    """``_weighted_loo_integrals`` of a block with each pair's certified node count: one kernel
-    call per distinct count (usually a few), the exact rule's count passed for the log-space redo
-    of the pairs that need it."""
+    """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
+    call per distinct count (usually one), the exact rule's count passed for the log-space redo of
+    the points that need it."""
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
-    K = p * r
-    counts = _pair_nodes(a2, ia, b2)
-    first = int(counts[0]) if K else exact
-    if K == 0 or bool(np.all(counts == first)):
+    counts = _point_nodes(a2, ia, b2, p, r)
+    first = int(counts[0]) if p else exact
+    if p == 0 or bool(np.all(counts == first)):
         t, w = gauss_legendre_01(first)
-        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, (exact, 1))
+        return _weighted_loo_integrals(a2, b2, t, w, kernel, ia, (exact, r))
+    K = p * r
     psi = np.empty((K, d))
     pa = np.empty(K)
     nb = b2.shape[0]
-    order = np.argsort(counts, kind="stable")
-    sorted_counts = counts[order]
-    cuts = np.flatnonzero(np.diff(sorted_counts)) + 1
-    for k in np.split(order, cuts):
-        # the kernel pairs its j-th pair with b[j % len(b)]: a copy of pair k's rows unless b is one row
-        b_g = b2 if nb == 1 else np.ascontiguousarray(b2[k % nb])
-        t, w = gauss_legendre_01(int(counts[k[0]]))
-        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], (exact, 1))
+    for m in np.unique(counts).tolist():
+        pts = np.flatnonzero(counts == m)
+        k = (pts[:, None] * r + np.arange(r)).ravel()
+        # the kernel pairs its j-th pair with b[j % len(b)]: the same row as pair k's when nb divides r
+        b_g = b2 if r % nb == 0 else np.ascontiguousarray(b2[k % nb])
+        t, w = gauss_legendre_01(m)
+        psi[k], pa[k] = _weighted_loo_integrals(a2, b_g, t, w, kernel, k if ia is None else ia[k], (exact, r))
     return psi, pa
 
 
 @compiled_or_none
 def _spread_pass():
-    from ._product_numba import pair_node_counts
+    from ._product_numba import point_node_counts
 
-    return pair_node_counts
+    return point_node_counts
 
 
 def _check_finite(x, name):
@@ -322,9 +322,8 @@ def _weighted_loo_integrals(a, b, t, w, kernel, ia=None, exact_nodes=None):
     b[k % len(b)].
 
     ``exact_nodes``: (n, r) when the rule ``t, w`` is a certified one with fewer nodes and the
-    pairs come r per point (the engine passes r = 1: counts are per pair): the points with an
-    entry that needs the log-space path are redone with n nodes (the exact rule, bit for bit, as
-    their pairs would be in any block): the
+    pairs come r per point: the points with an entry that needs the log-space path are redone
+    with n nodes (the exact rule, bit for bit, as their pairs would be in any block): the
     log-space sums of d logarithms round to ~1e-13 relative at large |log|, and with a few
     nodes those errors average out less than with ceil(d/2)."""
     K = a.shape[0] if ia is None else ia.shape[0]
@@ -500,7 +499,7 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None):
     factors ``a2[ia[k]]`` (``a2[k]`` when ``ia`` is None: no copy of rows shared by several pairs)
     and absent factors ``b2[k % len(b2)]``; ``pb`` (r,) may give the products of the absent
     factors of the rows when b2 is the same for every point (computed once by the game).
-    ``n_nodes`` None: each pair's certified node count (``_pair_nodes``).
+    ``n_nodes`` None: each point's certified node count (``_point_nodes``).
     Returns phi (p, d, o), v_full (p, o), v_empty (p, o).
     """
     r, o = c.shape
@@ -566,7 +565,7 @@ def product_game_block(
         How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
         ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
         for which a bound certifies every integral to 2^-53 relative, from the spread of each
-        (point, row) pair's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
+        point's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
         for bit the exact rule, when a factor is zero or negative, the spread is large or a
         product comes near under- or overflow).
         Interaction indices always use their exact rule.
@@ -743,7 +742,7 @@ def solve_product_game(
     Memory: one block holds about ``max_block_bytes`` (see ``block_shape``), the numpy backend
     adds a few MB of work arrays, and the results take 8 * n_points * d * outputs bytes (times d
     more with interactions).  ``backend``, ``dtype`` and ``nodes`` as in ``product_game_block``
-    (with ``nodes="certified"`` each (point, row) pair gets its own certified count).
+    (with ``nodes="certified"`` each point gets its own certified count in each block of rows).
 
     The game's blocks may be arrays of any array API namespace (a torch tensor on a GPU, say):
     the work runs there and the results come back in that namespace and on that device, summed
@@ -764,7 +763,7 @@ def solve_product_game(
     dtype : {None, "float64", "float32"}
         Precision of the work; None means float64.
     nodes : {"certified", "exact"}
-        The Shapley values' node count per (point, row) pair: certified by a bound (default) or ceil(d / 2).
+        The Shapley values' node count per point: certified by a bound (default) or ceil(d / 2).
 
     Returns
     -------
@@ -795,7 +794,7 @@ def solve_product_game(
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
-    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per pair
+    n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
