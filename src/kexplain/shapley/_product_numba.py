@@ -42,9 +42,10 @@ prod_j a built in the gather loop as four independent chains, ``bad`` cleared on
 only where an entry fails, the node weights kept in registers when no full product is near
 subnormal, the node passes inlined: 1.2-1.33x at d = 7-20 (benchmarks in the commit message).
 
-Both modes take any node count, not only ceil(d/2): ``spread_max`` gives a block's largest spread
-sum_j |a - b|_kj / min(a, b)_kj, from which ``quadrature.certified_nodes`` picks the fewest nodes a
-bound certifies (one vectorised pass of d divisions per pair, before the integrals).
+Both modes take any node count, not only ceil(d/2): ``point_node_counts`` gives each pair's spread
+sum_j |a - b|_kj / max(a, b)_kj and from the largest of each point's the fewest nodes that
+``quadrature.certified_nodes``'s bound certifies (one vectorised pass of d divisions per pair,
+before the integrals).
 """
 
 from __future__ import annotations
@@ -437,44 +438,43 @@ def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")
-def _row_spread(x, y):  # pragma: no cover - compiled
-    """(sum_j |x_j - y_j| / min(x_j, y_j), min_j min(x_j, y_j)) of two rows of factors.
+def point_node_counts(a, ia, b, limits, r, counts):  # pragma: no cover - compiled; tested via product.py
+    """counts[i] = the certified node count of point i, whose pairs are k = i r .. i r + r - 1 (rows
+    a[ia[k]] and b[k % len(b)]): the smallest m with S <= limits[m - 1] for the largest of its pairs'
+    spreads S_k = sum_j |a - b|_kj / max(a, b)_kj (``quadrature.node_limits``), and len(limits) + 1
+    (the exact rule) past the last limit or when a factor is zero or negative (the point's other
+    pairs are then skipped).
 
-    The sum in any order (``reassoc``: vector lanes): it only picks a node count, through a
-    bound with ample room for rounding.  ``error_model="numpy"``: no zero-division check, which
-    would keep the loop scalar (a zero factor shows in the minimum and the caller discards S)."""
-    s = 0.0
-    lo = np.inf
-    for j in range(x.shape[0]):
-        u = x[j]
-        v = y[j]
-        m = min(u, v)
-        s += abs(u - v) / m
-        lo = min(lo, m)
-    return s, lo
-
-
-@njit(cache=True, nogil=True)
-def spread_max(a, ia, b, s_stop):  # pragma: no cover - compiled; tested via product.py
-    """max over pairs k of S_k = sum_j |a - b|_kj / min(a, b)_kj, pair k having rows a[ia[k]]
-    and b[k % len(b)] (``quadrature.certified_nodes``); infinity when a factor is zero or
-    negative (no certificate: the exact rule), and a value above ``s_stop`` as soon as one pair
-    exceeds it (the caller then uses the exact rule whatever the other pairs)."""
+    The sum in any order (``reassoc``: vector lanes): it only picks a node count, through a bound
+    with ample room for rounding.  ``error_model="numpy"``: no zero-division check, which would
+    keep the loop scalar (a zero or negative factor shows in the minimum and S is discarded)."""
     nb = b.shape[0]
-    s_max = 0.0
-    kb = 0
-    for k in range(ia.shape[0]):
-        s, lo = _row_spread(a[ia[k]], b[kb])
-        if not lo > 0.0:
-            return np.inf
-        if s > s_max:
-            s_max = s
-            if s_max > s_stop:
-                return s_max
-        kb += 1
-        if kb == nb:
-            kb = 0
-    return s_max
+    d = a.shape[1]
+    n_lim = limits.shape[0]
+    top = limits[n_lim - 1] if n_lim > 0 else -1.0
+    for i in range(counts.shape[0]):
+        s_max = 0.0
+        for k in range(i * r, i * r + r):
+            ka = ia[k]
+            kb = k % nb
+            s = 0.0
+            lo = np.inf
+            for j in range(d):
+                u = a[ka, j]
+                v = b[kb, j]
+                s += abs(u - v) / max(u, v)
+                lo = min(lo, min(u, v))
+            if not lo > 0.0 or not s <= top:
+                s_max = np.inf
+                break
+            s_max = max(s_max, s)
+        if not s_max <= top:
+            counts[i] = n_lim + 1
+        else:
+            m = 0
+            while limits[m] < s_max:  # a few steps: the count is near the same for every point
+                m += 1
+            counts[i] = m + 1
 
 
 #: from this many players on, the subset route's kernel splits them in two halves (below, the

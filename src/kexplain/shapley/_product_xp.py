@@ -154,10 +154,11 @@ def _interactions_xp(xp: Any, bp: Any, diff: Any, c: Any, t: Any, w: Any, limits
 
 
 def _spread_max_xp(xp: Any, a: Any, b3: Any) -> float:
-    """The largest spread S = sum_j |a - b|_j / min(a, b)_j of the block's pairs (infinity when a
+    """The largest spread S = sum_j |a - b|_j / max(a, b)_j of the block's pairs (infinity when a
     factor is zero or negative), with one transfer to the host; ``b3`` broadcasts against a."""
     m = xp.minimum(a, b3)
-    s = xp.max(xp.sum(xp.abs(a - b3) / xp.where(m > 0.0, m, xp.ones_like(m)), axis=-1))
+    top = xp.maximum(a, b3)
+    s = xp.max(xp.sum(xp.abs(a - b3) / xp.where(m > 0.0, top, xp.ones_like(m)), axis=-1))
     return float(xp.where(xp.min(m) > 0.0, s, xp.asarray(float("inf"), dtype=s.dtype, device=device_of(s))))
 
 

@@ -26,7 +26,7 @@ Every integrand is a polynomial of degree <= d - 1, so ceil(d/2) Gauss-Legendre 
 For the Shapley values of positive factors that are close to each other (RBF kernels of usual
 widths: a / b = exp(small)) the integrands are smooth and far fewer nodes give the same values to
 rounding: by default (``nodes="certified"``) each explained point takes the fewest nodes for which
-a bound (``quadrature.certified_nodes``, from the largest spread sum_k |a_k - b_k| / min(a_k, b_k)
+a bound (``quadrature.certified_nodes``, from the largest spread sum_k |a_k - b_k| / max(a_k, b_k)
 of its pairs) certifies every integral to 2^-53 relative (per point, so a point's values do not
 depend on the other points of its block; the array-API path takes one count per block), and
 ceil(d/2) (the exact rule, bit for bit) when a factor is zero or negative, the spread is too large
@@ -65,7 +65,7 @@ from ._heap import reuse_heap
 from ._product_xp import _product_game_block_xp
 from .array_api import array_namespace, is_foreign_array, resolve_dtype, to_numpy
 from .interactions import interaction_layout, interaction_rule
-from .quadrature import block_node_count, gauss_legendre_01, nodes_for_degree, spread_limit
+from .quadrature import gauss_legendre_01, node_limits, nodes_for_degree, spread_limit
 from .result import ShapleyValues
 
 # Products with a magnitude outside [_TINY, _HUGE] are recomputed in log space (which also handles
@@ -118,22 +118,21 @@ def _check_nodes(nodes):
         raise ValueError(f"nodes must be one of {NODE_RULES}, got {nodes!r}.")
 
 
-def _spread_max_numpy(a, ia, b, s_stop):
-    """``_product_numba.spread_max`` in numpy (without numba): the largest S of the block's pairs."""
-    K = a.shape[0] if ia is None else ia.shape[0]
+def _point_counts_numpy(a, ia, b, limits, p, r):
+    """``_product_numba.point_node_counts`` in numpy (without numba): each point's certified count."""
+    K = p * r
     d = a.shape[1]
     step = max(1, _WORK_BYTES // (8 * max(1, d)))
-    s_max = 0.0
+    s = np.empty(K)
     for k0 in range(0, K, step):
         k = np.arange(k0, min(K, k0 + step))
         am = a[k] if ia is None else a[ia[k]]
-        m = np.minimum(am, b[k % b.shape[0]])
-        if not m.min() > 0.0:
-            return np.inf
-        s_max = max(s_max, float(np.max(np.sum(np.abs(am - b[k % b.shape[0]]) / m, axis=1))))
-        if s_max > s_stop:
-            break
-    return s_max
+        bm = b[k % b.shape[0]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s[k] = np.sum(np.abs(am - bm) / np.maximum(am, bm), axis=1)
+        s[k[~(np.minimum(am, bm).min(axis=1) > 0.0)]] = np.inf  # a zero or negative factor: no certificate
+    s_max = s.reshape(p, r).max(axis=1) if r else np.zeros(p)
+    return np.searchsorted(limits, s_max, side="left") + 1  # NaN and inf sort past the end
 
 
 def _block_nodes(a2, ia, b2):
@@ -142,36 +141,31 @@ def _block_nodes(a2, ia, b2):
     return int(_point_nodes(a2, ia, b2, 1, K)[0])
 
 
-#: the certified count is sought only where the exact rule has at least this many nodes (d >= 31).
-#: Below d = 10 no certificate beats the exact rule; at d = 20 (10 nodes) the spread pass of RBF
-#: SVRs with gamma = "scale" cost 14% of a 1,000-point call and certified no fewer nodes (each
-#: point has some support vectors far enough to need all 10), while from d of about 40 on the
-#: same models take 6-10 nodes of 20 or more
-CERTIFY_FROM_NODES = 16
+#: the certified count is sought only where the exact rule has at least this many nodes (d >= 23).
+#: Below d = 10 no certificate beats the exact rule.  At d = 20 (10 nodes) the RBF SVRs of
+#: bench_pkex_shapiq.py (gamma = "scale") take 9-10 nodes per point, and the compiled kernel's time
+#: there is mostly per pair (7 nodes cost 0.83 of 10), so the spread pass, which reads every factor
+#: again, costs more than it saves: 1.17x slower per point.  From 12 exact nodes on the kernel runs
+#: 16 nodes at a time and the certified 9-10 go back to its few-node mode: 1.07x faster at d = 24,
+#: 1.02x at d = 28, 1.07x at d = 40, 1.12x at d = 80 (min of 3 interleaved, one thread, loaded machine)
+CERTIFY_FROM_NODES = 12
 
 
 def _point_nodes(a2, ia, b2, p, r):
     """Each point's certified node count (``quadrature.certified_nodes``) from the largest spread
-    of its own r pairs: a point's count, and so its values, do not depend on the other points of
-    the block (explanations stay bit-identical however the rows are split into calls or blocks)."""
+    sum_j |a - b|_j / max(a, b)_j of its own r pairs: a point's count, and so its values, do not
+    depend on the other points of the block (explanations stay bit-identical however the rows are
+    split into calls or blocks)."""
     d = a2.shape[1]
     exact = nodes_for_degree(d - 1)
-    s_stop = spread_limit(d)
-    counts = np.full(p, exact)
-    if r == 0 or s_stop <= 0.0 or exact < CERTIFY_FROM_NODES:
-        return counts
-    nb = b2.shape[0]
-    spread_max = _spread_pass()
-    for i in range(p):
-        k = np.arange(i * r, (i + 1) * r)
-        rows = k if ia is None else ia[k]
-        # pair k's absent row is b2[k % nb]; a point's own pairs keep that when nb divides r
-        b_i = b2 if r % nb == 0 else b2[k % nb]
-        if spread_max is None:  # numba missing or unusable: the same pass in numpy
-            s = _spread_max_numpy(a2, rows, b_i, s_stop)
-        else:
-            s = spread_max(a2, rows, b_i, s_stop)
-        counts[i] = block_node_count(s, d)
+    if p == 0 or r == 0 or exact < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0:
+        return np.full(p, exact, dtype=np.int64)
+    limits = node_limits(d)
+    pass_ = _spread_pass()
+    if pass_ is None:  # numba missing or unusable: the same pass in numpy
+        return _point_counts_numpy(a2, ia, b2, limits, p, r)
+    counts = np.empty(p, dtype=np.int64)
+    pass_(a2, np.arange(p * r) if ia is None else ia, b2, limits, r, counts)
     return counts
 
 
@@ -202,9 +196,9 @@ def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
 
 @compiled_or_none
 def _spread_pass():
-    from ._product_numba import spread_max
+    from ._product_numba import point_node_counts
 
-    return spread_max
+    return point_node_counts
 
 
 def _check_finite(x, name):
@@ -571,8 +565,8 @@ def product_game_block(
     nodes : {"certified", "exact"}
         How the Shapley values' node count is chosen when ``n_nodes`` is not given: "exact"
         ceil(d / 2), the fewest that are exact for every input; "certified" (default) the fewest
-        for which a bound certifies every integral to 2^-53 relative, from the spread of the
-        block's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
+        for which a bound certifies every integral to 2^-53 relative, from the spread of each
+        point's factors (:func:`kexplain.shapley.quadrature.certified_nodes`; ceil(d / 2), bit
         for bit the exact rule, when a factor is zero or negative, the spread is large or a
         product comes near under- or overflow).
         Interaction indices always use their exact rule.

@@ -178,8 +178,11 @@ def nodes_for_degree(degree: int) -> int:
 #: Bernstein-ellipse parameters rho tried by :func:`certified_nodes` (a geometric grid: the best
 #: rho is near 1 for large spreads S and large for small ones; 400 points cost microseconds)
 _RHO = np.geomspace(1.01, 1e4, 400)
-#: 1/2 + (rho + 1/rho) / 4: the bound on |t - 1/2| over the ellipse, plus the 1/2 of (a + b) / 2
-_RHO_SPREAD = 0.5 + (_RHO + 1.0 / _RHO) / 4.0
+#: c_rho = (rho + 1/rho) / 4: the bound on |t - 1/2| over the image of the ellipse on [0, 1]
+_RHO_C = (_RHO + 1.0 / _RHO) / 4.0
+#: kappa_rho = max(c_rho, 1 + log(c_rho + 1/2)): log(M / I) <= kappa_rho S per pair
+#: (:func:`certified_nodes`), with a relative margin far above the rounding of the logarithm
+_RHO_SPREAD = np.maximum(_RHO_C, 1.0 + np.log(_RHO_C + 0.5)) * (1.0 + 1e-12)
 #: log(32/15) - log(1 - rho^-2): the theorem's constant on [0, 1]
 _RHO_CONST = np.log(32.0 / 15.0) - np.log1p(-(_RHO**-2.0))
 _TWO_LOG_RHO = 2.0 * np.log(_RHO)
@@ -190,7 +193,7 @@ CERTIFIED_TOL = 2.0**-53
 
 
 def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
-    """Gauss-Legendre nodes that integrate every leave-one-out product of a block to ``tol``.
+    """Gauss-Legendre nodes that integrate every leave-one-out product of a pair to ``tol``.
 
     For positive factors a_k, b_k (k = 1..d) the engine integrates
     f_j(t) = prod_{k != j} g_k(t), g_k(t) = (1 - t) b_k + t a_k, over [0, 1].  The rule of
@@ -203,22 +206,35 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
     *Approximation Theory and Approximation Practice*, Thm 19.3, whose I_n has n + 1 nodes);
     on [0, 1] the constant halves, so the error is at most (32/15) M rho^(-2m) / (1 - rho^-2).
     Polynomials are entire, so any rho > 1 may be used.  On the image of E_rho,
-    |t - 1/2| <= c_rho = (rho + 1/rho) / 4, so |g_k| <= (a_k + b_k) / 2 + c_rho |a_k - b_k|, which
-    is at most min(a_k, b_k) (1 + (R_k - 1)(1/2 + c_rho)) with R_k = max / min.  On [0, 1]
-    g_k >= min(a_k, b_k) > 0, so int f_j >= prod_{k != j} min(a_k, b_k), and with
-    S = sum_k (R_k - 1) = sum_k |a_k - b_k| / min(a_k, b_k) and 1 + x <= e^x, every f_j's
+    |t - 1/2| <= c_rho = (rho + 1/rho) / 4, so |g_k| <= M_k = (a_k + b_k) / 2 + c_rho |a_k - b_k|.
+    The integral is bounded below by Jensen's inequality (exp is convex):
+    int f_j >= exp(sum_{k != j} int_0^1 log g_k) = prod_{k != j} L_k, with
+    log L_k = (a_k log a_k - b_k log b_k) / (a_k - b_k) - 1 (log a_k when a_k = b_k).  Both M_k and
+    L_k are homogeneous of degree 1 in (a_k, b_k), and M_k >= max g_k >= L_k, so with
+    u_k = |a_k - b_k| / max(a_k, b_k) in [0, 1),
+
+        log(M / I) <= sum_k h_rho(u_k),  h_rho(u) = log(1 + (c_rho - 1/2) u) + B(u),
+        B(u) = 1 + (1 - u) log(1 - u) / u = sum_{n >= 2} u^(n-1) / (n (n-1)).
+
+    h_rho(u) / u is convex on (0, 1]: log(1 + x u) / u = x int_0^1 ds / (1 + s x u) is, and so is
+    B(u) / u, a power series with positive coefficients; its supremum is therefore the larger of
+    its limits at the ends, kappa_rho = max(c_rho, 1 + log(c_rho + 1/2)) (c_rho - 1/2 + 1/2 as
+    u -> 0, log(c_rho + 1/2) + B(1) at u = 1).  With the spread S = sum_k u_k, every f_j's
     truncation error relative to its own integral is at most
 
-        (32/15) exp((1/2 + c_rho) S) rho^(-2m) / (1 - rho^-2).
+        (32/15) exp(kappa_rho S) rho^(-2m) / (1 - rho^-2).
 
     The node count is the smallest m for which that is <= ``tol`` at some rho of a geometric
-    grid from 1.01 to 1e4.  For several pairs (an explained point's) the largest S serves every pair.
+    grid from 1.01 to 1e4.  The count grows with S, so any larger S (several pairs' largest, or
+    the earlier spread sum_k |a_k - b_k| / min(a_k, b_k), which is never smaller) also certifies.
+    Compared with the bound by prod_k min(a_k, b_k) below and (1/2 + c_rho) |a_k - b_k| / min
+    above, a factor far from its partner adds at most kappa_rho instead of growing without bound.
 
     Parameters
     ----------
     s_max : float
-        The largest S of the block's pairs.  NaN, infinity or a negative number (what the
-        engine passes when a factor is zero or negative: no certificate) give the exact rule.
+        The spread S (for several pairs the largest).  NaN, infinity or a negative number (what
+        the engine passes when a factor is zero or negative: no certificate) give the exact rule.
     d : int
         Number of players (features), at least 1.
     tol : float
@@ -244,7 +260,7 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
 
 
 def block_node_count(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
-    """:func:`certified_nodes` without the checks of its arguments (the engine's call per point).
+    """:func:`certified_nodes` without the checks of its arguments (the engine's call per block).
 
     Parameters
     ----------
@@ -264,28 +280,56 @@ def block_node_count(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
     8
     """
     s = float(s_max)
-    if not math.isfinite(s) or s < 0.0 or s > 1e9:
-        return nodes_for_degree(d - 1)
-    # S rounded up to a multiple of 1/1024 (the count grows with S, so this only adds nodes):
-    # the engine asks once per block, and a cached answer costs far less than the numpy below
-    return _certified_nodes(math.ceil(s * 1024.0), d, tol)
-
-
-@lru_cache(maxsize=4096)
-def _certified_nodes(s1024: int, d: int, tol: float) -> int:
-    need = (_RHO_CONST + _RHO_SPREAD * (s1024 / 1024.0) - np.log(tol)) / _TWO_LOG_RHO
-    # the smallest integer >= need; the tiny relative margin keeps a value that rounds to just
-    # below an integer from taking one node too few
-    m = int(np.ceil(float(np.min(need)) * (1.0 + 1e-12)))
-    return max(1, min(nodes_for_degree(d - 1), m))
+    exact = nodes_for_degree(d - 1)
+    if not s >= 0.0:  # NaN or negative: no certificate
+        return exact
+    limits = node_limits(d, tol)
+    # the smallest m whose limit is >= s (limits[m - 1] for m nodes); past the last, the exact rule
+    return int(np.searchsorted(limits, s, side="left")) + 1
 
 
 @lru_cache(maxsize=256)
+def node_limits(d: int, tol: float = CERTIFIED_TOL) -> np.ndarray:
+    """The largest spread S that :func:`certified_nodes` certifies with m nodes, m = 1 .. ceil(d/2) - 1.
+
+    ``limits[m - 1] = max_rho (2 m log rho - log(32/15) + log(1 - rho^-2) + log(tol)) / kappa_rho``,
+    lowered by a relative 1e-9 and 1e-12 so rounding never certifies one node too few; negative
+    where m nodes are not certified even for S = 0.  The engine's pass compares each pair's S with
+    this table (one search, no logarithms): the pair's count is the smallest m with S <= limits[m - 1],
+    the exact rule past the last.
+
+    Parameters
+    ----------
+    d : int
+        Number of players, at least 1.
+    tol : float
+        As in :func:`certified_nodes`.
+
+    Returns
+    -------
+    ndarray of shape (nodes_for_degree(d - 1) - 1,)
+        Increasing, read-only.
+
+    Examples
+    --------
+    >>> from kexplain.shapley.quadrature import node_limits
+    >>> [round(float(s), 2) for s in node_limits(20)[-3:]]   # the largest S that 7, 8, 9 of 10 nodes certify
+    [1.41, 2.26, 3.29]
+    """
+    d = check_param(d, "d", Integer(1))
+    exact = nodes_for_degree(d - 1)
+    m = np.arange(1, exact, dtype=np.float64)[:, None]
+    best = np.max((m * _TWO_LOG_RHO - _RHO_CONST + math.log(tol)) / _RHO_SPREAD, axis=1) if exact > 1 else m[:, 0]
+    limits = best - 1e-9 * np.abs(best) - 1e-12
+    limits.setflags(write=False)
+    return limits
+
+
 def spread_limit(d: int, tol: float = CERTIFIED_TOL) -> float:
     """The spread S above which :func:`certified_nodes` gives the exact rule (for early exits).
 
     Any S above the returned value gives ``nodes_for_degree(d - 1)`` nodes, so a pass computing
-    the largest S of a block may stop as soon as one pair exceeds it.
+    the largest S of a block may stop as soon as one pair exceeds it; 0 when no S certifies fewer.
 
     Parameters
     ----------
@@ -305,17 +349,5 @@ def spread_limit(d: int, tol: float = CERTIFIED_TOL) -> float:
     >>> certified_nodes(s * 1.001, 20), certified_nodes(s * 0.99, 20) < 10
     (10, True)
     """
-    d = check_param(d, "d", Integer(1))
-    exact = nodes_for_degree(d - 1)
-    lo, hi = 0.0, 1.0
-    while certified_nodes(hi, d, tol) < exact:
-        hi *= 2.0
-    if certified_nodes(lo, d, tol) >= exact:
-        return 0.0
-    for _ in range(60):  # bisection on the monotone node count
-        mid = 0.5 * (lo + hi)
-        if certified_nodes(mid, d, tol) < exact:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    limits = node_limits(d, tol)
+    return max(0.0, float(limits[-1])) if limits.size else 0.0
