@@ -79,6 +79,7 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
         "kexplain.embeddings.DeconditionalGPRegressor": ["fit", "elbo", "predict"],
         "kexplain.kernels.Kernel": ["gram", "feature_values", "pair_values", "rescaled"],
         "kexplain.kernels.SumKernel": ["gram", "diag_value", "rescaled"],
+        "kexplain.models.GPPosterior": ["mean", "covariance", "variance", "whiten", "error_radius"],
         "kexplain.sensitivity.SensitivityAnalysis": [
             "first_order",
             "total_order",
