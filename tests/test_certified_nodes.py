@@ -243,6 +243,11 @@ def test_certified_nodes_properties():
         certified_nodes(1.0, 10, tol=0.0)
     with pytest.raises(ValueError, match="d"):
         certified_nodes(1.0, 0)
+    for bad_tol in (0.0, 1.0, 2.0, float("nan")):
+        with pytest.raises(ValueError, match="tol"):
+            node_limits(10, tol=bad_tol)
+    with pytest.raises(ValueError, match="d"):
+        node_limits(0)
 
 
 def _enumerate_shapley(a, b, c):

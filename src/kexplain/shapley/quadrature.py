@@ -317,6 +317,7 @@ def node_limits(d: int, tol: float = CERTIFIED_TOL) -> np.ndarray:
     [1.41, 2.26, 3.29]
     """
     d = check_param(d, "d", Integer(1))
+    tol = check_param(tol, "tol", Real(0, 1, closed="neither"))
     exact = nodes_for_degree(d - 1)
     m = np.arange(1, exact, dtype=np.float64)[:, None]
     best = np.max((m * _TWO_LOG_RHO - _RHO_CONST + math.log(tol)) / _RHO_SPREAD, axis=1) if exact > 1 else m[:, 0]
