@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._simd_numba import vall_abs_gt, vfma, vload, vmul, vsplat, vstore
+from ._simd_numba import vall_abs_gt, vfma, vlane, vload, vmax_abs, vmul, vsplat, vstore, vsub, vtranspose4
 
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
@@ -214,6 +214,57 @@ def _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def _c_rows(x):  # pragma: no cover - compiled
+    """Whether x[i, j] is at flat index i x.shape[1] + j (C order), as the vector loads assume."""
+    return x.strides[1] == 8 and x.strides[0] == 8 * x.shape[1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather4(a, b, ka0, ka1, ka2, ka3, kb0, kb1, kb2, kb3, d4, shared_b, bT, dT, acc):  # pragma: no cover - compiled
+    """Features 0 .. d4 - 1 (d4 a multiple of 4) of a full block of 4 pairs, 4 features at a time:
+    each pair's 4 factors one vector load, transposed in registers to 4 features x 4 pairs.
+    Returns the vectors prod_j a (a pair per lane, j in order: the scalar chains' numbers) and
+    max_j |a|, |b| (for the |a|, |b| <= 1 test)."""
+    d = a.shape[1]
+    db = b.shape[1]
+    zero = vsplat(0.0)
+    pv = vsplat(1.0)
+    mxa = zero
+    mxb = zero
+    for j in range(0, d4, 4):
+        x0, x1, x2, x3 = vtranspose4(
+            vload(a, ka0 * d + j), vload(a, ka1 * d + j), vload(a, ka2 * d + j), vload(a, ka3 * d + j)
+        )
+        if shared_b:  # the functional game: one row of absent factors for every pair
+            y0 = vsplat(b[0, j])
+            y1 = vsplat(b[0, j + 1])
+            y2 = vsplat(b[0, j + 2])
+            y3 = vsplat(b[0, j + 3])
+        else:
+            y0, y1, y2, y3 = vtranspose4(
+                vload(b, kb0 * db + j), vload(b, kb1 * db + j), vload(b, kb2 * db + j), vload(b, kb3 * db + j)
+            )
+        vstore(bT, 4 * j, y0)
+        vstore(bT, 4 * j + 4, y1)
+        vstore(bT, 4 * j + 8, y2)
+        vstore(bT, 4 * j + 12, y3)
+        vstore(dT, 4 * j, vsub(x0, y0))
+        vstore(dT, 4 * j + 4, vsub(x1, y1))
+        vstore(dT, 4 * j + 8, vsub(x2, y2))
+        vstore(dT, 4 * j + 12, vsub(x3, y3))
+        pv = vmul(vmul(vmul(vmul(pv, x0), x1), x2), x3)
+        mxa = vmax_abs(vmax_abs(mxa, x0), x1)
+        mxb = vmax_abs(vmax_abs(mxb, x2), x3)
+        mxa = vmax_abs(vmax_abs(mxa, y0), y1)
+        mxb = vmax_abs(vmax_abs(mxb, y2), y3)
+        vstore(acc, 4 * j, zero)
+        vstore(acc, 4 * j + 4, zero)
+        vstore(acc, 4 * j + 8, zero)
+        vstore(acc, 4 * j + 12, zero)
+    return pv, vmax_abs(mxa, mxb)
+
+
+@njit(cache=True, nogil=True)
 def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - compiled
     """Prefix/suffix scheme over blocks of 4 pairs, one pair per vector lane (few nodes: a node
     block of 16 would be mostly padding); pairs with an |a| or |b| above 1 are redone by
@@ -221,9 +272,11 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
     not depend on the pairs it shares a block with.
 
     At small d the work per pair is a few hundred operations, so what surrounds the node loops
-    counts: b's row index is carried (k mod len(b) without a division), prod_j a_kj builds up in
-    the gather loop as four independent chains, and ``bad`` is cleared once and written only
-    where an entry fails (the flags are rare; a store per (pair, node) was not).
+    counts: b's row index is carried (k mod len(b) without a division), a full block's rows are
+    read and ``out``'s rows written 4 features at a time (vector loads and stores and a 4 x 4
+    transpose in registers, where the arrays are in C order), prod_j a_kj builds up one pair per
+    lane, and ``bad`` is cleared once and written only where an entry fails (the flags are rare;
+    a store per (pair, node) was not).
     """
     K = ia.shape[0]
     d = a.shape[1]
@@ -237,6 +290,9 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
     big = np.empty(4, dtype=np.bool_)
     ka = np.zeros(4, dtype=np.int64)
     kb = np.zeros(4, dtype=np.int64)
+    # the vector gather and scatter read rows at flat indices (C order); the remainder, scalar
+    d4 = d - d % 4 if _c_rows(a) and _c_rows(b) and _c_rows(out) else 0
+    shared_b = nb == 1
     bad[:, :] = False
     zero = vsplat(0.0)
     r = 0  # b's row of the next pair: k mod nb
@@ -250,11 +306,16 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
             if r == nb:
                 r = 0
         if kq == 4:
-            p0 = 1.0
-            p1 = 1.0
-            p2 = 1.0
-            p3 = 1.0
-            for j in range(d):
+            pv, mx = _gather4(a, b, ka[0], ka[1], ka[2], ka[3], kb[0], kb[1], kb[2], kb[3], d4, shared_b, bT, dT, acc)
+            p0 = vlane(pv, 0)
+            p1 = vlane(pv, 1)
+            p2 = vlane(pv, 2)
+            p3 = vlane(pv, 3)
+            big[0] = vlane(mx, 0) > 1.0
+            big[1] = vlane(mx, 1) > 1.0
+            big[2] = vlane(mx, 2) > 1.0
+            big[3] = vlane(mx, 3) > 1.0
+            for j in range(d4, d):
                 x0 = a[ka[0], j]
                 x1 = a[ka[1], j]
                 x2 = a[ka[2], j]
@@ -310,13 +371,33 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
         while l0 < m:
             _pairs_node1(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw)
             l0 += 1
-        for q in range(kq):
-            k = k0 + q
-            if big[q]:
-                _one_pair_big(a, ka[q], b, kb[q], k, t, w, out, bad, P1, S1)
-            else:
-                for j in range(d):
-                    out[k, j] = dT[j, q] * acc[j, q]
+        if kq == 4:
+            # out rows k0 .. k0 + 3, 4 features at a time (a big pair's row is redone below)
+            for j in range(0, d4, 4):
+                o0, o1, o2, o3 = vtranspose4(
+                    vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
+                    vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
+                    vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
+                    vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
+                )
+                vstore(out, k0 * d + j, o0)
+                vstore(out, (k0 + 1) * d + j, o1)
+                vstore(out, (k0 + 2) * d + j, o2)
+                vstore(out, (k0 + 3) * d + j, o3)
+            for q in range(4):
+                for j in range(d4, d):
+                    out[k0 + q, j] = dT[j, q] * acc[j, q]
+            for q in range(4):
+                if big[q]:
+                    _one_pair_big(a, ka[q], b, kb[q], k0 + q, t, w, out, bad, P1, S1)
+        else:
+            for q in range(kq):
+                k = k0 + q
+                if big[q]:
+                    _one_pair_big(a, ka[q], b, kb[q], k, t, w, out, bad, P1, S1)
+                else:
+                    for j in range(d):
+                        out[k, j] = dT[j, q] * acc[j, q]
 
 
 @njit(cache=True, nogil=True)

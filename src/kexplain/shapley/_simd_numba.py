@@ -12,6 +12,9 @@ them in memory, a load and a store per step.  These intrinsics give such a kerne
 data by a flat element index (C order) and are not bounds-checked: callers own that.
 ``vall_abs_gt`` is the one test: whether every lane's magnitude exceeds a bound (one compare
 and a mask check, so a kernel can keep the usual case in registers and branch out for the rare).
+``vtranspose4`` turns four vectors (rows) into their four columns, so that a kernel working one
+pair per lane can load and store its pairs' rows contiguously (four loads and a transpose in
+registers instead of sixteen scalar loads and stores).
 """
 
 from __future__ import annotations
@@ -88,6 +91,48 @@ def vadd(typingctx, a, b):
         return builder.fadd(args[0], args[1])
 
     return vec4(vec4, vec4), codegen
+
+
+@intrinsic
+def vsub(typingctx, a, b):
+    """Lane-wise a - b."""
+
+    def codegen(context, builder, sig, args):
+        return builder.fsub(args[0], args[1])
+
+    return vec4(vec4, vec4), codegen
+
+
+@intrinsic
+def vmax_abs(typingctx, m, x):
+    """Lane-wise |x| where |x| > m, else m (a NaN lane of x leaves m: as ``abs(x) > m`` is false)."""
+
+    def codegen(context, builder, sig, args):
+        fabs = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V, [_V]), "llvm.fabs.v4f64")
+        ax = builder.call(fabs, [args[1]])
+        return builder.select(builder.fcmp_ordered(">", ax, args[0]), ax, args[0])
+
+    return vec4(vec4, vec4), codegen
+
+
+@intrinsic
+def vtranspose4(typingctx, r0, r1, r2, r3):
+    """The columns (c0, c1, c2, c3) of the 4 x 4 matrix with rows r0 .. r3: lane q of c_i is lane i of r_q."""
+
+    def codegen(context, builder, sig, args):
+        def shuf(x, y, lanes):
+            return builder.shuffle_vector(x, y, ir.Constant(ir.VectorType(ir.IntType(32), 4), lanes))
+
+        r0, r1, r2, r3 = args
+        # halves first ([r0.lo, r2.lo] ...: 128-bit inserts), then the in-lane unpacks
+        t0 = shuf(r0, r2, [0, 1, 4, 5])
+        t1 = shuf(r1, r3, [0, 1, 4, 5])
+        t2 = shuf(r0, r2, [2, 3, 6, 7])
+        t3 = shuf(r1, r3, [2, 3, 6, 7])
+        cols = [shuf(t0, t1, [0, 4, 2, 6]), shuf(t0, t1, [1, 5, 3, 7]), shuf(t2, t3, [0, 4, 2, 6]), shuf(t2, t3, [1, 5, 3, 7])]
+        return context.make_tuple(builder, sig.return_type, cols)
+
+    return types.UniTuple(vec4, 4)(vec4, vec4, vec4, vec4), codegen
 
 
 @intrinsic
