@@ -17,7 +17,6 @@ tree's in the same rounds, and print the ratio and the largest relative differen
 
 from __future__ import annotations
 
-import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import argparse
 import importlib.util
 import math
@@ -25,6 +24,7 @@ import pathlib
 import sys
 import types
 
+import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
 import numpy as np
 from _common import compare, load_note, print_table, result
 

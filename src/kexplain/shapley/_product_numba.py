@@ -52,7 +52,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._simd_numba import vall_abs_gt, vfma, vlane, vload, vmax_abs, vmul, vsplat, vstore, vsub, vtranspose4
+from ._simd_numba import (
+    pget,
+    vall_abs_gt,
+    vdata,
+    vfma,
+    vkeep,
+    vlane,
+    vload,
+    vload_t4,
+    vmax_abs,
+    vmul,
+    vsplat,
+    vstore,
+    vstore_t4,
+    vsub,
+)
 
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
@@ -220,30 +235,25 @@ def _c_rows(x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _gather4(a, b, ka0, ka1, ka2, ka3, kb0, kb1, kb2, kb3, d4, shared_b, bT, dT, acc):  # pragma: no cover - compiled
+def _gather4(a, b, ka0, ka1, ka2, ka3, kb0, kb1, kb2, kb3, d, d4, shared_b, bT, dT, acc):  # pragma: no cover - compiled
     """Features 0 .. d4 - 1 (d4 a multiple of 4) of a full block of 4 pairs, 4 features at a time:
-    each pair's 4 factors one vector load, transposed in registers to 4 features x 4 pairs.
+    each pair's 4 factors two 128-bit loads, transposed in registers to 4 features x 4 pairs.
     Returns the vectors prod_j a (a pair per lane, j in order: the scalar chains' numbers) and
-    max_j |a|, |b| (for the |a|, |b| <= 1 test)."""
-    d = a.shape[1]
-    db = b.shape[1]
+    max_j |a|, |b| (for the |a|, |b| <= 1 test).  Pointers from ``vdata`` (a (., d) and b (., d)
+    in C order), as the node passes take."""
     zero = vsplat(0.0)
     pv = vsplat(1.0)
     mxa = zero
     mxb = zero
     for j in range(0, d4, 4):
-        x0, x1, x2, x3 = vtranspose4(
-            vload(a, ka0 * d + j), vload(a, ka1 * d + j), vload(a, ka2 * d + j), vload(a, ka3 * d + j)
-        )
+        x0, x1, x2, x3 = vload_t4(a, ka0 * d + j, ka1 * d + j, ka2 * d + j, ka3 * d + j)
         if shared_b:  # the functional game: one row of absent factors for every pair
-            y0 = vsplat(b[0, j])
-            y1 = vsplat(b[0, j + 1])
-            y2 = vsplat(b[0, j + 2])
-            y3 = vsplat(b[0, j + 3])
+            y0 = vsplat(pget(b, j))
+            y1 = vsplat(pget(b, j + 1))
+            y2 = vsplat(pget(b, j + 2))
+            y3 = vsplat(pget(b, j + 3))
         else:
-            y0, y1, y2, y3 = vtranspose4(
-                vload(b, kb0 * db + j), vload(b, kb1 * db + j), vload(b, kb2 * db + j), vload(b, kb3 * db + j)
-            )
+            y0, y1, y2, y3 = vload_t4(b, kb0 * d + j, kb1 * d + j, kb2 * d + j, kb3 * d + j)
         vstore(bT, 4 * j, y0)
         vstore(bT, 4 * j + 4, y1)
         vstore(bT, 4 * j + 8, y2)
@@ -284,15 +294,17 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
     m = t.shape[0]
     bT = np.empty((d, 4))
     dT = np.empty((d, 4))
-    pre = np.empty((d, 16))
+    pre = np.empty((d, 20))  # up to 5 nodes' prefix products per feature (``_pairs_nodes5``)
     acc = np.empty((d, 4))
-    sw = np.empty(16)
+    sw = np.empty(20)
     big = np.empty(4, dtype=np.bool_)
     ka = np.zeros(4, dtype=np.int64)
     kb = np.zeros(4, dtype=np.int64)
     # the vector gather and scatter read rows at flat indices (C order); the remainder, scalar
     d4 = d - d % 4 if _c_rows(a) and _c_rows(b) and _c_rows(out) else 0
     shared_b = nb == 1
+    t = t.copy()  # the passes read t and w through pointers: contiguous
+    w = w.copy()
     bad[:, :] = False
     zero = vsplat(0.0)
     r = 0  # b's row of the next pair: k mod nb
@@ -306,7 +318,24 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
             if r == nb:
                 r = 0
         if kq == 4:
-            pv, mx = _gather4(a, b, ka[0], ka[1], ka[2], ka[3], kb[0], kb[1], kb[2], kb[3], d4, shared_b, bT, dT, acc)
+            pv, mx = _gather4(
+                vdata(a),
+                vdata(b),
+                ka[0],
+                ka[1],
+                ka[2],
+                ka[3],
+                kb[0],
+                kb[1],
+                kb[2],
+                kb[3],
+                d,
+                d4,
+                shared_b,
+                vdata(bT),
+                vdata(dT),
+                vdata(acc),
+            )
             p0 = vlane(pv, 0)
             p1 = vlane(pv, 1)
             p2 = vlane(pv, 2)
@@ -364,26 +393,42 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
                         dT[j, q] = 0.0
             for j in range(d):
                 vstore(acc, 4 * j, zero)
+        # node groups of 3 to 5 (a lone node's pass waits on each multiplication's latency):
+        # 5 = 5, 6 = 3 + 3, 7 = 4 + 3, 9 = 4 + 5, 10 = 5 + 5, 11 = 4 + 4 + 3, ...
+        # pointers taken in the loop, so that the arrays stay alive through it
+        pbT, pdT, ppre, pacc, psw, pt, pw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
         l0 = 0
-        while l0 + 4 <= m:
-            _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw)
-            l0 += 4
         while l0 < m:
-            _pairs_node1(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw)
-            l0 += 1
+            rem = m - l0
+            if rem == 5 or rem == 10:
+                g = 5
+                ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            elif rem == 3 or rem == 6:
+                g = 3
+                ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            elif rem >= 4:
+                g = 4
+                ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            else:
+                g = 1
+                ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            if not ok:
+                _flag_bad(sw, l0, g, k0, kq, bad)
+            l0 += g
         if kq == 4:
             # out rows k0 .. k0 + 3, 4 features at a time (a big pair's row is redone below)
             for j in range(0, d4, 4):
-                o0, o1, o2, o3 = vtranspose4(
+                vstore_t4(
+                    out,
+                    k0 * d + j,
+                    (k0 + 1) * d + j,
+                    (k0 + 2) * d + j,
+                    (k0 + 3) * d + j,
                     vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
                     vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
                     vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
                     vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
                 )
-                vstore(out, k0 * d + j, o0)
-                vstore(out, (k0 + 1) * d + j, o1)
-                vstore(out, (k0 + 2) * d + j, o2)
-                vstore(out, (k0 + 3) * d + j, o3)
             for q in range(4):
                 for j in range(d4, d):
                     out[k0 + q, j] = dT[j, q] * acc[j, q]
@@ -401,30 +446,28 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def _pair_weights_where_ok(p, l0, nodes, w, k0, kq, bad, sw):  # pragma: no cover - compiled
-    """sw[4 g + q] = w[l0 + g], or 0 where the full product p[4 g + q] of node l0 + g for pair
-    k0 + q is (near) subnormal: that entry goes to the caller (flagged in ``bad``, which the
-    caller cleared)."""
+def _flag_bad(sw, l0, nodes, k0, kq, bad):  # pragma: no cover - compiled
+    """bad[k0 + q, l0 + g] = True where the full product sw[4 g + q] of node l0 + g for pair
+    k0 + q is (near) subnormal (a pass gave that entry weight 0: the caller finishes it in log
+    space); ``bad`` was cleared by the caller."""
     for g in range(nodes):
-        wg = w[l0 + g]
-        for q in range(4):
-            if abs(p[4 * g + q]) > _TINY:
-                sw[4 * g + q] = wg
-            else:
-                sw[4 * g + q] = 0.0
-                if q < kq:
-                    bad[k0 + q, l0 + g] = True
+        for q in range(kq):
+            if not abs(sw[4 * g + q]) > _TINY:
+                bad[k0 + q, l0 + g] = True
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no cover - compiled
+def _pairs_nodes4(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
     """Nodes l0 .. l0 + 3 for a block of 4 pairs: four vectors (one per node, a pair per lane)
-    kept in registers, as ``_block16``; each pair's sum takes the nodes in order."""
-    d = bT.shape[0]
-    u0 = vsplat(t[l0])
-    u1 = vsplat(t[l0 + 1])
-    u2 = vsplat(t[l0 + 2])
-    u3 = vsplat(t[l0 + 3])
+    kept in registers, as ``_block16``; each pair's sum takes the nodes in order.  Pointers from
+    ``vdata`` (bT, dT (d, 4), pre (d, 20), acc (d, 4), sw (20,), t, w): no array arguments,
+    whose reference counts would cost more than the pass at small d.  Returns False where a full
+    product is (near) subnormal: its node's weight is then 0 for that pair, sw holds the four
+    products of each node, and the caller flags the entries (``_flag_bad``)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    u3 = vsplat(pget(t, l0 + 3))
     p0 = vsplat(1.0)
     p1 = p0
     p2 = p0
@@ -432,58 +475,176 @@ def _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no co
     for j in range(d):
         vb = vload(bT, 4 * j)
         vd = vload(dT, 4 * j)
-        vstore(pre, 16 * j, p0)
-        vstore(pre, 16 * j + 4, p1)
-        vstore(pre, 16 * j + 8, p2)
-        vstore(pre, 16 * j + 12, p3)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        vstore(pre, 20 * j + 12, p3)
         p0 = vmul(p0, vfma(u0, vd, vb))
         p1 = vmul(p1, vfma(u1, vd, vb))
         p2 = vmul(p2, vfma(u2, vd, vb))
         p3 = vmul(p3, vfma(u3, vd, vb))
-    if vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY) and vall_abs_gt(p3, _TINY):
-        # the usual case, in registers (a round trip of the lanes through memory stalls here)
-        s0 = vsplat(w[l0])
-        s1 = vsplat(w[l0 + 1])
-        s2 = vsplat(w[l0 + 2])
-        s3 = vsplat(w[l0 + 3])
+    ok = vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY) and vall_abs_gt(p3, _TINY)
+    if ok:  # the usual case, in registers (a round trip of the lanes through memory stalls here)
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+        s3 = vsplat(pget(w, l0 + 3))
     else:
         vstore(sw, 0, p0)
         vstore(sw, 4, p1)
         vstore(sw, 8, p2)
         vstore(sw, 12, p3)
-        _pair_weights_where_ok(sw, l0, 4, w, k0, kq, bad, sw)
-        s0 = vload(sw, 0)
-        s1 = vload(sw, 4)
-        s2 = vload(sw, 8)
-        s3 = vload(sw, 12)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+        s3 = vkeep(p3, _TINY, pget(w, l0 + 3))
     for j in range(d - 1, -1, -1):
         vb = vload(bT, 4 * j)
         vd = vload(dT, 4 * j)
-        x = vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j))
-        x = vfma(vload(pre, 16 * j + 4), s1, x)
-        x = vfma(vload(pre, 16 * j + 8), s2, x)
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j + 12), s3, x))
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        x = vfma(vload(pre, 20 * j + 8), s2, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 12), s3, x))
         s0 = vmul(s0, vfma(u0, vd, vb))
         s1 = vmul(s1, vfma(u1, vd, vb))
         s2 = vmul(s2, vfma(u2, vd, vb))
         s3 = vmul(s3, vfma(u3, vd, vb))
+    return ok
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pairs_node1(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Node l0 alone for a block of 4 pairs (the last m mod 4 nodes), as ``_pairs_nodes4``."""
-    d = bT.shape[0]
-    u0 = vsplat(t[l0])
+def _pairs_nodes3(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Nodes l0 .. l0 + 2, as ``_pairs_nodes4`` with three vectors (the tail m mod 4 = 3, and
+    m = 6 as 3 + 3: three chains of products in flight where one node at a time would wait on
+    each multiplication's latency)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    p0 = vsplat(1.0)
+    p1 = p0
+    p2 = p0
+    for j in range(d):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+        p1 = vmul(p1, vfma(u1, vd, vb))
+        p2 = vmul(p2, vfma(u2, vd, vb))
+    ok = vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY)
+    if ok:
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+    else:
+        vstore(sw, 0, p0)
+        vstore(sw, 4, p1)
+        vstore(sw, 8, p2)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+    for j in range(d - 1, -1, -1):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 8), s2, x))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+        s1 = vmul(s1, vfma(u1, vd, vb))
+        s2 = vmul(s2, vfma(u2, vd, vb))
+    return ok
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairs_nodes5(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Nodes l0 .. l0 + 4, as ``_pairs_nodes4`` with five vectors (m = 5, 9 = 4 + 5 and
+    10 = 5 + 5: one pass over the features fewer than with a lone node)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    u3 = vsplat(pget(t, l0 + 3))
+    u4 = vsplat(pget(t, l0 + 4))
+    p0 = vsplat(1.0)
+    p1 = p0
+    p2 = p0
+    p3 = p0
+    p4 = p0
+    for j in range(d):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        vstore(pre, 20 * j + 12, p3)
+        vstore(pre, 20 * j + 16, p4)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+        p1 = vmul(p1, vfma(u1, vd, vb))
+        p2 = vmul(p2, vfma(u2, vd, vb))
+        p3 = vmul(p3, vfma(u3, vd, vb))
+        p4 = vmul(p4, vfma(u4, vd, vb))
+    ok = (
+        vall_abs_gt(p0, _TINY)
+        and vall_abs_gt(p1, _TINY)
+        and vall_abs_gt(p2, _TINY)
+        and vall_abs_gt(p3, _TINY)
+        and vall_abs_gt(p4, _TINY)
+    )
+    if ok:
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+        s3 = vsplat(pget(w, l0 + 3))
+        s4 = vsplat(pget(w, l0 + 4))
+    else:
+        vstore(sw, 0, p0)
+        vstore(sw, 4, p1)
+        vstore(sw, 8, p2)
+        vstore(sw, 12, p3)
+        vstore(sw, 16, p4)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+        s3 = vkeep(p3, _TINY, pget(w, l0 + 3))
+        s4 = vkeep(p4, _TINY, pget(w, l0 + 4))
+    for j in range(d - 1, -1, -1):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        x = vfma(vload(pre, 20 * j + 8), s2, x)
+        x = vfma(vload(pre, 20 * j + 12), s3, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 16), s4, x))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+        s1 = vmul(s1, vfma(u1, vd, vb))
+        s2 = vmul(s2, vfma(u2, vd, vb))
+        s3 = vmul(s3, vfma(u3, vd, vb))
+        s4 = vmul(s4, vfma(u4, vd, vb))
+    return ok
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Node l0 alone (m = 1, 2 and the tail of m mod 4 = 1, 2 after 4 + 4 + ...), as ``_pairs_nodes4``."""
+    u0 = vsplat(pget(t, l0))
     p0 = vsplat(1.0)
     for j in range(d):
-        vstore(pre, 16 * j, p0)
-        p0 = vmul(p0, vfma(u0, vload(dT, 4 * j), vload(bT, 4 * j)))
-    vstore(sw, 0, p0)
-    _pair_weights_where_ok(sw, l0, 1, w, k0, kq, bad, sw)
-    s0 = vload(sw, 0)
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+    ok = vall_abs_gt(p0, _TINY)
+    if ok:
+        s0 = vsplat(pget(w, l0))
+    else:
+        vstore(sw, 0, p0)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
     for j in range(d - 1, -1, -1):
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j)))
-        s0 = vmul(s0, vfma(u0, vload(dT, 4 * j), vload(bT, 4 * j)))
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j)))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+    return ok
 
 
 @njit(cache=True, nogil=True)
