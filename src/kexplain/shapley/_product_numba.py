@@ -22,29 +22,34 @@ Two leave-one-out schemes, chosen per pair:
 - otherwise: the full product divided by the left-out factor, allowed only when the full product
   is far from under/overflow; a non-finite result sends the whole pair to the caller.
 
-The first scheme is written for the machine (AVX2 + FMA, checked on AMD EPYC znver1): blocks of
-4-double vectors (``_simd_numba``: numba runs no SLP vectoriser, so lanes written as scalars stay
-scalar, and lanes kept in arrays cost a load and a store per step) whose running prefix and
-suffix products stay in registers.  With 12 nodes or more (d >= 23) a pair's nodes go 16 at a
-time, four vectors of 4 nodes (the last m mod 16 nodes 4 at a time, padded with weight 0); below,
-4 pairs go together, one per lane, 4 nodes at a time.  Per (feature, 16 steps) that leaves 4
-vector stores of prefix products, 1 of the 4-lane sums (reduced once, at the end), and 20
-vector multiplications and fused multiply-adds, the factors g(t) = b + t (a - b) each one fused
-multiply-add, computed again in the backward pass (storing them would cost a store, which on
-this core is slower than the multiply-add).  The factors' single rounding and the 4-lane sums
-change values by a few ulps: within 1.1e-15 relative of the previous kernel on positive factors;
-on factors of both signs, where entries cancel, both kernels are off an extended-precision
-reference by up to ~1e-11 relative (the previous by up to ~7e-10).
+The first scheme is written for the machine (AVX2 + FMA, checked on AMD EPYC znver1): 4-double
+vectors (``_simd_numba``: numba runs no SLP vectoriser, so lanes written as scalars stay scalar,
+and lanes kept in arrays cost a load and a store per step), one pair per lane: blocks of 4 pairs,
+their factors transposed to (feature, pair) once per block (two 128-bit loads per pair and 4
+features, in-lane shuffles), then passes over the features with 3, 4 or 5 nodes at a time (one
+vector per node, so 3 to 5 independent chains of products hide the multiplications' latency),
+whose running prefix and suffix products stay in registers.  Per (feature, node) and 4 pairs that
+leaves one vector store of prefix products and two fused multiply-adds and a multiplication
+(the factors g(t) = b + t (a - b) are one fused multiply-add each, computed again in the backward
+pass: storing them would cost a store, which on this core is slower than the multiply-add).
+Each entry's sum over nodes runs in node order, so a pair's numbers do not depend on the pairs
+it shares a block with, nor on how the nodes are grouped into passes.  The inlined passes take
+data pointers, not arrays (numba would count references on each array argument of every call:
+atomic operations that at small d cost more than the pass), and ``bad`` is written only where
+an entry fails.
 
-The few-node mode (4 pairs per vector) was then trimmed around its node passes, with the same
-numbers bit for bit: b's row index carried instead of k mod len(b) (a 64-bit division per pair),
-prod_j a built in the gather loop as four independent chains, ``bad`` cleared once and written
-only where an entry fails, the node weights kept in registers when no full product is near
-subnormal, the node passes inlined: 1.2-1.33x at d = 7-20 (benchmarks in the commit message).
+History, measured with ``benchmarks/bench_engine_kernel.py`` (CPU time, one thread): the
+transposed gather and scatter, the 3- and 5-node passes and the pointer arguments made this
+kernel 1.5-1.9x faster at 3-10 nodes and d = 10-1,000, bit for bit the same numbers.  It then
+replaced a second mode for 12 nodes or more (each pair's nodes 16 at a time, four vectors of 4
+nodes, summed in 4 lanes reduced at the end), which it beats by 1.3-2.2x at 12-40 nodes and
+3-9% at d = 160-1,000; for those node counts the order of each sum changed, within 1.5e-15
+relative on positive factors.
 
-Both modes take any node count, not only ceil(d/2): ``spread_max`` gives a block's largest spread
-sum_j |a - b|_kj / min(a, b)_kj, from which ``quadrature.certified_nodes`` picks the fewest nodes a
-bound certifies (one vectorised pass of d divisions per pair, before the integrals).
+The kernel takes any node count, not only ceil(d/2): ``spread_max`` gives a block's largest
+spread sum_j |a - b|_kj / min(a, b)_kj, from which ``quadrature.certified_nodes`` picks the
+fewest nodes a bound certifies (one vectorised pass of d divisions per pair, before the
+integrals).
 """
 
 from __future__ import annotations
@@ -71,123 +76,6 @@ from ._simd_numba import (
 
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
-
-#: below this many nodes a block of 16 nodes would be mostly padding: the kernel then runs over
-#: blocks of 4 pairs, one pair per vector lane
-_FEW_NODES = 12
-
-
-@njit(cache=True, nogil=True)
-def _is_big(a, ka, b, kb):  # pragma: no cover - compiled
-    """Whether the pair of rows a[ka], b[kb] has an |a| or |b| above 1, and prod_j a[ka, j]."""
-    big = False
-    prod_a = 1.0
-    for j in range(a.shape[1]):
-        prod_a *= a[ka, j]
-        if abs(a[ka, j]) > 1.0 or abs(b[kb, j]) > 1.0:
-            big = True
-    return big, prod_a
-
-
-@njit(cache=True, nogil=True)
-def _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw, dd):  # pragma: no cover - compiled
-    """Prefix/suffix scheme for pair k (rows a[ka], b[kb], every |a|, |b| <= 1).
-
-    The nodes ``tp``, ``wp`` (padded with weight 0 to a multiple of 4; only the first ``m`` are
-    real) are taken 16 at a time by ``_block16`` and the rest 4 at a time by ``_block4``.  Each
-    feature's weighted sum over nodes builds up in 4 lanes ``acc`` (d, 4) (lane r takes the
-    nodes r mod 4 of every block), reduced once at the end.
-    """
-    d = a.shape[1]
-    zero = vsplat(0.0)
-    for j in range(d):
-        vstore(acc, 4 * j, zero)
-        dd[j] = a[ka, j] - b[kb, j]  # once per pair: the blocks broadcast it straight from memory
-    n = tp.shape[0]
-    c0 = 0
-    while c0 + 16 <= n:
-        _block16(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw)
-        c0 += 16
-    while c0 < n:
-        _block4(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw)
-        c0 += 4
-    for j in range(d):
-        out[k, j] = dd[j] * ((acc[j, 0] + acc[j, 1]) + (acc[j, 2] + acc[j, 3]))
-
-
-@njit(cache=True, nogil=True)
-def _weights_where_ok(p, k, c0, nodes, wp, m, bad, sw):  # pragma: no cover - compiled
-    """sw[l] = wp[c0 + l], or 0 where node c0 + l's full product p[l] is (near) subnormal: that
-    node goes to the caller (flagged in ``bad``)."""
-    for l in range(nodes):
-        ok = abs(p[l]) > _TINY
-        sw[l] = wp[c0 + l] if ok else 0.0
-        if c0 + l < m:
-            bad[k, c0 + l] = not ok
-
-
-@njit(cache=True, nogil=True)
-def _block16(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Nodes c0 .. c0 + 15 as four 4-lane vectors whose running prefix and suffix products stay
-    in registers: the only memory traffic per feature is one row of ``pre`` (d, 16) written
-    forward and read backward, and one row of ``acc``."""
-    d = dd.shape[0]
-    t0 = vload(tp, c0)
-    t1 = vload(tp, c0 + 4)
-    t2 = vload(tp, c0 + 8)
-    t3 = vload(tp, c0 + 12)
-    p0 = vsplat(1.0)
-    p1 = p0
-    p2 = p0
-    p3 = p0
-    for j in range(d):
-        vb = vsplat(b[kb, j])
-        vd = vsplat(dd[j])
-        vstore(pre, 16 * j, p0)
-        vstore(pre, 16 * j + 4, p1)
-        vstore(pre, 16 * j + 8, p2)
-        vstore(pre, 16 * j + 12, p3)
-        p0 = vmul(p0, vfma(t0, vd, vb))
-        p1 = vmul(p1, vfma(t1, vd, vb))
-        p2 = vmul(p2, vfma(t2, vd, vb))
-        p3 = vmul(p3, vfma(t3, vd, vb))
-    vstore(sw, 0, p0)
-    vstore(sw, 4, p1)
-    vstore(sw, 8, p2)
-    vstore(sw, 12, p3)
-    _weights_where_ok(sw, k, c0, 16, wp, m, bad, sw)
-    s0 = vload(sw, 0)
-    s1 = vload(sw, 4)
-    s2 = vload(sw, 8)
-    s3 = vload(sw, 12)
-    for j in range(d - 1, -1, -1):
-        vb = vsplat(b[kb, j])
-        vd = vsplat(dd[j])
-        x = vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j))
-        x = vfma(vload(pre, 16 * j + 4), s1, x)
-        x = vfma(vload(pre, 16 * j + 8), s2, x)
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j + 12), s3, x))
-        s0 = vmul(s0, vfma(t0, vd, vb))
-        s1 = vmul(s1, vfma(t1, vd, vb))
-        s2 = vmul(s2, vfma(t2, vd, vb))
-        s3 = vmul(s3, vfma(t3, vd, vb))
-
-
-@njit(cache=True, nogil=True)
-def _block4(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Nodes c0 .. c0 + 3 (the last few), as ``_block16`` with one vector."""
-    d = dd.shape[0]
-    t0 = vload(tp, c0)
-    p0 = vsplat(1.0)
-    for j in range(d):
-        vstore(pre, 16 * j, p0)
-        p0 = vmul(p0, vfma(t0, vsplat(dd[j]), vsplat(b[kb, j])))
-    vstore(sw, 0, p0)
-    _weights_where_ok(sw, k, c0, 4, wp, m, bad, sw)
-    s0 = vload(sw, 0)
-    for j in range(d - 1, -1, -1):
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j)))
-        s0 = vmul(s0, vfma(t0, vsplat(dd[j]), vsplat(b[kb, j])))
 
 
 @njit(cache=True, nogil=True)
@@ -459,7 +347,7 @@ def _flag_bad(sw, l0, nodes, k0, kq, bad):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def _pairs_nodes4(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
     """Nodes l0 .. l0 + 3 for a block of 4 pairs: four vectors (one per node, a pair per lane)
-    kept in registers, as ``_block16``; each pair's sum takes the nodes in order.  Pointers from
+    kept in registers; each pair's sum takes the nodes in order.  Pointers from
     ``vdata`` (bT, dT (d, 4), pre (d, 20), acc (d, 4), sw (20,), t, w): no array arguments,
     whose reference counts would cost more than the pass at small d.  Returns False where a full
     product is (near) subnormal: its node's weight is then 0 for that pair, sw holds the four
@@ -649,33 +537,8 @@ def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compi
 
 @njit(cache=True, nogil=True)
 def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - compiled; tested via product.py
-    K = ia.shape[0]
-    d = a.shape[1]
-    nb = b.shape[0]
     m = t.shape[0]
-    P = np.empty(m)
-    S = np.empty(m)
-    if m < _FEW_NODES:
-        _pair_blocks(a, ia, b, t, w, out, bad, pa, P, S)
-        return
-    n_pad = -(-m // 4) * 4
-    tp = np.full(n_pad, 0.5)  # padded nodes: weight 0, so they add nothing
-    wp = np.zeros(n_pad)
-    tp[:m] = t
-    wp[:m] = w
-    pre = np.empty((d, 16))
-    acc = np.empty((d, 4))
-    sw = np.empty(16)
-    dd = np.empty(d)
-    for k in range(K):
-        ka = ia[k]
-        kb = k % nb
-        big, prod_a = _is_big(a, ka, b, kb)
-        pa[k] = prod_a
-        if big:
-            _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S)
-        else:
-            _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw, dd)
+    _pair_blocks(a, ia, b, t, w, out, bad, pa, np.empty(m), np.empty(m))
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")

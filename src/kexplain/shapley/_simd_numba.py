@@ -13,9 +13,9 @@ data (or a pointer from ``vdata``) by a flat element index (C order) and are not
 callers own that.
 ``vall_abs_gt`` is the one test: whether every lane's magnitude exceeds a bound (one compare
 and a mask check, so a kernel can keep the usual case in registers and branch out for the rare).
-``vtranspose4`` turns four vectors (rows) into their four columns, so that a kernel working one
-pair per lane can load and store its pairs' rows contiguously (four loads and a transpose in
-registers instead of sixteen scalar loads and stores).
+``vload_t4`` and ``vstore_t4`` load and store a 4 x 4 block transposed, so that a kernel working
+one pair per lane can read and write its pairs' rows contiguously (eight 128-bit loads and a
+transpose in registers instead of sixteen scalar loads and stores).
 """
 
 from __future__ import annotations
@@ -169,31 +169,6 @@ def vmax_abs(typingctx, m, x):
     return vec4(vec4, vec4), codegen
 
 
-@intrinsic
-def vtranspose4(typingctx, r0, r1, r2, r3):
-    """The columns (c0, c1, c2, c3) of the 4 x 4 matrix with rows r0 .. r3: lane q of c_i is lane i of r_q."""
-
-    def codegen(context, builder, sig, args):
-        def shuf(x, y, lanes):
-            return builder.shuffle_vector(x, y, ir.Constant(ir.VectorType(ir.IntType(32), 4), lanes))
-
-        r0, r1, r2, r3 = args
-        # halves first ([r0.lo, r2.lo] ...: 128-bit inserts), then the in-lane unpacks
-        t0 = shuf(r0, r2, [0, 1, 4, 5])
-        t1 = shuf(r1, r3, [0, 1, 4, 5])
-        t2 = shuf(r0, r2, [2, 3, 6, 7])
-        t3 = shuf(r1, r3, [2, 3, 6, 7])
-        cols = [
-            shuf(t0, t1, [0, 4, 2, 6]),
-            shuf(t0, t1, [1, 5, 3, 7]),
-            shuf(t2, t3, [0, 4, 2, 6]),
-            shuf(t2, t3, [1, 5, 3, 7]),
-        ]
-        return context.make_tuple(builder, sig.return_type, cols)
-
-    return types.UniTuple(vec4, 4)(vec4, vec4, vec4, vec4), codegen
-
-
 _V2 = ir.VectorType(ir.DoubleType(), 2)
 
 
@@ -210,7 +185,7 @@ def _half_ptr(context, builder, sig_arr, ary, idx, sig_idx, off):
 @intrinsic
 def vload_t4(typingctx, arr, i0, i1, i2, i3):
     """The columns (c0, c1, c2, c3) of the 4 x 4 block whose row q is arr.flat[i_q : i_q + 4]
-    (lane q of c_i is arr.flat[i_q + i]): ``vtranspose4`` of four loads, but built from 128-bit
+    (lane q of c_i is arr.flat[i_q + i]): a transpose of four loads, but built from 128-bit
     loads and inserts, which on AMD Zen 1 cost far less than the 256-bit lane permutes that
     transposing whole vectors takes."""
 
