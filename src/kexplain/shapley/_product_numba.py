@@ -68,6 +68,7 @@ from ._simd_numba import (
     vload_t4,
     vmax_abs,
     vmul,
+    vset,
     vsplat,
     vstore,
     vstore_t4,
@@ -224,6 +225,14 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
                 vdata(dT),
                 vdata(acc),
             )
+            for j in range(d4, d):  # the last d mod 4 features (all of them where not in C order)
+                x = vset(a[ka[0], j], a[ka[1], j], a[ka[2], j], a[ka[3], j])
+                y = vset(b[kb[0], j], b[kb[1], j], b[kb[2], j], b[kb[3], j])
+                vstore(bT, 4 * j, y)
+                vstore(dT, 4 * j, vsub(x, y))
+                pv = vmul(pv, x)
+                mx = vmax_abs(vmax_abs(mx, x), y)
+                vstore(acc, 4 * j, zero)
             p0 = vlane(pv, 0)
             p1 = vlane(pv, 1)
             p2 = vlane(pv, 2)
@@ -232,32 +241,6 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
             big[1] = vlane(mx, 1) > 1.0
             big[2] = vlane(mx, 2) > 1.0
             big[3] = vlane(mx, 3) > 1.0
-            for j in range(d4, d):
-                x0 = a[ka[0], j]
-                x1 = a[ka[1], j]
-                x2 = a[ka[2], j]
-                x3 = a[ka[3], j]
-                y0 = b[kb[0], j]
-                y1 = b[kb[1], j]
-                y2 = b[kb[2], j]
-                y3 = b[kb[3], j]
-                bT[j, 0] = y0
-                bT[j, 1] = y1
-                bT[j, 2] = y2
-                bT[j, 3] = y3
-                dT[j, 0] = x0 - y0
-                dT[j, 1] = x1 - y1
-                dT[j, 2] = x2 - y2
-                dT[j, 3] = x3 - y3
-                p0 *= x0
-                p1 *= x1
-                p2 *= x2
-                p3 *= x3
-                big[0] |= abs(x0) > 1.0 or abs(y0) > 1.0
-                big[1] |= abs(x1) > 1.0 or abs(y1) > 1.0
-                big[2] |= abs(x2) > 1.0 or abs(y2) > 1.0
-                big[3] |= abs(x3) > 1.0 or abs(y3) > 1.0
-                vstore(acc, 4 * j, zero)
             pa[k0] = p0
             pa[k0 + 1] = p1
             pa[k0 + 2] = p2

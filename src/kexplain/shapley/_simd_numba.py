@@ -138,6 +138,21 @@ def vsplat(typingctx, x):
 
 
 @intrinsic
+def vset(typingctx, x0, x1, x2, x3):
+    """The vector (x0, x1, x2, x3), built in registers (one vector store then, not four scalar
+    ones: a vector load of four scalar stores cannot be forwarded from the store buffer)."""
+
+    def codegen(context, builder, sig, args):
+        v = ir.Constant(_V, ir.Undefined)
+        for q in range(4):
+            xf = context.cast(builder, args[q], sig.args[q], types.float64)
+            v = builder.insert_element(v, xf, ir.Constant(ir.IntType(32), q))
+        return v
+
+    return vec4(x0, x1, x2, x3), codegen
+
+
+@intrinsic
 def vadd(typingctx, a, b):
     """Lane-wise a + b."""
 
