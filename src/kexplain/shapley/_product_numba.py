@@ -165,8 +165,8 @@ def _gather4(a, b, ka0, ka1, ka2, ka3, kb0, kb1, kb2, kb3, d, d4, shared_b, bT, 
 
 @njit(cache=True, nogil=True)
 def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - compiled
-    """Prefix/suffix scheme over blocks of 4 pairs, one pair per vector lane (few nodes: a node
-    block of 16 would be mostly padding); pairs with an |a| or |b| above 1 are redone by
+    """Prefix/suffix scheme over blocks of 4 pairs, one pair per vector lane, at any node count
+    (passes of 3 to 5 nodes); pairs with an |a| or |b| above 1 are redone by
     ``_one_pair_big``.  Each entry's sum over nodes runs in node order, so a pair's numbers do
     not depend on the pairs it shares a block with.
 
