@@ -22,30 +22,34 @@ Two leave-one-out schemes, chosen per pair:
 - otherwise: the full product divided by the left-out factor, allowed only when the full product
   is far from under/overflow; a non-finite result sends the whole pair to the caller.
 
-The first scheme is written for the machine (AVX2 + FMA, checked on AMD EPYC znver1): blocks of
-4-double vectors (``_simd_numba``: numba runs no SLP vectoriser, so lanes written as scalars stay
-scalar, and lanes kept in arrays cost a load and a store per step) whose running prefix and
-suffix products stay in registers.  With 12 nodes or more (d >= 23) a pair's nodes go 16 at a
-time, four vectors of 4 nodes (the last m mod 16 nodes 4 at a time, padded with weight 0); below,
-4 pairs go together, one per lane, 4 nodes at a time.  Per (feature, 16 steps) that leaves 4
-vector stores of prefix products, 1 of the 4-lane sums (reduced once, at the end), and 20
-vector multiplications and fused multiply-adds, the factors g(t) = b + t (a - b) each one fused
-multiply-add, computed again in the backward pass (storing them would cost a store, which on
-this core is slower than the multiply-add).  The factors' single rounding and the 4-lane sums
-change values by a few ulps: within 1.1e-15 relative of the previous kernel on positive factors;
-on factors of both signs, where entries cancel, both kernels are off an extended-precision
-reference by up to ~1e-11 relative (the previous by up to ~7e-10).
+The first scheme is written for the machine (AVX2 + FMA, checked on AMD EPYC znver1): 4-double
+vectors (``_simd_numba``: numba runs no SLP vectoriser, so lanes written as scalars stay scalar,
+and lanes kept in arrays cost a load and a store per step), one pair per lane: blocks of 4 pairs,
+their factors transposed to (feature, pair) once per block (two 128-bit loads per pair and 4
+features, in-lane shuffles), then passes over the features with 3, 4 or 5 nodes at a time (one
+vector per node, so 3 to 5 independent chains of products hide the multiplications' latency),
+whose running prefix and suffix products stay in registers.  Per (feature, node) and 4 pairs that
+leaves one vector store of prefix products and two fused multiply-adds and a multiplication
+(the factors g(t) = b + t (a - b) are one fused multiply-add each, computed again in the backward
+pass: storing them would cost a store, which on this core is slower than the multiply-add).
+Each entry's sum over nodes runs in node order, so a pair's numbers do not depend on the pairs
+it shares a block with, nor on how the nodes are grouped into passes.  The inlined passes take
+data pointers, not arrays (numba would count references on each array argument of every call:
+atomic operations that at small d cost more than the pass), and ``bad`` is written only where
+an entry fails.
 
-The few-node mode (4 pairs per vector) was then trimmed around its node passes, with the same
-numbers bit for bit: b's row index carried instead of k mod len(b) (a 64-bit division per pair),
-prod_j a built in the gather loop as four independent chains, ``bad`` cleared once and written
-only where an entry fails, the node weights kept in registers when no full product is near
-subnormal, the node passes inlined: 1.2-1.33x at d = 7-20 (benchmarks in the commit message).
+History, measured with ``benchmarks/bench_engine_kernel.py`` (CPU time, one thread): the
+transposed gather and scatter, the 3- and 5-node passes and the pointer arguments made this
+kernel 1.5-1.9x faster at 3-10 nodes and d = 10-1,000, bit for bit the same numbers.  It then
+replaced a second mode for 12 nodes or more (each pair's nodes 16 at a time, four vectors of 4
+nodes, summed in 4 lanes reduced at the end), which it beats by 1.3-2.2x at 12-40 nodes and
+3-9% at d = 160-1,000; for those node counts the order of each sum changed, within 1.5e-15
+relative on positive factors.
 
-Both modes take any node count, not only ceil(d/2): ``point_node_counts`` gives each pair's spread
-sum_j |a - b|_kj / max(a, b)_kj and from the largest of each point's the fewest nodes that
-``quadrature.certified_nodes``'s bound certifies (one vectorised pass of d divisions per pair,
-before the integrals).
+The kernel takes any node count, not only ceil(d/2): ``point_node_counts`` gives each pair's
+spread sum_j |a - b|_kj / max(a, b)_kj and, from the largest of each point's, the fewest nodes
+that ``quadrature.certified_nodes``'s bound certifies (one vectorised pass of d divisions per
+pair, before the integrals).
 """
 
 from __future__ import annotations
@@ -53,127 +57,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._simd_numba import vall_abs_gt, vfma, vload, vmul, vsplat, vstore
+from ._simd_numba import (
+    pget,
+    vall_abs_gt,
+    vdata,
+    vfma,
+    vkeep,
+    vlane,
+    vload,
+    vload_t4,
+    vmax_abs,
+    vmul,
+    vset,
+    vsplat,
+    vstore,
+    vstore_t4,
+    vsub,
+)
 
 _TINY = np.finfo(np.float64).tiny * 1e16
 _HUGE = np.finfo(np.float64).max * 1e-16
-
-#: below this many nodes a block of 16 nodes would be mostly padding: the kernel then runs over
-#: blocks of 4 pairs, one pair per vector lane
-_FEW_NODES = 12
-
-
-@njit(cache=True, nogil=True)
-def _is_big(a, ka, b, kb):  # pragma: no cover - compiled
-    """Whether the pair of rows a[ka], b[kb] has an |a| or |b| above 1, and prod_j a[ka, j]."""
-    big = False
-    prod_a = 1.0
-    for j in range(a.shape[1]):
-        prod_a *= a[ka, j]
-        if abs(a[ka, j]) > 1.0 or abs(b[kb, j]) > 1.0:
-            big = True
-    return big, prod_a
-
-
-@njit(cache=True, nogil=True)
-def _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw, dd):  # pragma: no cover - compiled
-    """Prefix/suffix scheme for pair k (rows a[ka], b[kb], every |a|, |b| <= 1).
-
-    The nodes ``tp``, ``wp`` (padded with weight 0 to a multiple of 4; only the first ``m`` are
-    real) are taken 16 at a time by ``_block16`` and the rest 4 at a time by ``_block4``.  Each
-    feature's weighted sum over nodes builds up in 4 lanes ``acc`` (d, 4) (lane r takes the
-    nodes r mod 4 of every block), reduced once at the end.
-    """
-    d = a.shape[1]
-    zero = vsplat(0.0)
-    for j in range(d):
-        vstore(acc, 4 * j, zero)
-        dd[j] = a[ka, j] - b[kb, j]  # once per pair: the blocks broadcast it straight from memory
-    n = tp.shape[0]
-    c0 = 0
-    while c0 + 16 <= n:
-        _block16(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw)
-        c0 += 16
-    while c0 < n:
-        _block4(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw)
-        c0 += 4
-    for j in range(d):
-        out[k, j] = dd[j] * ((acc[j, 0] + acc[j, 1]) + (acc[j, 2] + acc[j, 3]))
-
-
-@njit(cache=True, nogil=True)
-def _weights_where_ok(p, k, c0, nodes, wp, m, bad, sw):  # pragma: no cover - compiled
-    """sw[l] = wp[c0 + l], or 0 where node c0 + l's full product p[l] is (near) subnormal: that
-    node goes to the caller (flagged in ``bad``)."""
-    for l in range(nodes):
-        ok = abs(p[l]) > _TINY
-        sw[l] = wp[c0 + l] if ok else 0.0
-        if c0 + l < m:
-            bad[k, c0 + l] = not ok
-
-
-@njit(cache=True, nogil=True)
-def _block16(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Nodes c0 .. c0 + 15 as four 4-lane vectors whose running prefix and suffix products stay
-    in registers: the only memory traffic per feature is one row of ``pre`` (d, 16) written
-    forward and read backward, and one row of ``acc``."""
-    d = dd.shape[0]
-    t0 = vload(tp, c0)
-    t1 = vload(tp, c0 + 4)
-    t2 = vload(tp, c0 + 8)
-    t3 = vload(tp, c0 + 12)
-    p0 = vsplat(1.0)
-    p1 = p0
-    p2 = p0
-    p3 = p0
-    for j in range(d):
-        vb = vsplat(b[kb, j])
-        vd = vsplat(dd[j])
-        vstore(pre, 16 * j, p0)
-        vstore(pre, 16 * j + 4, p1)
-        vstore(pre, 16 * j + 8, p2)
-        vstore(pre, 16 * j + 12, p3)
-        p0 = vmul(p0, vfma(t0, vd, vb))
-        p1 = vmul(p1, vfma(t1, vd, vb))
-        p2 = vmul(p2, vfma(t2, vd, vb))
-        p3 = vmul(p3, vfma(t3, vd, vb))
-    vstore(sw, 0, p0)
-    vstore(sw, 4, p1)
-    vstore(sw, 8, p2)
-    vstore(sw, 12, p3)
-    _weights_where_ok(sw, k, c0, 16, wp, m, bad, sw)
-    s0 = vload(sw, 0)
-    s1 = vload(sw, 4)
-    s2 = vload(sw, 8)
-    s3 = vload(sw, 12)
-    for j in range(d - 1, -1, -1):
-        vb = vsplat(b[kb, j])
-        vd = vsplat(dd[j])
-        x = vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j))
-        x = vfma(vload(pre, 16 * j + 4), s1, x)
-        x = vfma(vload(pre, 16 * j + 8), s2, x)
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j + 12), s3, x))
-        s0 = vmul(s0, vfma(t0, vd, vb))
-        s1 = vmul(s1, vfma(t1, vd, vb))
-        s2 = vmul(s2, vfma(t2, vd, vb))
-        s3 = vmul(s3, vfma(t3, vd, vb))
-
-
-@njit(cache=True, nogil=True)
-def _block4(dd, b, kb, k, tp, wp, m, c0, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Nodes c0 .. c0 + 3 (the last few), as ``_block16`` with one vector."""
-    d = dd.shape[0]
-    t0 = vload(tp, c0)
-    p0 = vsplat(1.0)
-    for j in range(d):
-        vstore(pre, 16 * j, p0)
-        p0 = vmul(p0, vfma(t0, vsplat(dd[j]), vsplat(b[kb, j])))
-    vstore(sw, 0, p0)
-    _weights_where_ok(sw, k, c0, 4, wp, m, bad, sw)
-    s0 = vload(sw, 0)
-    for j in range(d - 1, -1, -1):
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j)))
-        s0 = vmul(s0, vfma(t0, vsplat(dd[j]), vsplat(b[kb, j])))
 
 
 @njit(cache=True, nogil=True)
@@ -215,16 +118,64 @@ def _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def _c_rows(x):  # pragma: no cover - compiled
+    """Whether x[i, j] is at flat index i x.shape[1] + j (C order), as the vector loads assume."""
+    return x.strides[1] == 8 and x.strides[0] == 8 * x.shape[1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather4(a, b, ka0, ka1, ka2, ka3, kb0, kb1, kb2, kb3, d, d4, shared_b, bT, dT, acc):  # pragma: no cover - compiled
+    """Features 0 .. d4 - 1 (d4 a multiple of 4) of a full block of 4 pairs, 4 features at a time:
+    each pair's 4 factors two 128-bit loads, transposed in registers to 4 features x 4 pairs.
+    Returns the vectors prod_j a (a pair per lane, j in order: the scalar chains' numbers) and
+    max_j |a|, |b| (for the |a|, |b| <= 1 test).  Pointers from ``vdata`` (a (., d) and b (., d)
+    in C order), as the node passes take."""
+    zero = vsplat(0.0)
+    pv = vsplat(1.0)
+    mxa = zero
+    mxb = zero
+    for j in range(0, d4, 4):
+        x0, x1, x2, x3 = vload_t4(a, ka0 * d + j, ka1 * d + j, ka2 * d + j, ka3 * d + j)
+        if shared_b:  # the functional game: one row of absent factors for every pair
+            y0 = vsplat(pget(b, j))
+            y1 = vsplat(pget(b, j + 1))
+            y2 = vsplat(pget(b, j + 2))
+            y3 = vsplat(pget(b, j + 3))
+        else:
+            y0, y1, y2, y3 = vload_t4(b, kb0 * d + j, kb1 * d + j, kb2 * d + j, kb3 * d + j)
+        vstore(bT, 4 * j, y0)
+        vstore(bT, 4 * j + 4, y1)
+        vstore(bT, 4 * j + 8, y2)
+        vstore(bT, 4 * j + 12, y3)
+        vstore(dT, 4 * j, vsub(x0, y0))
+        vstore(dT, 4 * j + 4, vsub(x1, y1))
+        vstore(dT, 4 * j + 8, vsub(x2, y2))
+        vstore(dT, 4 * j + 12, vsub(x3, y3))
+        pv = vmul(vmul(vmul(vmul(pv, x0), x1), x2), x3)
+        mxa = vmax_abs(vmax_abs(mxa, x0), x1)
+        mxb = vmax_abs(vmax_abs(mxb, x2), x3)
+        mxa = vmax_abs(vmax_abs(mxa, y0), y1)
+        mxb = vmax_abs(vmax_abs(mxb, y2), y3)
+        vstore(acc, 4 * j, zero)
+        vstore(acc, 4 * j + 4, zero)
+        vstore(acc, 4 * j + 8, zero)
+        vstore(acc, 4 * j + 12, zero)
+    return pv, vmax_abs(mxa, mxb)
+
+
+@njit(cache=True, nogil=True)
 def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - compiled
-    """Prefix/suffix scheme over blocks of 4 pairs, one pair per vector lane (few nodes: a node
-    block of 16 would be mostly padding); pairs with an |a| or |b| above 1 are redone by
+    """Prefix/suffix scheme over blocks of 4 pairs, one pair per vector lane, at any node count
+    (passes of 3 to 5 nodes); pairs with an |a| or |b| above 1 are redone by
     ``_one_pair_big``.  Each entry's sum over nodes runs in node order, so a pair's numbers do
     not depend on the pairs it shares a block with.
 
     At small d the work per pair is a few hundred operations, so what surrounds the node loops
-    counts: b's row index is carried (k mod len(b) without a division), prod_j a_kj builds up in
-    the gather loop as four independent chains, and ``bad`` is cleared once and written only
-    where an entry fails (the flags are rare; a store per (pair, node) was not).
+    counts: b's row index is carried (k mod len(b) without a division), a full block's rows are
+    read and ``out``'s rows written 4 features at a time (vector loads and stores and a 4 x 4
+    transpose in registers, where the arrays are in C order), prod_j a_kj builds up one pair per
+    lane, and ``bad`` is cleared once and written only where an entry fails (the flags are rare;
+    a store per (pair, node) was not).
     """
     K = ia.shape[0]
     d = a.shape[1]
@@ -232,12 +183,17 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
     m = t.shape[0]
     bT = np.empty((d, 4))
     dT = np.empty((d, 4))
-    pre = np.empty((d, 16))
+    pre = np.empty((d, 20))  # up to 5 nodes' prefix products per feature (``_pairs_nodes5``)
     acc = np.empty((d, 4))
-    sw = np.empty(16)
+    sw = np.empty(20)
     big = np.empty(4, dtype=np.bool_)
     ka = np.zeros(4, dtype=np.int64)
     kb = np.zeros(4, dtype=np.int64)
+    # the vector gather and scatter read rows at flat indices (C order); the remainder, scalar
+    d4 = d - d % 4 if _c_rows(a) and _c_rows(b) and _c_rows(out) else 0
+    shared_b = nb == 1
+    t = t.copy()  # the passes read t and w through pointers: contiguous
+    w = w.copy()
     bad[:, :] = False
     zero = vsplat(0.0)
     r = 0  # b's row of the next pair: k mod nb
@@ -251,36 +207,40 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
             if r == nb:
                 r = 0
         if kq == 4:
-            p0 = 1.0
-            p1 = 1.0
-            p2 = 1.0
-            p3 = 1.0
-            for j in range(d):
-                x0 = a[ka[0], j]
-                x1 = a[ka[1], j]
-                x2 = a[ka[2], j]
-                x3 = a[ka[3], j]
-                y0 = b[kb[0], j]
-                y1 = b[kb[1], j]
-                y2 = b[kb[2], j]
-                y3 = b[kb[3], j]
-                bT[j, 0] = y0
-                bT[j, 1] = y1
-                bT[j, 2] = y2
-                bT[j, 3] = y3
-                dT[j, 0] = x0 - y0
-                dT[j, 1] = x1 - y1
-                dT[j, 2] = x2 - y2
-                dT[j, 3] = x3 - y3
-                p0 *= x0
-                p1 *= x1
-                p2 *= x2
-                p3 *= x3
-                big[0] |= abs(x0) > 1.0 or abs(y0) > 1.0
-                big[1] |= abs(x1) > 1.0 or abs(y1) > 1.0
-                big[2] |= abs(x2) > 1.0 or abs(y2) > 1.0
-                big[3] |= abs(x3) > 1.0 or abs(y3) > 1.0
+            pv, mx = _gather4(
+                vdata(a),
+                vdata(b),
+                ka[0],
+                ka[1],
+                ka[2],
+                ka[3],
+                kb[0],
+                kb[1],
+                kb[2],
+                kb[3],
+                d,
+                d4,
+                shared_b,
+                vdata(bT),
+                vdata(dT),
+                vdata(acc),
+            )
+            for j in range(d4, d):  # the last d mod 4 features (all of them where not in C order)
+                x = vset(a[ka[0], j], a[ka[1], j], a[ka[2], j], a[ka[3], j])
+                y = vset(b[kb[0], j], b[kb[1], j], b[kb[2], j], b[kb[3], j])
+                vstore(bT, 4 * j, y)
+                vstore(dT, 4 * j, vsub(x, y))
+                pv = vmul(pv, x)
+                mx = vmax_abs(vmax_abs(mx, x), y)
                 vstore(acc, 4 * j, zero)
+            p0 = vlane(pv, 0)
+            p1 = vlane(pv, 1)
+            p2 = vlane(pv, 2)
+            p3 = vlane(pv, 3)
+            big[0] = vlane(mx, 0) > 1.0
+            big[1] = vlane(mx, 1) > 1.0
+            big[2] = vlane(mx, 2) > 1.0
+            big[3] = vlane(mx, 3) > 1.0
             pa[k0] = p0
             pa[k0 + 1] = p1
             pa[k0 + 2] = p2
@@ -304,47 +264,81 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
                         dT[j, q] = 0.0
             for j in range(d):
                 vstore(acc, 4 * j, zero)
+        # node groups of 3 to 5 (a lone node's pass waits on each multiplication's latency):
+        # 5 = 5, 6 = 3 + 3, 7 = 4 + 3, 9 = 4 + 5, 10 = 5 + 5, 11 = 4 + 4 + 3, ...
+        # pointers taken in the loop, so that the arrays stay alive through it
+        pbT, pdT, ppre, pacc, psw, pt, pw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
         l0 = 0
-        while l0 + 4 <= m:
-            _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw)
-            l0 += 4
         while l0 < m:
-            _pairs_node1(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw)
-            l0 += 1
-        for q in range(kq):
-            k = k0 + q
-            if big[q]:
-                _one_pair_big(a, ka[q], b, kb[q], k, t, w, out, bad, P1, S1)
+            rem = m - l0
+            if rem == 5 or rem == 10:
+                g = 5
+                ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            elif rem == 3 or rem == 6:
+                g = 3
+                ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            elif rem >= 4:
+                g = 4
+                ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
             else:
-                for j in range(d):
-                    out[k, j] = dT[j, q] * acc[j, q]
+                g = 1
+                ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+            if not ok:
+                _flag_bad(sw, l0, g, k0, kq, bad)
+            l0 += g
+        if kq == 4:
+            # out rows k0 .. k0 + 3, 4 features at a time (a big pair's row is redone below)
+            for j in range(0, d4, 4):
+                vstore_t4(
+                    out,
+                    k0 * d + j,
+                    (k0 + 1) * d + j,
+                    (k0 + 2) * d + j,
+                    (k0 + 3) * d + j,
+                    vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
+                    vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
+                    vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
+                    vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
+                )
+            for q in range(4):
+                for j in range(d4, d):
+                    out[k0 + q, j] = dT[j, q] * acc[j, q]
+            for q in range(4):
+                if big[q]:
+                    _one_pair_big(a, ka[q], b, kb[q], k0 + q, t, w, out, bad, P1, S1)
+        else:
+            for q in range(kq):
+                k = k0 + q
+                if big[q]:
+                    _one_pair_big(a, ka[q], b, kb[q], k, t, w, out, bad, P1, S1)
+                else:
+                    for j in range(d):
+                        out[k, j] = dT[j, q] * acc[j, q]
 
 
 @njit(cache=True, nogil=True)
-def _pair_weights_where_ok(p, l0, nodes, w, k0, kq, bad, sw):  # pragma: no cover - compiled
-    """sw[4 g + q] = w[l0 + g], or 0 where the full product p[4 g + q] of node l0 + g for pair
-    k0 + q is (near) subnormal: that entry goes to the caller (flagged in ``bad``, which the
-    caller cleared)."""
+def _flag_bad(sw, l0, nodes, k0, kq, bad):  # pragma: no cover - compiled
+    """bad[k0 + q, l0 + g] = True where the full product sw[4 g + q] of node l0 + g for pair
+    k0 + q is (near) subnormal (a pass gave that entry weight 0: the caller finishes it in log
+    space); ``bad`` was cleared by the caller."""
     for g in range(nodes):
-        wg = w[l0 + g]
-        for q in range(4):
-            if abs(p[4 * g + q]) > _TINY:
-                sw[4 * g + q] = wg
-            else:
-                sw[4 * g + q] = 0.0
-                if q < kq:
-                    bad[k0 + q, l0 + g] = True
+        for q in range(kq):
+            if not abs(sw[4 * g + q]) > _TINY:
+                bad[k0 + q, l0 + g] = True
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no cover - compiled
+def _pairs_nodes4(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
     """Nodes l0 .. l0 + 3 for a block of 4 pairs: four vectors (one per node, a pair per lane)
-    kept in registers, as ``_block16``; each pair's sum takes the nodes in order."""
-    d = bT.shape[0]
-    u0 = vsplat(t[l0])
-    u1 = vsplat(t[l0 + 1])
-    u2 = vsplat(t[l0 + 2])
-    u3 = vsplat(t[l0 + 3])
+    kept in registers; each pair's sum takes the nodes in order.  Pointers from
+    ``vdata`` (bT, dT (d, 4), pre (d, 20), acc (d, 4), sw (20,), t, w): no array arguments,
+    whose reference counts would cost more than the pass at small d.  Returns False where a full
+    product is (near) subnormal: its node's weight is then 0 for that pair, sw holds the four
+    products of each node, and the caller flags the entries (``_flag_bad``)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    u3 = vsplat(pget(t, l0 + 3))
     p0 = vsplat(1.0)
     p1 = p0
     p2 = p0
@@ -352,89 +346,182 @@ def _pairs_nodes4(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no co
     for j in range(d):
         vb = vload(bT, 4 * j)
         vd = vload(dT, 4 * j)
-        vstore(pre, 16 * j, p0)
-        vstore(pre, 16 * j + 4, p1)
-        vstore(pre, 16 * j + 8, p2)
-        vstore(pre, 16 * j + 12, p3)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        vstore(pre, 20 * j + 12, p3)
         p0 = vmul(p0, vfma(u0, vd, vb))
         p1 = vmul(p1, vfma(u1, vd, vb))
         p2 = vmul(p2, vfma(u2, vd, vb))
         p3 = vmul(p3, vfma(u3, vd, vb))
-    if vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY) and vall_abs_gt(p3, _TINY):
-        # the usual case, in registers (a round trip of the lanes through memory stalls here)
-        s0 = vsplat(w[l0])
-        s1 = vsplat(w[l0 + 1])
-        s2 = vsplat(w[l0 + 2])
-        s3 = vsplat(w[l0 + 3])
+    ok = vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY) and vall_abs_gt(p3, _TINY)
+    if ok:  # the usual case, in registers (a round trip of the lanes through memory stalls here)
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+        s3 = vsplat(pget(w, l0 + 3))
     else:
         vstore(sw, 0, p0)
         vstore(sw, 4, p1)
         vstore(sw, 8, p2)
         vstore(sw, 12, p3)
-        _pair_weights_where_ok(sw, l0, 4, w, k0, kq, bad, sw)
-        s0 = vload(sw, 0)
-        s1 = vload(sw, 4)
-        s2 = vload(sw, 8)
-        s3 = vload(sw, 12)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+        s3 = vkeep(p3, _TINY, pget(w, l0 + 3))
     for j in range(d - 1, -1, -1):
         vb = vload(bT, 4 * j)
         vd = vload(dT, 4 * j)
-        x = vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j))
-        x = vfma(vload(pre, 16 * j + 4), s1, x)
-        x = vfma(vload(pre, 16 * j + 8), s2, x)
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j + 12), s3, x))
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        x = vfma(vload(pre, 20 * j + 8), s2, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 12), s3, x))
         s0 = vmul(s0, vfma(u0, vd, vb))
         s1 = vmul(s1, vfma(u1, vd, vb))
         s2 = vmul(s2, vfma(u2, vd, vb))
         s3 = vmul(s3, vfma(u3, vd, vb))
+    return ok
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pairs_node1(bT, dT, t, w, l0, k0, kq, bad, pre, acc, sw):  # pragma: no cover - compiled
-    """Node l0 alone for a block of 4 pairs (the last m mod 4 nodes), as ``_pairs_nodes4``."""
-    d = bT.shape[0]
-    u0 = vsplat(t[l0])
+def _pairs_nodes3(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Nodes l0 .. l0 + 2, as ``_pairs_nodes4`` with three vectors (the tail m mod 4 = 3, and
+    m = 6 as 3 + 3: three chains of products in flight where one node at a time would wait on
+    each multiplication's latency)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    p0 = vsplat(1.0)
+    p1 = p0
+    p2 = p0
+    for j in range(d):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+        p1 = vmul(p1, vfma(u1, vd, vb))
+        p2 = vmul(p2, vfma(u2, vd, vb))
+    ok = vall_abs_gt(p0, _TINY) and vall_abs_gt(p1, _TINY) and vall_abs_gt(p2, _TINY)
+    if ok:
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+    else:
+        vstore(sw, 0, p0)
+        vstore(sw, 4, p1)
+        vstore(sw, 8, p2)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+    for j in range(d - 1, -1, -1):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 8), s2, x))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+        s1 = vmul(s1, vfma(u1, vd, vb))
+        s2 = vmul(s2, vfma(u2, vd, vb))
+    return ok
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairs_nodes5(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Nodes l0 .. l0 + 4, as ``_pairs_nodes4`` with five vectors (m = 5, 9 = 4 + 5 and
+    10 = 5 + 5: one pass over the features fewer than with a lone node)."""
+    u0 = vsplat(pget(t, l0))
+    u1 = vsplat(pget(t, l0 + 1))
+    u2 = vsplat(pget(t, l0 + 2))
+    u3 = vsplat(pget(t, l0 + 3))
+    u4 = vsplat(pget(t, l0 + 4))
+    p0 = vsplat(1.0)
+    p1 = p0
+    p2 = p0
+    p3 = p0
+    p4 = p0
+    for j in range(d):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        vstore(pre, 20 * j + 12, p3)
+        vstore(pre, 20 * j + 16, p4)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+        p1 = vmul(p1, vfma(u1, vd, vb))
+        p2 = vmul(p2, vfma(u2, vd, vb))
+        p3 = vmul(p3, vfma(u3, vd, vb))
+        p4 = vmul(p4, vfma(u4, vd, vb))
+    ok = (
+        vall_abs_gt(p0, _TINY)
+        and vall_abs_gt(p1, _TINY)
+        and vall_abs_gt(p2, _TINY)
+        and vall_abs_gt(p3, _TINY)
+        and vall_abs_gt(p4, _TINY)
+    )
+    if ok:
+        s0 = vsplat(pget(w, l0))
+        s1 = vsplat(pget(w, l0 + 1))
+        s2 = vsplat(pget(w, l0 + 2))
+        s3 = vsplat(pget(w, l0 + 3))
+        s4 = vsplat(pget(w, l0 + 4))
+    else:
+        vstore(sw, 0, p0)
+        vstore(sw, 4, p1)
+        vstore(sw, 8, p2)
+        vstore(sw, 12, p3)
+        vstore(sw, 16, p4)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
+        s1 = vkeep(p1, _TINY, pget(w, l0 + 1))
+        s2 = vkeep(p2, _TINY, pget(w, l0 + 2))
+        s3 = vkeep(p3, _TINY, pget(w, l0 + 3))
+        s4 = vkeep(p4, _TINY, pget(w, l0 + 4))
+    for j in range(d - 1, -1, -1):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        x = vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j))
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        x = vfma(vload(pre, 20 * j + 8), s2, x)
+        x = vfma(vload(pre, 20 * j + 12), s3, x)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j + 16), s4, x))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+        s1 = vmul(s1, vfma(u1, vd, vb))
+        s2 = vmul(s2, vfma(u2, vd, vb))
+        s3 = vmul(s3, vfma(u3, vd, vb))
+        s4 = vmul(s4, vfma(u4, vd, vb))
+    return ok
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compiled
+    """Node l0 alone (m = 1, 2 and the tail of m mod 4 = 1, 2 after 4 + 4 + ...), as ``_pairs_nodes4``."""
+    u0 = vsplat(pget(t, l0))
     p0 = vsplat(1.0)
     for j in range(d):
-        vstore(pre, 16 * j, p0)
-        p0 = vmul(p0, vfma(u0, vload(dT, 4 * j), vload(bT, 4 * j)))
-    vstore(sw, 0, p0)
-    _pair_weights_where_ok(sw, l0, 1, w, k0, kq, bad, sw)
-    s0 = vload(sw, 0)
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+    ok = vall_abs_gt(p0, _TINY)
+    if ok:
+        s0 = vsplat(pget(w, l0))
+    else:
+        vstore(sw, 0, p0)
+        s0 = vkeep(p0, _TINY, pget(w, l0))
     for j in range(d - 1, -1, -1):
-        vstore(acc, 4 * j, vfma(vload(pre, 16 * j), s0, vload(acc, 4 * j)))
-        s0 = vmul(s0, vfma(u0, vload(dT, 4 * j), vload(bT, 4 * j)))
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(acc, 4 * j, vfma(vload(pre, 20 * j), s0, vload(acc, 4 * j)))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+    return ok
 
 
 @njit(cache=True, nogil=True)
 def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - compiled; tested via product.py
-    K = ia.shape[0]
-    d = a.shape[1]
-    nb = b.shape[0]
     m = t.shape[0]
-    P = np.empty(m)
-    S = np.empty(m)
-    if m < _FEW_NODES:
-        _pair_blocks(a, ia, b, t, w, out, bad, pa, P, S)
-        return
-    n_pad = -(-m // 4) * 4
-    tp = np.full(n_pad, 0.5)  # padded nodes: weight 0, so they add nothing
-    wp = np.zeros(n_pad)
-    tp[:m] = t
-    wp[:m] = w
-    pre = np.empty((d, 16))
-    acc = np.empty((d, 4))
-    sw = np.empty(16)
-    dd = np.empty(d)
-    for k in range(K):
-        ka = ia[k]
-        kb = k % nb
-        big, prod_a = _is_big(a, ka, b, kb)
-        pa[k] = prod_a
-        if big:
-            _one_pair_big(a, ka, b, kb, k, t, w, out, bad, P, S)
-        else:
-            _one_pair_small(a, ka, b, kb, k, tp, wp, m, out, bad, pre, acc, sw, dd)
+    _pair_blocks(a, ia, b, t, w, out, bad, pa, np.empty(m), np.empty(m))
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")
