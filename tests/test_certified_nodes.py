@@ -533,30 +533,30 @@ def test_explanations_do_not_depend_on_how_the_rows_are_split():
     np.testing.assert_array_equal(whole, parts)
 
 
-def test_below_twelve_exact_nodes_no_spread_pass_runs(monkeypatch):
-    """By default a point of d < 23 takes the exact rule without the spread pass (it cannot pay there)."""
+def test_below_sixteen_exact_nodes_no_spread_pass_runs(monkeypatch):
+    """By default a point of d < 31 takes the exact rule without the spread pass (it cannot pay there)."""
     from kexplain.shapley import product as engine
 
-    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 12)
+    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 16)
 
     def no_pass():
         raise AssertionError("the spread pass ran")
 
     monkeypatch.setattr(engine, "_spread_pass", no_pass)
     rng = np.random.default_rng(3)
-    for d in (20, 22):
+    for d in (20, 24, 30):
         a2 = np.exp(rng.normal(0.0, 0.01, (12, d)))
         b2 = np.ones((1, d))
         assert engine._point_nodes(a2, None, b2, 3, 4).tolist() == [nodes_for_degree(d - 1)] * 3
-    monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 23: sought (numpy pass)
-    a2 = np.exp(rng.normal(0.0, 0.01, (12, 23)))
-    assert engine._point_nodes(a2, None, np.ones((1, 23)), 3, 4).max() < nodes_for_degree(22)
+    monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
+    a2 = np.exp(rng.normal(0.0, 0.01, (12, 31)))
+    assert engine._point_nodes(a2, None, np.ones((1, 31)), 3, 4).max() < nodes_for_degree(30)
 
 
-def test_default_certify_from_twelve_nodes():
+def test_default_certify_from_sixteen_nodes():
     """The engine's default, read when this module was imported (the fixture above lowers it for the
     other tests)."""
-    assert _DEFAULT_CERTIFY_FROM == 12
+    assert _DEFAULT_CERTIFY_FROM == 16
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -141,14 +141,13 @@ def _block_nodes(a2, ia, b2):
     return int(_point_nodes(a2, ia, b2, 1, K)[0])
 
 
-#: the certified count is sought only where the exact rule has at least this many nodes (d >= 23).
-#: Below d = 10 no certificate beats the exact rule.  At d = 20 (10 nodes) the RBF SVRs of
-#: bench_pkex_shapiq.py (gamma = "scale") take 9-10 nodes per point, and the compiled kernel's time
-#: there is mostly per pair (7 nodes cost 0.83 of 10), so the spread pass, which reads every factor
-#: again, costs more than it saves: 1.17x slower per point.  From 12 exact nodes on the kernel runs
-#: 16 nodes at a time and the certified 9-10 go back to its few-node mode: 1.07x faster at d = 24,
-#: 1.02x at d = 28, 1.07x at d = 40, 1.12x at d = 80 (min of 3 interleaved, one thread, loaded machine)
-CERTIFY_FROM_NODES = 12
+#: the certified count is sought only where the exact rule has at least this many nodes (d >= 31).
+#: Below d = 10 no certificate beats the exact rule.  Since the kernel runs one mode at every node
+#: count (its time near proportional to the nodes), the spread pass, which reads every factor again,
+#: is what decides: on the RBF SVRs of bench_pkex_shapiq.py (gamma = "scale"; 9-10 nodes per point
+#: at d = 20-40) certified counts were 1.19x / 1.18x / 1.08x slower per point at d = 20 / 24 / 28,
+#: even at d = 32 and 1.12x faster at d = 40 (CPU time, one thread, 3 interleaved, load about 3)
+CERTIFY_FROM_NODES = 16
 
 
 def _point_nodes(a2, ia, b2, p, r):
