@@ -203,6 +203,43 @@ def test_non_finite_input_raises(where, bad):
         solve_product_game(ArrayGame(a, b, c))
 
 
+class RowsGame(ArrayGame):
+    """ArrayGame that also gives its blocks in the rows form (``pair_block``): no copy of a's rows,
+    b the same for every point, as the explainers' games do."""
+
+    def pair_block(self, points, rows):
+        p, r, d = self.a[points, rows].shape
+        a2 = np.ascontiguousarray(self.a[points, rows]).reshape(p * r, d)
+        return a2, np.arange(p * r), np.ascontiguousarray(self.b[0, rows]), self.c[rows], None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("zero_too", [False, True])
+def test_non_finite_factors_of_the_rows_form_raise(backend, bad, zero_too):
+    """The rows form checks a's finiteness after the integrals, through each pair's product of
+    factors: a NaN or an infinity must still be refused, also beside a zero (inf x 0 is NaN) and
+    with the certified count (d >= 31), naming the entry as the up-front check did."""
+    rng = np.random.default_rng(1)
+    for d in (5, 40):
+        a, b, c = random_game(rng, 3, 4, d, 2, b_kind="general")
+        a, b = np.abs(a) + 0.1, np.abs(b[:1]) + 0.1  # positive factors, b the same for every point
+        good = solve_product_game(RowsGame(a, b, c), backend=backend)
+        np.testing.assert_allclose(
+            good.values, solve_product_game(ArrayGame(a, b, c), backend=backend).values, rtol=1e-13
+        )
+        a[2, 1, 3] = bad
+        if zero_too:
+            a[2, 1, 0] = 0.0
+        with pytest.raises(ValueError, match=r"^a contains NaN or infinite values \(first at index \(9, 3\)\)"):
+            solve_product_game(RowsGame(a, b, c), backend=backend)
+    # finite factors whose products overflow are not refused as non-finite input: the values
+    # overflow, which the solver reports as such
+    big = np.full((1, 2, 40), 1e10)
+    with pytest.raises(FloatingPointError, match="non-finite Shapley values"):
+        solve_product_game(RowsGame(big, np.ones((1, 2, 40)), np.ones((2, 1))), backend=backend)
+
+
 def test_bad_shapes_and_backend():
     a = np.ones((2, 3, 4))
     with pytest.raises(ValueError, match="a must have shape"):
