@@ -83,7 +83,7 @@ def main() -> None:
     print(threads_note())
     gpu_points = 2 if quick else 4
     # compile numba's kernels on a tiny model, so the CPU timings below hold no compilation
-    # (both the few-node and the many-node kernel: d = 3 and d = 40)
+    # (the subset route's kernel at d = 3, the quadrature kernel and the spread pass at d = 40)
     rng = np.random.default_rng(0)
     for d in (3, 40):
         tiny = kx.KernelExpansion(rng.normal(size=(5, d)), rng.normal(size=5), kx.kernels.RBF(1.0))
