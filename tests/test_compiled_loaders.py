@@ -35,6 +35,8 @@ LOADERS = {
     "shapley.product._spread_pass": lambda: engine._spread_pass,
     "shapley.sparse._near_base_kernel": lambda: sparse._near_base_kernel,
     "kernels.stationary._load_exp_numba": lambda: stationary._load_exp_numba,
+    "shapley.product._numba_kernel": lambda: engine._numba_kernel,
+    "shapley.product._safe_kernel": lambda: engine._safe_kernel,
 }
 
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink
@@ -42,9 +44,6 @@ HAND_WRITTEN = {
     # backend="numba" must raise naming the extra where the import fails, so not "None, cached"
     "shapley/subsets.py:_subset_kernel": "backend resolver: raises for backend='numba'",
     "shapley/polynomial.py:_resolve_backend": "backend resolver: raises for backend='numba'",
-    # owned by other work when the helper came in (shapley/product.py): to convert
-    "shapley/product.py:_numba_kernel": "uncached; the engine's backend resolver calls it",
-    "shapley/product.py:_weighted_loo_integrals_safe": "inline fallback: the numpy pass in the except branch",
 }
 
 

@@ -552,7 +552,7 @@ def test_present_factors_are_row_factors_bit_for_bit():
             assert got.shape == ref.shape and np.array_equal(got, ref)
 
 
-def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch):
+def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch, request):
     """No numba (or a broken one): "auto" falls back to numpy with the same numbers, an explicit
     backend="numba" says why it cannot run."""
     import sys
@@ -562,6 +562,8 @@ def test_without_the_compiled_kernel_numpy_takes_over(monkeypatch):
     ref = enumerate_game(a, b, c)
     compiled = subsets.SubsetGame(np.abs(c[:, :1]) * np.ones((5, 2**7)), c).values(a)
     monkeypatch.setitem(sys.modules, "kexplain.shapley._product_numba", None)  # import now fails
+    engine._numba_kernel.cache_clear()  # the loader is cached: forget the kernel, here and after
+    request.addfinalizer(engine._numba_kernel.cache_clear)
     assert engine._numba_kernel() is None
     assert subsets._subset_kernel() is subsets._subset_values_numpy
     assert not subsets.compiled_available()

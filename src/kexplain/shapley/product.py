@@ -92,11 +92,11 @@ BACKENDS = ("auto", "numba", "numpy")
 NODE_RULES = ("certified", "exact")
 
 
+@compiled_or_none
 def _numba_kernel():
-    try:
-        from ._product_numba import weighted_loo_integrals
-    except Exception:  # numba missing, or unusable here (e.g. no cache location): numpy gives the same numbers
-        return None
+    """The compiled quadrature kernel, or None (numba missing or unusable: numpy gives the same numbers)."""
+    from ._product_numba import weighted_loo_integrals
+
     return weighted_loo_integrals
 
 
@@ -293,15 +293,20 @@ def _weighted_loo_integrals_numpy(a, b, t, w, out, bad, pa, ia=None):
 
 def _weighted_loo_integrals_safe(a, b, t, w, out, bad, ia=None):
     """Add the flagged (pair, node) entries to ``out`` in log space, in memory-bounded pieces."""
-    try:  # the compiled loop when numba is there (same numbers; narrow kernels flag most pairs)
-        from ._product_safe_numba import weighted_loo_integrals_rows_safe
-    except Exception:
+    kernel = _safe_kernel()  # the compiled loop when numba is there (same numbers; narrow kernels flag most pairs)
+    if kernel is None:
         _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia)
-    else:
-        rows = np.arange(out.shape[0]) if ia is None else ia
-        weighted_loo_integrals_rows_safe(
-            a, rows, b, np.asarray(t, dtype=np.float64), np.asarray(w, dtype=np.float64), out, bad
-        )
+        return
+    rows = np.arange(out.shape[0]) if ia is None else ia
+    kernel(a, rows, b, np.asarray(t, dtype=np.float64), np.asarray(w, dtype=np.float64), out, bad)
+
+
+@compiled_or_none
+def _safe_kernel():
+    """The compiled log-space pass of flagged entries, or None (then the numpy pass)."""
+    from ._product_safe_numba import weighted_loo_integrals_rows_safe
+
+    return weighted_loo_integrals_rows_safe
 
 
 def _weighted_loo_integrals_safe_numpy(a, b, t, w, out, bad, ia=None):
