@@ -56,8 +56,8 @@ from sklearn.exceptions import NotFittedError
 
 from .._params import check_positive
 from .._validation import check_data, feature_names_of, match_columns
-from ..embeddings.bayesian import nuclear_dominant_rbf
 from ..embeddings.gram import rbf
+from ..embeddings.nuclear import nuclear_dominant_rbf
 from ..embeddings.ridge import cholesky_logdet as _logdet
 from ..embeddings.ridge import gp_cholesky as _chol
 from ..kernels.heuristics import default_lengthscale
