@@ -56,11 +56,12 @@ from sklearn.exceptions import NotFittedError
 
 from .._params import check_positive
 from .._validation import check_data, feature_names_of, match_columns
-from ..embeddings.bayesian import nuclear_dominant_rbf
 from ..embeddings.gram import rbf
+from ..embeddings.nuclear import nuclear_dominant_rbf
 from ..embeddings.ridge import cholesky_logdet as _logdet
 from ..embeddings.ridge import gp_cholesky as _chol
 from ..kernels.heuristics import default_lengthscale
+from ._method_algebra import _MethodAlgebra
 from ._results import InterventionalGPPrior, InterventionalPrediction
 from ._stage1 import Stage1
 
@@ -86,7 +87,9 @@ def _ls(value: Any, data: np.ndarray, name: str) -> np.ndarray:
     return ls
 
 
-class BayesIMP:
+# what fit prepares for each method and the covariance parts at queries are the mix-in of
+# _method_algebra.py: the class, and so its pickles, stay here
+class BayesIMP(_MethodAlgebra):
     """Interventional mean process E[T | do(X) = x] with IMP, BayesIME or BayesIMP uncertainty.
 
     Chau, Ton, Gonzalez, Teh & Sejdinovic (2021); Chau's thesis (2023), chapter 4.  See the module
@@ -264,47 +267,6 @@ class BayesIMP:
         al = cho_solve(c, self.T_, check_finite=False)
         return float(0.5 * self.T_ @ al + 0.5 * _logdet(c))
 
-    def _prepare(self) -> None:
-        N = self.Y_.shape[0]
-        ly, a, s2, T = self.lengthscale_y_, self.amplitude_, self.noise_, self.T_
-        R = self._R
-        cR = _chol(R[:N, :N])
-        # embedding mean in y: m_mu(x, .) = beta(x)^T K_yy R_yy^-1 r(Y, .)
-        Kyy = rbf(self.Y_, self.Y_, ly)
-        if self.method == "imp":
-            K2 = rbf(self.Y2_, self.Y2_, ly)
-            K12 = rbf(self.Y_, self.Y2_, ly)
-            c2 = _chol(a * K2 + s2 * np.eye(K2.shape[0]))
-            self._w = a * K12 @ cho_solve(c2, T, check_finite=False)  # m_f(Y): mean = beta^T w
-            Cf = a * Kyy - a * a * K12 @ cho_solve(c2, K12.T, check_finite=False)  # Cov f(Y)
-            self._Cf = 0.5 * (Cf + Cf.T)
-            return
-        if self.method == "bayesime":
-            K2 = rbf(self.Y2_, self.Y2_, ly)
-            A = cho_solve(_chol(K2 + (s2 / a) * np.eye(K2.shape[0])), T, check_finite=False)
-            rA = R[:N, N:] @ A  # r(Y, Y2) A
-            self._w = Kyy @ cho_solve(cR, rA, check_finite=False)
-            self._Bc = float(A @ R[N:, N:] @ A)
-            self._Cc = float(rA @ cho_solve(cR, rA, check_finite=False))
-            return
-        # bayesimp: f ~ GP(0, a r) on D2, both at the landmarks xi = [Y; Y2]
-        R2 = R[N:, N:]
-        c2 = _chol(a * R2 + s2 * np.eye(R2.shape[0]))
-        m_f = a * R[:, N:] @ cho_solve(c2, T, check_finite=False)
-        S_f = a * R - a * a * R[:, N:] @ cho_solve(c2, R[N:, :], check_finite=False)
-        cK = _chol(rbf(self.Xi_, self.Xi_, ly))
-        u = cho_solve(cK, m_f, check_finite=False)
-        # m_mu(x, xi) = R_xiY R_YY^-1 K_YY beta(x) = P beta(x), P: (L, N)
-        P = R[:, :N] @ cho_solve(cR, Kyy, check_finite=False)
-        Sm = R[:, :N] @ cho_solve(cR, R[:N, :], check_finite=False)  # R_xiY R_YY^-1 R_Yxi
-        W = cho_solve(cK, S_f, check_finite=False)
-        W = cho_solve(cK, W.T, check_finite=False)  # K^-1 S_f K^-1
-        self._w = P.T @ u
-        self._u_R_u, self._u_S_u = float(u @ R @ u), float(u @ Sm @ u)
-        D2 = P.T @ W @ P
-        self._D2 = 0.5 * (D2 + D2.T)  # (N, N): D2 = beta^T (P^T K^-1 S_f K^-1 P) beta
-        self._tr_a, self._tr_b = float(np.sum(W * R)), float(np.sum(W * Sm))
-
     def _check(self, x: Any, name: str = "x") -> np.ndarray:
         if not hasattr(self, "stage1_"):
             raise ValueError("This BayesIMP instance is not fitted yet; call fit first.")
@@ -313,28 +275,6 @@ class BayesIMP:
         if xv.shape[1] != self.n_features_in_:
             raise ValueError(f"{name} has {xv.shape[1]} columns but the treatment X had {self.n_features_in_}.")
         return xv
-
-    def _parts(self, xa: np.ndarray, xb: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        st = self.stage1_
-        pa = st.phi(xa)
-        ba = st.beta(pa)
-        mean = ba.T @ self._w
-        bb, pb, xb_ = (ba, pa, xa) if xb is None else (st.beta(st.phi(xb)), st.phi(xb), xb)
-        if self.method == "imp":
-            return mean, ba, {"D2": ba.T @ self._Cf @ bb}
-        F = st.F(xa, xb_)
-        G = pa.T @ bb
-        if self.method == "bayesime":
-            return mean, ba, {"D1": self._Bc * F - self._Cc * G}
-        return (
-            mean,
-            ba,
-            {
-                "D1": self._u_R_u * F - self._u_S_u * G,
-                "D2": ba.T @ self._D2 @ bb,
-                "interaction": self._tr_a * F - self._tr_b * G,
-            },
-        )
 
     def predict(self, x: Any, return_cov: bool = False) -> Any:
         """E[T | do(X) = x] at query treatments, with its covariance and the covariance's parts.

@@ -13,9 +13,10 @@ Bayesian version (Chau, 2023, thesis chapters 3-4 and appendix C.4).
 The ridge is n * eta throughout (the thesis's chapter 3 writes N lambda, chapter 4 lambda).
 """
 
-from .bayesian import BayesianCME, nuclear_dominant_rbf
+from .bayesian import BayesianCME
 from .cme import ConditionalMeanEmbedding, cme_cv_loss_from_grams, cme_log_marginal_likelihood
 from .deconditional import DeconditionalGPRegressor
+from .nuclear import nuclear_dominant_rbf
 from .ridge import ExactRidge, NystroemRidge, choose_landmarks
 
 __all__ = [
