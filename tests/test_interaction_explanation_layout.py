@@ -11,7 +11,6 @@ The numbers themselves are checked by tests/test_interactions_any_order.py and t
 
 from __future__ import annotations
 
-import ast
 import base64
 import pathlib
 import pickle
@@ -20,6 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
+from test_explanation_layout import _kexplain_imports
 
 import kexplain as kx
 import kexplain.interaction_explanation as kie
@@ -112,16 +112,6 @@ def test_pickles_name_the_modules_of_the_classes_only():
     assert modules <= {"kexplain.interaction_explanation", "kexplain.explanation", type(ex.table).__module__}, modules
     back = pickle.loads(blob)
     assert back.interaction_values(0) == ex.interaction_values(0) and back.top(0) == ex.top(0)
-
-
-def _kexplain_imports(path: pathlib.Path) -> set[str]:
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            out.add(node.module or "")
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kexplain"):
-            out.add((node.module or "").removeprefix("kexplain."))
-    return out
 
 
 def test_the_mixin_module_is_below_the_results():
