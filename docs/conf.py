@@ -60,6 +60,7 @@ autosummary_imported_members = False
 autosummary_context = {
     "mixin_classes": [
         "kexplain.Explanation",
+        "kexplain.InteractionExplanation",
         "kexplain.gp.OAKRegressor",
         "kexplain.embeddings.ConditionalMeanEmbedding",
         "kexplain.embeddings.DeconditionalGPRegressor",

@@ -1,6 +1,6 @@
 """The layout of the local result: ``Explanation`` is assembled in ``kexplain/explanation.py`` from
 mix-ins, one private module per idea (``_explanation_fields``, ``_explanation_rows``,
-``_explanation_uncertainty``, ``_explanation_convert``).
+``_explanation_uncertainty``, ``_explanation_draws``, ``_explanation_convert``).
 
 What the split must not change: every name ``kexplain.explanation`` had is importable from it,
 pickles name ``kexplain.explanation`` only (so they load in versions before and after the split),
@@ -22,7 +22,13 @@ import kexplain as kx
 import kexplain.explanation as kexp
 
 SRC = pathlib.Path(kx.__file__).parent
-MIXINS = ["_explanation_fields", "_explanation_rows", "_explanation_uncertainty", "_explanation_convert"]
+MIXINS = [
+    "_explanation_fields",
+    "_explanation_rows",
+    "_explanation_uncertainty",
+    "_explanation_draws",
+    "_explanation_convert",
+]
 
 #: the names kexplain.explanation defined before it was split (all still importable from it)
 NAMES = [
@@ -127,5 +133,5 @@ def test_the_mixin_modules_are_below_explanation_and_small(module):
 
 
 def test_explanation_module_stays_under_its_bound():
-    # 1,063 lines before the split; what is left: construction and the draws
-    assert len((SRC / "explanation.py").read_text().splitlines()) < 500
+    # 1,063 lines before the first split, 467 before the draws moved out; what is left: construction
+    assert len((SRC / "explanation.py").read_text().splitlines()) < 380

@@ -6,6 +6,7 @@
 - ``_explanation_rows.py``: rows, features and outputs picked (``ex[rows, features, output]``)
   and explanations stacked (``Explanation.concatenate``);
 - ``_explanation_uncertainty.py``: the posterior covariance of the values (``std``, ``interval``);
+- ``_explanation_draws.py``: draws from that posterior (``sample``, ``sample_values``);
 - ``_explanation_convert.py``: ``to_shap`` and ``to_frame``.
 
 Here too: :class:`ExplanationInfo`, the dict of the explainer's extras, whose old keys lead to the

@@ -1,8 +1,7 @@
 """The posterior uncertainty of Shapley values (a Gaussian-process model's): ``Explanation.std`` and
 ``Explanation.interval``, and the check of the covariances the constructor takes.
 
-The draws (``Explanation.sample`` and ``sample_values``) stay in ``explanation.py``: their memory
-budgets are settings of ``kexplain.explanation``.
+The draws (``Explanation.sample`` and ``sample_values``) are in ``_explanation_draws.py``.
 """
 
 from __future__ import annotations

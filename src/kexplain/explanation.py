@@ -3,10 +3,10 @@ d features, optionally several outputs), shaped like ``shap.Explanation`` so use
 two.  The global results (``GlobalAttribution``, ``PermutationTestResult``) are in
 ``kexplain.attribution``; together they are the result family every capability returns.
 
-Here: how an Explanation is built (checked, or from an engine's own results) and drawn from its
-posterior.  Its other methods come from mix-ins, one private module per idea, whose names this
-module re-exports (see ``_explanation_fields.py``): indexing and stacking, the uncertainty of the
-values, the conversions to shap and pandas.
+Here: how an Explanation is built (checked, or from an engine's own results), and the memory
+budgets of its draws.  Its other methods come from mix-ins, one private module per idea, whose names
+this module re-exports (see ``_explanation_fields.py``): indexing and stacking, the uncertainty of
+the values, the draws from their posterior, the conversions to shap and pandas.
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ import numpy as np
 from . import _game_record, _game_registry  # the games table's lowest floor (kexplain.games)
 from ._explanation_convert import BASE_COLUMN as BASE_COLUMN  # kept importable from here
 from ._explanation_convert import ExplanationConversions
+from ._explanation_draws import _EXPLANATION_OVERHEAD_BYTES as _EXPLANATION_OVERHEAD_BYTES  # kept importable
+from ._explanation_draws import ExplanationDraws
+from ._explanation_draws import _symmetric_root as _symmetric_root  # kept importable from here
 from ._explanation_fields import PROMOTED_INFO_KEYS, ExplanationInfo
 from ._explanation_rows import ExplanationRows
 from ._explanation_uncertainty import ExplanationUncertainty, _check_covariance
-from ._params import Integer, check_param
 from ._real import _real
-from ._typing import RandomStateLike
 
 
-class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversions):
+class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationDraws, ExplanationConversions):
     """Shapley values of a batch of explained points.
 
     Every explainer of kexplain returns one (``ProductKernelExplainer``, ``RKHSExplainer``,
@@ -291,117 +292,11 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversion
         except ValueError:
             raise ValueError(f"{name} must have shape ({N},) (one variance per row), got {arr.shape}.") from None
 
-    # -- draws from the posterior ---------------------------------------------------------
-    def sample(self, k: int, random_state: RandomStateLike = None) -> list[Explanation]:
-        """``k`` explanations drawn from the Gaussian posterior of the values.
-
-        With ``joint_covariance`` the draws are joint over all points (one draw of the function
-        gives every point's values); otherwise each point is drawn independently of the others
-        from its own ``covariance`` (correlations between points are then lost).  Each draw
-        keeps the base values at their posterior mean (their covariance with the values is not
-        stored), so ``base_values + values.sum(axis=1)`` of a draw is a draw of the explained
-        output up to the base value's own uncertainty.
-
-        Parameters
-        ----------
-        k : int
-            Number of draws.
-        random_state : None, int or numpy Generator
-            Seeds the draws.
-
-        Returns
-        -------
-        list of Explanation
-            Each with the shape, names and game of this one, without covariances.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
-        >>> draws = ex.sample(2000, random_state=0)
-        >>> print(f"{np.std([e.values[0, 1] for e in draws]):.1f}")
-        0.1
-        """
-        check_param(k, "k", Integer(1))
-        self._need_covariance("sample")
-        N, d = self.values.shape
-        # k Explanation objects: a list this long is the memory, not the draws; refuse beyond a budget
-        need = int(k) * (_EXPLANATION_OVERHEAD_BYTES + 8 * N * d)
-        if need > SAMPLE_LIST_BYTES:
-            raise ValueError(
-                f"sample(k={k}) would build {k} Explanation objects, about {need / 2**20:.0f} MiB (the budget is "
-                f"{SAMPLE_LIST_BYTES / 2**20:.0f} MiB, kexplain.explanation.SAMPLE_LIST_BYTES): use "
-                "sample_values(k) for the draws as one array of shape (k, N, d), drawn in blocks."
-            )
-        draws = self.sample_values(int(k), random_state)
-        return [
-            Explanation(
-                z,
-                self.base_values,
-                self.data,
-                self.feature_names,
-                self.output_names,
-                game=self.game,
-                info={"draw_of": "posterior of the values"},
-                output=self.output,
-                index=self.index,
-            )
-            for z in draws
-        ]
-
-    def sample_values(self, k: int, random_state: RandomStateLike = None) -> np.ndarray:
-        """``k`` draws of the values from their Gaussian posterior, as one array of shape (k, N, d).
-
-        The draws of :meth:`sample` (the same numbers for the same ``random_state``) without an
-        Explanation per draw: the memory is the output plus blocks of at most
-        ``SAMPLE_BLOCK_BYTES`` (16 MiB) of temporaries.
-
-        Parameters
-        ----------
-        k : int
-            Number of draws.
-        random_state : None, int or numpy Generator
-            Seeds the draws (the same numbers as :meth:`sample` for the same seed).
-
-        Returns
-        -------
-        ndarray of shape (k, N, d)
-            The draws of the values.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from kexplain import Explanation
-        >>> ex = Explanation(np.array([[1.0, -0.5]]), 0.0, covariance=np.diag([1.0, 0.01])[None])
-        >>> draws = ex.sample_values(100_000, random_state=0)
-        >>> draws.shape, np.round(draws[:, 0].std(axis=0), 2)
-        ((100000, 1, 2), array([1. , 0.1]))
-        """
-        from ._validation import check_random_state
-
-        cov = self._need_covariance("sample")
-        check_param(k, "k", Integer(1))
-        rng = check_random_state(random_state)
-        N, d = self.values.shape
-        k = int(k)
-        out = np.empty((k, N, d))
-        if self.joint_covariance is not None:
-            root = _symmetric_root(self.joint_covariance.reshape(N * d, N * d))
-            step = max(1, SAMPLE_BLOCK_BYTES // (16 * N * d))
-            for a in range(0, k, step):
-                b = min(k, a + step)
-                out[a:b] = (rng.standard_normal((b - a, N * d)) @ root.T).reshape(b - a, N, d)
-        else:
-            step = max(1, SAMPLE_BLOCK_BYTES // (16 * d))
-            for i in range(N):
-                root = _symmetric_root(cov[i])
-                # consecutive blocks of one generator give the numbers of a single call (same draws)
-                for a in range(0, k, step):
-                    b = min(k, a + step)
-                    out[a:b, i] = rng.standard_normal((b - a, d)) @ root.T
-        out += self.values[None]
-        return out
+    @staticmethod
+    def _draw_budgets() -> tuple[int, int]:
+        # the draws (_explanation_draws.py) read the budgets here, when a draw is made: they are
+        # settings of this module, which users and tests set (kexplain.explanation.SAMPLE_*_BYTES)
+        return SAMPLE_BLOCK_BYTES, SAMPLE_LIST_BYTES
 
     #: bound on ``|value - value for the model's own kernel|`` when the kernel was discretised (see above)
     kernel_error_bound: float | np.ndarray | None = None
@@ -453,15 +348,5 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationConversion
 SAMPLE_BLOCK_BYTES = 16 * 2**20
 #: largest estimated memory of the list ``Explanation.sample`` returns; beyond it, use sample_values
 SAMPLE_LIST_BYTES = 256 * 2**20
-#: measured memory of one small Explanation object (its dict, arrays and names), with margin
-_EXPLANATION_OVERHEAD_BYTES = 2048
-
-
-def _symmetric_root(cov: np.ndarray) -> np.ndarray:
-    """R with R R^T = cov (cov may be singular): a symmetric square root, negative rounding clipped."""
-    evals, evecs = np.linalg.eigh(0.5 * (cov + cov.T))
-    return np.asarray(evecs * np.sqrt(np.clip(evals, 0.0, None)))
-
-
 # the mix-ins build their selections and stacks as this class (they cannot import it)
 Explanation._result_class = Explanation
