@@ -35,6 +35,30 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     return value
 
 
+def _check_options(
+    pe: PreferenceExpansion,
+    level: str,
+    game: str,
+    background: Any,
+    background_weights: Any,
+    context_background: Any,
+    context_background_weights: Any,
+) -> None:
+    """The constructor's options that must agree: a context level needs a context model, the
+    observational game has no joint level, and background weights need their background."""
+    if level != "item" and pe.context_kernel is None:
+        raise ValueError(f"level={level!r} explains context features, but the model was fitted without a context.")
+    if game == "observational" and level == "joint":
+        raise ValueError(
+            "game='observational' supports level='item' and level='context'; use game='interventional' "
+            "for the joint game."
+        )
+    if background_weights is not None and background is None:
+        raise ValueError("background_weights needs a background.")
+    if context_background_weights is not None and context_background is None:
+        raise ValueError("context_background_weights needs a context_background.")
+
+
 def _duels(X: Any, X_right: Any, context: Any) -> tuple[Any, Any, Any]:
     """(left, right, context) of ``explain``'s input: a Duels, a DuelData, or the left items with
     ``X_right`` (and ``context``) beside them."""

@@ -1,7 +1,7 @@
-"""How :class:`~kexplain.preference.explainer.PrefShapExplainer` solves a block of duels and
-turns the result into an Explanation: the interventional games by the product-game engine (or the
-subset route), the observational ones by enumeration or sampled coalitions, and interactions of
-any order and index (``explain(..., interactions={...})``).
+"""How :class:`~kexplain.preference.explainer.PrefShapExplainer` builds its game, solves blocks of
+duels and turns the result into an Explanation: the interventional games by the product-game
+engine (or the subset route), the observational ones by enumeration or sampled coalitions, and
+interactions of any order and index (``explain(..., interactions={...})``).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .._params import Integer, Real, check_param
+from ..base import explain_in_blocks
 from ..explanation import Explanation
 from ..interaction_explanation import interaction_explanation
 from ..shapley.enumeration import exact_shapley
@@ -20,6 +22,7 @@ from ..shapley.higher_order import (
     interactions_from_values,
     solve_product_interactions,
 )
+from ..shapley.product import efficiency_error
 from ..shapley.result import ShapleyValues
 from ..shapley.sampling import sampled_shapley
 from ._duel_inputs import _difference
@@ -34,7 +37,7 @@ DEFAULT_BUDGET = 2048
 
 
 class PrefShapSolver:
-    """Solving and results of :class:`~kexplain.preference.explainer.PrefShapExplainer` (a base class of it)."""
+    """Game, solving and results of :class:`~kexplain.preference.explainer.PrefShapExplainer` (a base class of it)."""
 
     # set by PrefShapExplainer.__init__ (and Explainer's)
     expansion: PreferenceExpansion
@@ -43,9 +46,51 @@ class PrefShapSolver:
     game: str
     output: str
     route: str
+    max_block_bytes: int
     _interventional: PreferenceGame | None
     _observational: ObservationalPreferenceGame | None
     explain: Callable[..., Explanation]
+
+    def _build_game(
+        self,
+        game: str,
+        route: str,
+        Z: np.ndarray | None,
+        wz: np.ndarray | None,
+        U: np.ndarray | None,
+        wu: np.ndarray | None,
+        background_weights: Any,
+        context_background_weights: Any,
+        n_landmarks: int | None,
+        eta: Any,
+    ) -> None:
+        """The game ``explain`` solves, built once by the constructor, and its ``route``: the
+        interventional product game, or the observational game of conditional mean embeddings."""
+        pe = self.expansion
+        self._interventional = None
+        self._observational = None
+        if game == "interventional":
+            self._interventional = PreferenceGame(
+                pe, self.level, Z, wz, U, wu, route=route, max_block_bytes=self.max_block_bytes
+            )
+            self.route = self._interventional.route
+        else:
+            if route != "auto":
+                raise ValueError("route applies to game='interventional' only.")
+            pool, w = (Z, wz) if self.level == "item" else (U, wu)
+            assert pool is not None and w is not None
+            uniform = background_weights is None if self.level == "item" else context_background_weights is None
+            landmarks = None
+            if n_landmarks is not None:
+                from ..rkhs.cme import choose_landmarks
+
+                n_landmarks = check_param(n_landmarks, "n_landmarks", Integer(1), None)
+                landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
+            check_param(eta, "cme_regularization", Real(0, closed="neither"), what="a positive finite number")
+            self._observational = ObservationalPreferenceGame(
+                pe, self.level, pool, None if uniform else w, float(eta), landmarks=landmarks
+            )
+            self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
 
     def _explain_any_order(
         self,
@@ -95,6 +140,47 @@ class PrefShapSolver:
             table = found
         # winner - loser when outcomes are given (skew-symmetry: every value changes sign)
         return interaction_explanation(ex, table.scaled(ex.info["orientation"]), single_output=True)
+
+    def _solve_blocks(
+        self,
+        Xl: np.ndarray,
+        Xr: np.ndarray,
+        C: np.ndarray | None,
+        names: list[str],
+        sign: np.ndarray | None,
+        index: list[Any] | None,
+        interactions: str | None,
+        progress: bool,
+        n_jobs: int,
+        seed: int,
+        budget: int | None,
+        tol: float | None,
+    ) -> Explanation:
+        """``explain`` on validated duels: blocks of duels over ``n_jobs`` threads, then the efficiency error."""
+        N = Xl.shape[0]
+
+        def run_block(rows: slice) -> Explanation:
+            c = None if C is None else C[rows]
+            res = self._solve(Xl[rows], Xr[rows], c, interactions, progress and n_jobs <= 1, seed, budget, tol)
+            return self._to_explanation(res, Xl[rows], Xr[rows], c, names, sign, rows, index)
+
+        # the observational games hold per-feature tables of every explained duel: blocks of duels
+        # keep them within max_block_bytes (the interventional games bound their own blocks)
+        step = N
+        if self._observational is not None:
+            step = max(1, self.max_block_bytes // self._observational.bytes_per_duel())
+
+        def run(rows: slice) -> Explanation:
+            if rows.stop - rows.start <= step:
+                return run_block(rows)
+            starts = range(rows.start, rows.stop, step)
+            return Explanation.concatenate([run_block(slice(s, min(s + step, rows.stop))) for s in starts])
+
+        ex = explain_in_blocks(run, N, n_jobs)
+        ex.efficiency_error = efficiency_error(
+            ex.values[:, :, None], np.asarray(ex.v_full)[:, None], ex.base_values[:, None]
+        )
+        return ex
 
     def _solve(
         self,

@@ -7,9 +7,9 @@ the interventional values are exact (``kexplain.preference._games``); the observ
 context values go through the conditional mean embeddings of RKHS-SHAP.
 
 The class is assembled here (its constructor, ``explain`` and the deprecated ``value``); it reads
-its input through ``_duel_inputs`` and solves blocks of duels and builds their Explanation in its
-base class ``_prefshap_solve.PrefShapSolver``.  Every name of the module before that split is
-still imported from here.
+and checks its input through ``_duel_inputs``; its base class ``_prefshap_solve.PrefShapSolver``
+builds its game, solves blocks of duels and builds their Explanation.  Every name of the module
+before those splits is still imported from here.
 """
 
 from __future__ import annotations
@@ -18,18 +18,16 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from .._deprecation import renamed_keyword
-from .._params import Integer, Real, check_param
+from .._params import Integer, check_param
 from .._typing import RandomStateLike
 from .._validation import check_random_state
-from ..base import Explainer, check_explain_options, explain_in_blocks, row_index
+from ..base import Explainer, check_explain_options, row_index
 from ..explanation import Explanation
-from ..shapley.product import efficiency_error
 from ._duel_inputs import (  # noqa: F401  (_distinct_rows, _difference: names of the module before the split)
     _backgrounds,
     _check_choice,
+    _check_options,
     _difference,
     _distinct_rows,
     _duels,
@@ -180,19 +178,9 @@ class PrefShapExplainer(PrefShapSolver, Explainer):
         pe = preference_expansion(model)
         super().__init__(model, background, background_weights=background_weights, feature_names=feature_names)
         self.expansion: PreferenceExpansion = pe
-        if self.level != "item" and pe.context_kernel is None:
-            raise ValueError(
-                f"level={self.level!r} explains context features, but the model was fitted without a context."
-            )
-        if game == "observational" and self.level == "joint":
-            raise ValueError(
-                "game='observational' supports level='item' and level='context'; use game='interventional' "
-                "for the joint game."
-            )
-        if background_weights is not None and background is None:
-            raise ValueError("background_weights needs a background.")
-        if context_background_weights is not None and context_background is None:
-            raise ValueError("context_background_weights needs a context_background.")
+        _check_options(
+            pe, self.level, game, background, background_weights, context_background, context_background_weights
+        )
         max_block_bytes = check_param(max_block_bytes, "max_block_bytes", Integer(2**16))
         uses_items = self.level in ("item", "joint")
         uses_contexts = self.level in ("context", "joint")
@@ -235,30 +223,7 @@ class PrefShapExplainer(PrefShapSolver, Explainer):
         self.game = f"preferential {self.level} ({game})"
         self.output = OUTPUT
         self.max_block_bytes = int(max_block_bytes)
-        self._interventional: PreferenceGame | None = None
-        self._observational: ObservationalPreferenceGame | None = None
-        if game == "interventional":
-            self._interventional = PreferenceGame(
-                pe, self.level, Z, wz, U, wu, route=route, max_block_bytes=self.max_block_bytes
-            )
-            self.route = self._interventional.route
-        else:
-            if route != "auto":
-                raise ValueError("route applies to game='interventional' only.")
-            pool, w = (Z, wz) if self.level == "item" else (U, wu)
-            assert pool is not None and w is not None
-            uniform = background_weights is None if self.level == "item" else context_background_weights is None
-            landmarks = None
-            if n_landmarks is not None:
-                from ..rkhs.cme import choose_landmarks
-
-                n_landmarks = check_param(n_landmarks, "n_landmarks", Integer(1), None)
-                landmarks = choose_landmarks(pool.shape[0], int(n_landmarks), 0, None if uniform else w)
-            check_param(eta, "cme_regularization", Real(0, closed="neither"), what="a positive finite number")
-            self._observational = ObservationalPreferenceGame(
-                pe, self.level, pool, None if uniform else w, float(eta), landmarks=landmarks
-            )
-            self.route = "enumeration" if self.n_features <= MAX_OBSERVATIONAL_ENUMERATION else "sampling"
+        self._build_game(game, route, Z, wz, U, wu, background_weights, context_background_weights, n_landmarks, eta)
 
     @property
     def value(self) -> str:
@@ -383,28 +348,7 @@ class PrefShapExplainer(PrefShapSolver, Explainer):
         seed = int(check_random_state(random_state).integers(2**63)) if sampled else 0
         names = list(self.feature_names) if self.feature_names is not None else list(self._default_names)
 
-        def run_block(rows: slice) -> Explanation:
-            c = None if C is None else C[rows]
-            res = self._solve(Xl[rows], Xr[rows], c, interactions, progress and n_jobs <= 1, seed, budget, tol)
-            return self._to_explanation(res, Xl[rows], Xr[rows], c, names, sign, rows, index)
-
-        # the observational games hold per-feature tables of every explained duel: blocks of duels
-        # keep them within max_block_bytes (the interventional games bound their own blocks)
-        step = N
-        if self._observational is not None:
-            step = max(1, self.max_block_bytes // self._observational.bytes_per_duel())
-
-        def run(rows: slice) -> Explanation:
-            if rows.stop - rows.start <= step:
-                return run_block(rows)
-            starts = range(rows.start, rows.stop, step)
-            return Explanation.concatenate([run_block(slice(s, min(s + step, rows.stop))) for s in starts])
-
-        ex = explain_in_blocks(run, N, n_jobs)
-        ex.efficiency_error = efficiency_error(
-            ex.values[:, :, None], np.asarray(ex.v_full)[:, None], ex.base_values[:, None]
-        )
-        return ex
+        return self._solve_blocks(Xl, Xr, C, names, sign, index, interactions, progress, n_jobs, seed, budget, tol)
 
     def __call__(self, X: Any, X_right: Any = None, context: Any = None, **options: Any) -> Explanation:
         """Same as ``explain(X, X_right, context, **options)``."""
