@@ -1,10 +1,13 @@
 """The split of kexplain.shapley.higher_order: one import place, modules by idea, the numpy seams kept.
 
 The code of the any-order interactions lives in ``higher_order_indices``, ``higher_order_product``,
-``higher_order_table`` and ``higher_order`` itself; every public name is still imported from
-``kexplain.shapley.higher_order``, and the tests that replace a compiled loader there
-(``mock.patch.object(ho, "_compiled_butterfly", ...)``) must still reach the code that calls it,
-or they would compare the compiled pass with itself.
+``higher_order_table``, ``higher_order_banzhaf`` and ``higher_order`` itself; every name the module
+defined before the splits, private ones included, is still imported from
+``kexplain.shapley.higher_order``, and the tests that replace a compiled loader
+(``mock.patch.object(ho, "_compiled_butterfly", ...)``, ``mock.patch.object(hob,
+"_compiled_banzhaf", ...)``) must still reach the code that calls it, or they would compare the
+compiled pass with itself.  No class moved (InteractionTable and InteractionSpec moved in the
+first split and kept their pickles' paths), so no pickle has to keep loading from a new place.
 """
 
 from __future__ import annotations
@@ -17,9 +20,46 @@ import pytest
 
 from kexplain._optional import compiled_or_none
 from kexplain.shapley import higher_order as ho
+from kexplain.shapley import higher_order_banzhaf as hob
 from kexplain.shapley import higher_order_indices, higher_order_product, higher_order_table
 
 SHAPLEY = pathlib.Path(ho.__file__).parent
+HOMES = (higher_order_indices, higher_order_product, higher_order_table, hob)
+
+#: the module-level names higher_order.py held before the split of its Banzhaf pass (451 lines)
+OLD_NAMES = (
+    "EFFICIENT_INDICES",
+    "INDICES",
+    "InteractionSpec",
+    "_popcount",
+    "bernoulli_numbers",
+    "check_interaction_spec",
+    "combinations_array",
+    "fsii_weights",
+    "ksii_from_sii",
+    "moebius_weights",
+    "product_interactions",
+    "solve_product_interactions",
+    "InteractionTable",
+    "table_from_dense",
+    "moebius_transform",
+    "_superset_sums",
+    "_compiled_butterfly",
+    "_butterfly",
+    "_sets_to_masks",
+    "indices_from_moebius",
+    "_moebius_plan",
+    "_masks",
+    "_indices_from_moebius",
+    "shapley_from_moebius",
+    "interactions_from_values",
+    "interactions_and_shapley_from_values",
+    "_from_values",
+    "banzhaf_interventional",
+    "_compiled_banzhaf",
+    "_banzhaf_loo_numpy",
+    "banzhaf_cheaper_than_subsets",
+)
 
 
 @pytest.mark.parametrize("path", sorted(SHAPLEY.glob("higher_order*.py")), ids=lambda p: p.name)
@@ -28,16 +68,25 @@ def test_each_module_stays_well_under_600_lines(path):
 
 
 def test_every_public_name_is_imported_from_higher_order_and_is_the_same_object():
-    homes = (higher_order_indices, higher_order_product, higher_order_table)
     for name in ho.__all__:
         obj = getattr(ho, name)
-        owners = [m for m in homes if getattr(m, name, None) is obj]
+        owners = [m for m in HOMES if getattr(m, name, None) is obj]
         assert owners or getattr(obj, "__module__", None) == ho.__name__, name
     from kexplain.shapley import InteractionTable, interactions_from_values, solve_product_interactions
 
     assert InteractionTable is ho.InteractionTable
     assert interactions_from_values is ho.interactions_from_values
     assert solve_product_interactions is ho.solve_product_interactions
+
+
+def test_every_old_name_is_imported_from_higher_order_and_is_the_same_object():
+    for name in OLD_NAMES:
+        obj = getattr(ho, name)
+        owners = [m for m in HOMES if name in vars(m) and vars(m)[name] is obj]
+        assert owners or getattr(obj, "__module__", None) == ho.__name__, name
+    for name in ("banzhaf_interventional", "banzhaf_cheaper_than_subsets", "_compiled_banzhaf", "_banzhaf_loo_numpy"):
+        assert getattr(ho, name) is vars(hob)[name], name
+        assert getattr(ho, name).__module__ == hob.__name__, name
 
 
 def _recording(calls):
@@ -69,7 +118,12 @@ def test_patching_the_butterfly_loader_reaches_every_transform():
 
 def test_patching_the_banzhaf_loader_reaches_the_banzhaf_pass():
     calls: list = []
-    with mock.patch.object(ho, "_compiled_banzhaf", _recording(calls)):
+    with mock.patch.object(hob, "_compiled_banzhaf", _recording(calls)):
+        with pytest.raises(RuntimeError, match="patched loader"):
+            hob.banzhaf_interventional(np.ones((1, 1, 3)), np.ones((1, 1)), np.zeros((1, 1, 3)), np.ones(1))
+    assert len(calls) == 1
+    calls.clear()  # the pass is the same object through the old path
+    with mock.patch.object(hob, "_compiled_banzhaf", _recording(calls)):
         with pytest.raises(RuntimeError, match="patched loader"):
             ho.banzhaf_interventional(np.ones((1, 1, 3)), np.ones((1, 1)), np.zeros((1, 1, 3)), np.ones(1))
     assert len(calls) == 1
