@@ -42,7 +42,7 @@ LOADERS = {
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink
 HAND_WRITTEN = {
     # backend="numba" must raise naming the extra where the import fails, so not "None, cached"
-    "shapley/subsets.py:_subset_kernel": "backend resolver: raises for backend='numba'",
+    "shapley/subset_tables.py:_subset_kernel": "backend resolver: raises for backend='numba'",
     "shapley/polynomial.py:_resolve_backend": "backend resolver: raises for backend='numba'",
 }
 

@@ -6,14 +6,16 @@ Every solver returns one result type, :class:`ShapleyValues`.
   (its array-API path in ``_product_xp``; the interaction indices' rules and layout in
   ``interactions``).
 - ``subsets``: exact values of product games whose absent-set values are tabulated once (few
-  players, many background rows), through the enumeration solver.
+  players, many background rows), through the enumeration solver (the tables and the pass
+  forming the game values in ``subset_tables``).
 - ``additive``: exact values of additive (elementary-symmetric-polynomial) games, as in
   orthogonal additive GPs, from prefix/suffix tables.
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
 - ``higher_order``: interaction indices of every order (SII, k-SII, STII, FSII, BII, BV,
   Möbius) of product games and, through the Möbius transform, of any enumerated game (the
   definitions in ``higher_order_indices``, the product games' quadrature in
-  ``higher_order_product``, the result table in ``higher_order_table``).
+  ``higher_order_product``, the interventional game's Banzhaf values in ``higher_order_banzhaf``,
+  the result table in ``higher_order_table``).
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
 - ``stochastic``: the exact covariance of the Shapley values of a Gaussian process (product
   kernels, interventional and baseline games).
