@@ -14,111 +14,36 @@ genuine kernel model, and its Shapley values are *exact* Shapley values of a mod
 chosen for the range of scaled squared distances the data can produce (``span``: the width of the
 data's bounding box per feature), and the uniform error ``error`` is measured on that range, not
 assumed.
+
+The kernel's parts (:class:`MixtureFactor`, :class:`MixtureComponent`) live in ``_mixture_factors``,
+its settings (:data:`DEFAULT_KERNEL_TOL`, :func:`check_kernel_tol`, :func:`data_span` and the
+parameter checks) in ``_mixture_params``; every one of those names is importable from here as well.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._params import Real as RealNumber
-from .._params import check_param
+# the parts and the settings live in siblings; every name is imported here too, so the module's
+# old names (and pickles of MixtureFactor and MixtureComponent made when they lived here) resolve
+from ._mixture_factors import MixtureComponent, MixtureFactor
+from ._mixture_params import (  # noqa: F401 - re-exported
+    DEFAULT_KERNEL_TOL,
+    DEFAULT_MAX_SQ_DIST,
+    _check_inv_sq,
+    _check_shape_param,
+    _sq_range,
+    check_kernel_tol,
+    data_span,
+)
 from ._mixture_quadrature import cached_mixture_rule, exact_profile
 from .base import RBF, SumKernel, _check_amplitude
-
-#: default target of the uniform kernel error (relative to the kernel's amplitude)
-DEFAULT_KERNEL_TOL = 1e-12
-
-#: range of scaled squared distances used before the data's range is known (points up to 100 length
-#: scales apart); explainers refit the mixture to their data
-DEFAULT_MAX_SQ_DIST = 1e4
-
-
-def check_kernel_tol(tol: Any, name: str = "kernel_tol") -> float:
-    """``tol`` as a float in (0, 1), None giving :data:`DEFAULT_KERNEL_TOL`; a ValueError naming ``name`` else.
-
-    Examples
-    --------
-    >>> from kexplain.kernels.mixture import check_kernel_tol
-    >>> check_kernel_tol(None), check_kernel_tol(1e-6)
-    (1e-12, 1e-06)
-    """
-    if tol is None:
-        return DEFAULT_KERNEL_TOL
-    note = f"the uniform error allowed in the kernel, relative to its amplitude; default {DEFAULT_KERNEL_TOL:g}"
-    return float(check_param(tol, name, RealNumber(0, 1, closed="neither"), note=note))
-
-
-def _check_inv_sq(lengthscale: Any, name: str) -> float | np.ndarray:
-    """1 / lengthscale^2 (a float or one per feature), refusing non-positive or non-finite scales."""
-    msg = f"{name} must be a positive finite number or a 1-D array of them (one per feature), got {lengthscale!r}."
-    try:
-        ls = np.asarray(lengthscale, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(msg) from None
-    if np.asarray(lengthscale).dtype.kind not in "iuf":
-        raise ValueError(msg)
-    if ls.ndim > 1 or ls.size == 0 or not np.all(np.isfinite(ls)) or np.any(ls <= 0):
-        raise ValueError(msg)
-    return float(1.0 / ls**2) if ls.ndim == 0 else 1.0 / ls**2
-
-
-def _check_shape_param(value: Any, name: str, allow_inf: bool) -> float:
-    """A positive number (``inf`` allowed for the Matérn's nu), else a ValueError naming ``name``."""
-    what = "a positive number or inf" if allow_inf else "a positive finite number"
-    return float(check_param(value, name, RealNumber(0, closed="neither", finite=not allow_inf), what=what))
-
-
-@dataclass(frozen=True)
-class MixtureFactor:
-    """One scale-mixture factor exp-mixture(u) of u = sum_j inv_sq_j (x_j - y_j)^2.
-
-    ``family`` is "matern" (``param`` = nu) or "rq" (``param`` = alpha); ``inv_sq`` is 1 / l^2, one
-    number or one per feature.
-    """
-
-    family: str
-    param: float
-    inv_sq: Any
-
-    def scaled_sq_dist(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """u(x, y) for every pair of rows, shape (len(X), len(Y))."""
-        w = np.broadcast_to(np.asarray(self.inv_sq, dtype=np.float64), (X.shape[1],))
-        out = np.empty((X.shape[0], Y.shape[0]))
-        # differences, not |a|^2 + |b|^2 - 2ab: the Matérn-1/2 takes a square root, which would turn
-        # the cancellation error near u = 0 into errors of 1e-8
-        step = max(1, 2**20 // max(1, Y.shape[0] * X.shape[1]))
-        for s in range(0, X.shape[0], step):
-            diff = X[s : s + step, None, :] - Y[None, :, :]
-            out[s : s + step] = (diff * diff) @ w
-        return out
-
-    def name(self) -> str:
-        """E.g. ``Matern(nu=2.5)``."""
-        return f"Matern(nu={self.param:g})" if self.family == "matern" else f"RationalQuadratic(alpha={self.param:g})"
-
-
-@dataclass(frozen=True)
-class MixtureComponent:
-    """amplitude * exp(-sum_j rbf_inv_sq_j (x_j - y_j)^2 / 2) * prod_f factor_f(x, y)."""
-
-    amplitude: float
-    rbf_inv_sq: Any
-    factors: tuple[MixtureFactor, ...]
-
-
-def _sq_range(inv_sq: Any, span: np.ndarray | None) -> float:
-    """The largest u = sum_j inv_sq_j (x_j - y_j)^2 on a box of widths ``span``."""
-    if span is None:
-        return DEFAULT_MAX_SQ_DIST
-    inv = np.broadcast_to(np.asarray(inv_sq, dtype=np.float64), span.shape)
-    return float(inv @ (span * span))
 
 
 class ScaleMixtureKernel(SumKernel):
@@ -418,19 +343,3 @@ class ScaleMixtureKernel(SumKernel):
             amp = "" if c.amplitude == 1.0 else f"{c.amplitude:.4g} * "
             parts.append(amp + " * ".join(names))
         return f"ScaleMixtureKernel({' + '.join(parts)}; {len(self.terms)} RBF terms, error={self.error:.2g})"
-
-
-def data_span(*arrays: np.ndarray | None) -> np.ndarray:
-    """Per-feature width (max - min) of the bounding box of the rows of every given array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kexplain.kernels.mixture import data_span
-    >>> data_span(np.array([[0.0, 1.0], [2.0, 1.0]]), np.array([[-1.0, 3.0]]))
-    array([3., 2.])
-    """
-    rows = [np.asarray(a, dtype=np.float64) for a in arrays if a is not None and np.size(a)]
-    lo = np.min([r.min(axis=0) for r in rows], axis=0)
-    hi = np.max([r.max(axis=0) for r in rows], axis=0)
-    return np.asarray(hi - lo, dtype=np.float64)
