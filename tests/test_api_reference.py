@@ -80,6 +80,7 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
         "kexplain.kernels.Kernel": ["gram", "feature_values", "pair_values", "rescaled"],
         "kexplain.kernels.SumKernel": ["gram", "diag_value", "rescaled"],
         "kexplain.models.GPPosterior": ["mean", "covariance", "variance", "whiten", "error_radius"],
+        "kexplain.RKHSExplainer": ["explain", "value_function", "cme_regularization", "select_cme_regularization"],
         "kexplain.sensitivity.SensitivityAnalysis": [
             "first_order",
             "total_order",
