@@ -4,8 +4,10 @@
 loss; the product-kernel game is in ``cme_product``, the game of any kernel in ``cme_generic``, the
 per-feature kernel tables and the walk over the coalitions in ``_cme_products``, the per-coalition
 factors kept across calls in ``_cme_factors``.  ``ObservationalExplainer`` stays in
-``observational``; its GP-SHAP path is a mix-in (``_observational_uncertainty``), its CME kernels
-and the cross-validation of eta are in ``_observational_kernels``.  Every name either module had is
+``observational``; its GP-SHAP path is a mix-in (``_observational_uncertainty``), its CME state
+(landmarks, the CME built once, the lock) and the game of a batch a mix-in
+(``_observational_cme``), its CME kernels and the cross-validation of eta are in
+``_observational_kernels``.  Every name either module had is
 still imported from it, and explainers pickled before the split load and explain the same numbers.
 The numbers themselves are checked by tests/test_rkhs.py and tests/test_gpshap.py.
 
@@ -33,6 +35,7 @@ from kexplain.rkhs import (
     _cme_factors,
     _cme_products,
     _interventional,
+    _observational_cme,
     _observational_kernels,
     _observational_uncertainty,
     _regularization,
@@ -45,7 +48,7 @@ from kexplain.rkhs import (
 
 RKHS = pathlib.Path(cme.__file__).parent
 CME_HOMES = (cme_product, cme_generic, _cme_products, _cme_factors)
-OBSERVATIONAL_HOMES = (_observational_kernels, _observational_uncertainty)
+OBSERVATIONAL_HOMES = (_observational_kernels, _observational_uncertainty, _observational_cme)
 
 #: every name kexplain.rkhs.cme defined before the split (709 lines), and choose_landmarks (in its
 #: ``__all__``) and cme_cv_loss_from_grams, which it imported
@@ -239,6 +242,10 @@ def test_the_explainer_keeps_every_method_and_its_own_public_ones():
     for name in ("__init__", "value_function", "explain", "select_cme_regularization"):
         assert name in vars(cls), name
     assert cls._explain_uncertain is _observational_uncertainty.ObservationalUncertainty._explain_uncertain
+    state = vars(_observational_cme.ObservationalCME)
+    moved = ("__getstate__", "__setstate__", "_choose_landmarks", "_build_cme", "_observational")
+    for name in (*moved, "_system_size", "_check_X", "_outputs", "_game_at"):
+        assert getattr(cls, name) is state[name], name
     assert issubclass(cls, kx.Explainer) and cls.game == "observational"
 
 
