@@ -10,7 +10,6 @@ and relabelling of the interventional results (``explain`` with ``game="interven
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._typing import RandomStateLike
@@ -36,7 +35,7 @@ class RKHSInterventional:
         output: str
         background: Any
         background_weights: Any
-        feature_names: Sequence[str] | None
+        feature_names: list[str] | None
         n_features: int
         expansion: KernelExpansion | None
         explainer: ObservationalExplainer | ProductKernelExplainer | ModelAgnosticExplainer
