@@ -87,6 +87,7 @@ def test_class_pages_list_their_methods(tmp_path: Path) -> None:
             "to_shapiq",
             "max_order",
         ],
+        "kexplain.RKHSExplainer": ["explain", "value_function", "cme_regularization", "select_cme_regularization"],
         "kexplain.sensitivity.SensitivityAnalysis": [
             "first_order",
             "total_order",

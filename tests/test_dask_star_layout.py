@@ -1,10 +1,11 @@
 """The splits of kexplain.dask.explain and kexplain.star.explainer: modules by idea, one import place each.
 
-``dask/explain.py`` keeps the lazy result :class:`~kexplain.dask.DaskExplanation` and the graph
-:func:`~kexplain.dask.explain_dask` builds; the tasks the workers run (one ``explain`` call per
-row block, the readers of its Explanation) and the explainer's way to them with ``client=`` live
-in ``dask/_tasks.py``, the checks of the arguments and the blocks' random streams in
-``dask/_inputs.py``.
+``dask/explain.py`` keeps the graph :func:`~kexplain.dask.explain_dask` builds; the lazy result
+:class:`~kexplain.dask.DaskExplanation` lives in ``dask/result.py`` (since the second split: a
+result pickled when it lived in ``dask/explain.py`` must still load), the tasks the workers run
+(one ``explain`` call per row block, the readers of its Explanation) and the explainer's way to
+them with ``client=`` in ``dask/_tasks.py``, the checks of the arguments and the blocks' random
+streams in ``dask/_inputs.py``.
 
 ``star/explainer.py`` keeps :class:`~kexplain.star.StarExplainer`, :func:`~kexplain.star.explain_star`
 and the cut of the solver's batches with interactions (``INTERACTION_BLOCK_BYTES``,
@@ -32,17 +33,19 @@ import pytest
 
 pytest.importorskip("dask")
 
-from kexplain.dask import _inputs, _memory, _tasks  # noqa: E402
+from kexplain.dask import _inputs, _memory, _tasks, result  # noqa: E402
 from kexplain.star import StarExplainer, StarModel, _model_view, _subgames, adapters, model  # noqa: E402
 
 dask_explain = importlib.import_module("kexplain.dask.explain")
 star_explainer = importlib.import_module("kexplain.star.explainer")
 
 #: old module -> {the module that holds them now: the names the old module defined (or imported
-#: from its own folder) before the split}; dask/explain.py had 528 lines, star/explainer.py 493
+#: from its own folder) before the split}; dask/explain.py had 528 lines (417 before the second
+#: split), star/explainer.py 493
 WHERE = {
     dask_explain: {
-        dask_explain: "_dask DaskExplanation explain_dask",
+        dask_explain: "explain_dask",
+        result: "_dask DaskExplanation",
         _memory: "heap_reuse",
         _tasks: "_explain_block _values _base_values _interactions _flat_columns _frame _identity _share",
         _inputs: "_check_explainer _check_client _is_dask_array _is_dask_frame _check_random_state _spawn "
@@ -59,7 +62,7 @@ WHERE = {
 }
 #: old module -> {name: the module that holds it now}
 HOMES = {old: {n: home for home, names in homes.items() for n in names.split()} for old, homes in WHERE.items()}
-MODULES = [dask_explain, _tasks, _inputs, star_explainer, _subgames, _model_view]
+MODULES = [dask_explain, result, _tasks, _inputs, star_explainer, _subgames, _model_view]
 
 #: ``base64(zlib(pickle.dumps(explainer, protocol=4)))``, made before the split (its ``_Group``
 #: objects named ``kexplain.star.explainer._Group``), of ``StarExplainer(StarModel(TERMS,
@@ -102,7 +105,39 @@ def test_the_dask_package_exports_the_same_objects():
 
     assert kd.explain_dask is dask_explain.explain_dask
     assert kd.DaskExplanation is dask_explain.DaskExplanation
-    assert kd.DaskExplanation.__module__ == "kexplain.dask.explain"  # did not move: its pickles load as before
+    assert kd.DaskExplanation is result.DaskExplanation
+    # its home moved; a pickle names the class by module and name, and the old path still resolves
+    assert kd.DaskExplanation.__module__ == "kexplain.dask.result"
+    assert getattr(dask_explain, kd.DaskExplanation.__qualname__) is kd.DaskExplanation
+
+
+#: ``base64(zlib(pickle.dumps(result, protocol=2)))`` made before the second split (the class named
+#: ``kexplain.dask.explain.DaskExplanation``), of ``DaskExplanation(np.array([[1.0, -2.0]]),
+#: np.array([0.5]), None, [], feature_names=["a", "b"], output_names=["y"], game="functional",
+#: output="predict of KernelExpansion")`` (arrays in place of the dask collections, which pickle
+#: the same way, by their own classes)
+OLD_RESULT = (
+    "eJxVUctO3DAUzQxTKAZamL4ofU3pK9CSlh0LJDbtppGyyMqbUeQ4pokm4+Q4dsUskOgCKH/BJ/Qf+mGt4wmqei1Z93nOufZZn0/ESV2y"
+    "QgYZayZBF5DPNvjS+pLpopIE3s4P9E7R9+mi53nfWWlEgwUuzbSeBQmvlAimptQFU4rNSKIEr2SjleGaYDBvIzKbV3Er9M6xyO1YJnhD"
+    "hGwdgiXas9gpbjuO0jLLfSxfgMRYucRqjDU/7NnTv8CdDjLTs9pO3qV9O3F8gPWrn5fYiDH0wwWHdoh7URR9/WPNXaGncT+9ypfo0Lux"
+    "37+ObrwzPMgt48MYjzQ2U7rSCmKNSLqNH+eD3Knfyq2kJzGeOknneJYPW9Dlf6DXR3jeYr2IMdJ4mdJVmy2kForx9k0bbEdu0bSs+KTB"
+    "qzFe07V2DcG0USKRbGoZ34zx1nerMLzrHsgXDqwyuja669sZY9eVZ3jP6MA632weHyhpIY10nKzEnuOcjyKgWzaolcgKrkfV8SgUSorS"
+    "/jyTje3HR7rxv+qkkJk4wafIpMFf2CeswA=="
+)
+
+
+def test_a_dask_explanation_pickled_before_the_second_split_loads():
+    data = zlib.decompress(base64.b64decode(OLD_RESULT))
+    assert b"ckexplain.dask.explain\nDaskExplanation\n" in data
+    old = pickle.loads(data)
+    assert type(old) is result.DaskExplanation
+    np.testing.assert_array_equal(old.values, [[1.0, -2.0]], strict=True)
+    assert (old.feature_names, old.output_names, old.game, old.npartitions) == (["a", "b"], ["y"], "functional", 0)
+    assert repr(old) == "kexplain.dask.DaskExplanation(game='functional', values shape=(1, 2), 0 blocks)"
+    # and one pickled now names the new home and loads the same
+    assert b"kexplain.dask.result\n" in pickle.dumps(old, protocol=2)
+    again = pickle.loads(pickle.dumps(old))
+    assert type(again) is result.DaskExplanation and again.interactions is None
 
 
 def test_the_worker_functions_resolve_by_their_module_and_name():

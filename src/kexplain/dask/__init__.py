@@ -23,7 +23,8 @@ except ImportError as exc:
     raise ImportError("kexplain.dask needs the optional package 'dask': pip install 'kexplain[dask]'") from exc
 
 from .context import on  # noqa: E402
-from .explain import DaskExplanation, explain_dask  # noqa: E402
+from .explain import explain_dask  # noqa: E402
+from .result import DaskExplanation  # noqa: E402
 from .stats import hsic, hsic_shapley, hsic_test, mmd, mmd_shapley, mmd_test  # noqa: E402, F401 (deprecated)
 
 __all__ = ["DaskExplanation", "explain_dask", "on"]

@@ -8,6 +8,12 @@
 - ``game="interventional"`` and any other model: ``kexplain.explainers.ModelAgnosticExplainer``
   (the model's own outputs at hybrid rows, coalitions enumerated or sampled); a product-kernel
   model with a sampling ``budget`` goes there too, on the expansion's ``predict``.
+
+The class keeps the routing and the public methods; the interventional game's paths past the
+routed explainer (the sampled solver of a product-kernel model, the posterior engine, the checks
+and relabelling of the results) are a mix-in in ``_interventional``, the CME regularisation eta
+(``cme_regularization``, ``select_cme_regularization``) a mix-in in ``_regularization``.  Every
+name of this module is still imported from here.
 """
 
 from __future__ import annotations
@@ -19,21 +25,22 @@ from typing import Any
 
 from .._deprecation import renamed_keyword
 from .._typing import RandomStateLike
-from .._validation import check_bool, check_random_state
-from ..base import Explainer, background_rows, check_explain_options, row_index
+from ..base import Explainer, background_rows
 from ..exceptions import foreign_model_error
 from ..explainers.coalitions import Game
 from ..explainers.model_agnostic import DEFAULT_MAX_BLOCK_BYTES, ModelAgnosticExplainer
 from ..explainers.product_kernel import ProductKernelExplainer
 from ..explanation import Explanation
-from ._models import _check_options, _EmbeddingSampled, _resolve
+from ._interventional import RKHSInterventional
+from ._models import _check_options, _EmbeddingSampled, _resolve  # noqa: F401  (_EmbeddingSampled: imported here before the split)
+from ._regularization import CMERegularization
 from .cme import DEFAULT_CME_REGULARIZATION
-from .observational import ObservationalExplainer, select_eta
+from .observational import ObservationalExplainer, select_eta  # noqa: F401  (select_eta: imported here before the split)
 
 __all__ = ["DEFAULT_MAX_BLOCK_BYTES", "RKHSExplainer"]
 
 
-class RKHSExplainer(Explainer):
+class RKHSExplainer(Explainer, RKHSInterventional, CMERegularization):
     """Observational or interventional Shapley values of kernel models (RKHS-SHAP).
 
     The observational game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], is estimated with conditional
@@ -214,51 +221,6 @@ class RKHSExplainer(Explainer):
         warnings.warn("RKHSExplainer.value is deprecated; read RKHSExplainer.game.", FutureWarning, stacklevel=2)
         return self.game
 
-    @property
-    def cme_regularization(self) -> float:
-        """eta in the CME ridge of the observational game (settable: the next ``explain`` uses it)."""
-        return self._cme_regularization
-
-    @cme_regularization.setter
-    def cme_regularization(self, eta: float) -> None:
-        self._cme_regularization = eta
-        if isinstance(self.explainer, ObservationalExplainer):
-            self.explainer.cme_regularization = eta
-
-    def __getstate__(self) -> dict[str, Any]:
-        # the lock guards lazy construction within one process; a copy gets a fresh one
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def _agnostic(
-        self, model: Any, cls: type[ModelAgnosticExplainer] = ModelAgnosticExplainer
-    ) -> ModelAgnosticExplainer:
-        # the weights as given: normalising normalised weights again could move their last bits
-        return cls(
-            model,
-            self.background,
-            background_weights=self._given_weights,
-            feature_names=self.feature_names,
-            max_exact_features=self.max_exact_features,
-            max_block_bytes=self.max_block_bytes,
-        )
-
-    def _sampled_product(self) -> ModelAgnosticExplainer:
-        """The interventional game of a product-kernel model for the sampled solver (the engine is
-        exact and needs no sampling): through the mean embedding of the absent features, or on the
-        expansion's own ``predict`` when its outputs have a kernel each."""
-        with self._lock:
-            if getattr(self, "_sampled", None) is None:
-                em = self.expansion
-                embedded = em is not None and not em.per_output_kernels
-                self._sampled = self._agnostic(em, _EmbeddingSampled if embedded else ModelAgnosticExplainer)
-            return self._sampled
-
     def value_function(self, X: Any) -> Game:
         """The game ``self.game`` at the rows of ``X``.
 
@@ -382,97 +344,14 @@ class RKHSExplainer(Explainer):
             return self.explainer.explain(
                 X, random_state=random_state, budget=budget, tol=tol, uncertainty=uncertainty, joint=joint, **options
             )
-        uncertainty, joint = check_bool(uncertainty, "uncertainty"), check_bool(joint, "joint")
-        if uncertainty or joint:
-            if not uncertainty:
-                raise ValueError("joint=True needs uncertainty=True.")
-            if not isinstance(self.explainer, ProductKernelExplainer) or budget is not None:
-                raise ValueError(
-                    "uncertainty=True in the interventional game needs a Gaussian-process model with a product "
-                    "kernel and the exact engine (no budget); see kx.ProductKernelExplainer."
-                )
-        if isinstance(self.explainer, ModelAgnosticExplainer):
-            return self.explainer.explain(X, random_state=random_state, budget=budget, tol=tol, **options)
-        if self.expansion is None:  # a foreign model with a mixture kernel, in the product explainer
-            if budget is not None:
-                raise ValueError(
-                    f"budget: {type(self.explainer).__name__} explains this model exactly (within the reported "
-                    "kernel_error_bound) and samples nothing; leave budget=None."
-                )
-            check_random_state(random_state)
-            return self.explainer.explain(X, uncertainty=uncertainty, joint=joint, **options)
-        # a product-kernel model in the interventional game
-        assert self.expansion is not None
-        if budget is not None:
-            self.expansion.check_input(X, name="X")  # the model's own column checks first
-            ex = self._sampled_product().explain(X, random_state=random_state, budget=budget, tol=tol, **options)
-            ex.output = self.output
-            return ex
-        interactions, progress, n_jobs = check_explain_options(interactions, progress, n_jobs)
-        check_random_state(random_state)  # the engine is exact: the seed has no effect
-        Xv = self.expansion.check_input(X, name="X")
-        if uncertainty:
-            ex = self._uncertain_engine().explain(
-                Xv, interactions=interactions, n_jobs=n_jobs, uncertainty=True, joint=joint
-            )
-        else:
-            ex = self.explainer.explain(X, interactions=interactions, progress=progress, n_jobs=n_jobs)
-            ex.info.update(solver="product-game engine")
-            ex.output = self.output
-        ex.feature_names, ex.game, ex.index = self._names(X, self.n_features), self.game, row_index(X)
-        return ex
-
-    def _uncertain_engine(self) -> ProductKernelExplainer:
-        """The interventional covariance is the product-kernel explainer's on the model itself (it
-        needs the Gaussian process's posterior, not only its mean)."""
-        with self._lock:
-            engine = getattr(self, "_uncertain", None)
-            if engine is None:
-                engine = self._uncertain = ProductKernelExplainer(
-                    self.model, self.background, background_weights=self.background_weights
-                )
-            return engine
-
-    def select_cme_regularization(
-        self,
-        grid: Sequence[float] = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1),
-        n_folds: int = 3,
-        n_coalitions: int = 8,
-        max_rows: int = 500,
-        random_state: RandomStateLike = 0,
-    ) -> float:
-        """Pick eta by K-fold cross-validation of the conditional mean embeddings.
-
-        See ``ObservationalExplainer.select_cme_regularization``; the losses are in
-        ``self.cme_cv_scores_`` (a dict eta -> loss).
-
-        Parameters
-        ----------
-        grid : sequence of float
-            Candidate values of eta.
-        n_folds : int
-            Folds of the cross-validation (at least 2).
-        n_coalitions : int
-            Random coalitions the loss is summed over (at least 1).
-        max_rows : int
-            Background rows used at most (a random subsample; at least 1).
-        random_state : None, int or numpy Generator
-            Seeds the subsample, the coalitions and the folds.
-
-        Returns
-        -------
-        float
-            The chosen eta.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import kexplain as kx
-        >>> X = np.random.default_rng(0).normal(size=(30, 2))
-        >>> ex = kx.RKHSExplainer(kx.KernelExpansion(X, np.ones(30), kx.kernels.RBF(1.0)))
-        >>> ex.select_cme_regularization(grid=(1e-3, 1.0), n_coalitions=2)
-        0.001
-        """
-        best, self.cme_cv_scores_ = select_eta(self._model, grid, n_folds, n_coalitions, max_rows, random_state)
-        self.cme_regularization = best
-        return best
+        return self._explain_interventional(
+            X,
+            interactions=interactions,
+            progress=progress,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            budget=budget,
+            tol=tol,
+            uncertainty=uncertainty,
+            joint=joint,
+        )

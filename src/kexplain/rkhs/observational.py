@@ -19,9 +19,10 @@ otherwise sampled (``kx.sampled_shapley``) with standard errors
 (``kexplain.explainers.coalitions``).
 
 The explainer's GP-SHAP path (``explain(X, uncertainty=True)``) is a mix-in in
-``_observational_uncertainty``; the kernels of the CMEs that are not products and the
-cross-validation of eta (``select_eta``) are in ``_observational_kernels``.  Every name of this
-module is still imported from here.
+``_observational_uncertainty``; its CME state (the landmarks, the CME built once, the lock that
+guards it) and the game of a batch of points are a mix-in in ``_observational_cme``; the kernels
+of the CMEs that are not products and the cross-validation of eta (``select_eta``) are in
+``_observational_kernels``.  Every name of this module is still imported from here.
 """
 
 from __future__ import annotations
@@ -33,19 +34,19 @@ from typing import Any
 import numpy as np
 
 from .._typing import RandomStateLike
-from .._validation import check_bool, check_data, check_random_state
+from .._validation import check_bool, check_random_state
 from ..base import Explainer, background_rows, check_explain_options, row_index
 from ..explainers.coalitions import Game, explain_coalitions, to_explanation
-from ..explainers.outputs import check_outputs
 from ..explanation import Explanation
 from ..shapley.result import ShapleyValues
-from ._models import _check_eta, _check_options, _resolve
+from ._models import _check_options, _resolve
+from ._observational_cme import ObservationalCME
 from ._observational_kernels import _cv_kernels, _DefaultRBF, _restricted, select_eta  # noqa: F401  (the old names)
 from ._observational_uncertainty import ObservationalUncertainty
-from .cme import DEFAULT_CME_REGULARIZATION, GenericCME, ProductCME, choose_landmarks
+from .cme import DEFAULT_CME_REGULARIZATION, GenericCME, ProductCME, choose_landmarks  # noqa: F401  (the same)
 
 
-class ObservationalExplainer(Explainer, ObservationalUncertainty):
+class ObservationalExplainer(Explainer, ObservationalUncertainty, ObservationalCME):
     """Observational Shapley values of kernel models and of any prediction function (RKHS-SHAP).
 
     The game, v_x(S) = E[f(x_S, X_Sc) | X_S = x_S], is estimated with conditional mean
@@ -162,50 +163,6 @@ class ObservationalExplainer(Explainer, ObservationalUncertainty):
         self._lock = threading.Lock()
         self._cme: ProductCME | GenericCME = self._build_cme()
 
-    def __getstate__(self) -> dict[str, Any]:
-        # the lock guards lazy construction within one process; a copy (pickle, a Dask worker)
-        # gets a fresh one, so the explainer can be shipped to other processes
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def _choose_landmarks(self) -> np.ndarray | None:
-        if self.approximation != "nystroem":
-            return None
-        return choose_landmarks(
-            self.background.shape[0], self.n_landmarks, self.random_state, weights=self.background_weights
-        )
-
-    def _build_cme(self) -> ProductCME | GenericCME:
-        eta = _check_eta(self.cme_regularization)
-        R, w = self.background, self.background_weights
-        if self.kind == "product":
-            return ProductCME(self.expansion, R, eta, weights=w, landmarks=self._landmarks)
-        return GenericCME(_restricted(self._model), R, self._outputs(R), eta, weights=w, landmarks=self._landmarks)
-
-    def _observational(self) -> ProductCME | GenericCME:
-        """The CME state; its per-coalition factors are dropped when ``cme_regularization`` changed."""
-        with self._lock:
-            self._cme.set_regularization(_check_eta(self.cme_regularization))
-            return self._cme
-
-    def _system_size(self) -> int:
-        """Size of the per-coalition linear systems: landmarks with Nystroem, else background rows."""
-        return self.background.shape[0] if self._landmarks is None else int(self._landmarks.size)
-
-    def _check_X(self, X: Any) -> np.ndarray:
-        if self.expansion is not None:
-            return np.asarray(self.expansion.check_input(X, name="X"))
-        return np.asarray(check_data(X, name="X", n_features=self.n_features))
-
-    def _outputs(self, X: np.ndarray) -> np.ndarray:
-        assert self._model.predict is not None
-        return check_outputs(self._model.predict, X)
-
     def value_function(self, X: Any) -> Game:
         """The observational game (its CME estimate) at the rows of ``X``.
 
@@ -232,12 +189,6 @@ class ObservationalExplainer(Explainer, ObservationalUncertainty):
         (1, 3, 1)
         """
         return self._game_at(self._check_X(X))
-
-    def _game_at(self, Xv: np.ndarray, n_jobs: int = 1) -> Game:
-        cme = self._observational()
-        if isinstance(cme, ProductCME):
-            return cme.game(Xv, n_jobs)
-        return cme.game(Xv, self._outputs(Xv))
 
     def explain(
         self,
