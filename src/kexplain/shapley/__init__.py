@@ -9,7 +9,8 @@ Every solver returns one result type, :class:`ShapleyValues`.
   players, many background rows), through the enumeration solver (the tables and the pass
   forming the game values in ``subset_tables``).
 - ``additive``: exact values of additive (elementary-symmetric-polynomial) games, as in
-  orthogonal additive GPs, from prefix/suffix tables.
+  orthogonal additive GPs, from prefix/suffix tables (the polynomials in ``additive_polynomials``,
+  the pass over one dense block in ``additive_block``).
 - ``enumeration``: exact values of any game over all 2^d coalitions (reference and small d).
 - ``higher_order``: interaction indices of every order (SII, k-SII, STII, FSII, BII, BV,
   Möbius) of product games and, through the Möbius transform, of any enumerated game (the
@@ -19,6 +20,12 @@ Every solver returns one result type, :class:`ShapleyValues`.
 - ``sampling``: KernelSHAP weighted least squares over paired coalitions, with standard errors.
 - ``stochastic``: the exact covariance of the Shapley values of a Gaussian process (product
   kernels, interventional and baseline games).
+- ``polynomial``: exact values and pairwise indices of polynomial-of-sum games (dot-product
+  kernels) by moments (the polynomial and its Taylor coefficients in ``polynomial_terms``);
+  ``monomials``: the same models' interventional values monomial by monomial.
+- ``sparse``: exact values of product games whose rows each have few players.
+- ``routes``: the cost model that chooses between ``product`` and ``subsets``; ``quadrature``:
+  the Gauss-Legendre rules and the certified node counts; ``result``: :class:`ShapleyValues`.
 """
 
 from .additive import (
