@@ -193,9 +193,9 @@ class _KernelContract:
         """What the statistics' compiled pair loop needs for this kernel on ``d`` features, or None.
 
         (codes, inverse lengthscales, mismatches), one entry per feature, with the codes
-        ``PAIR_RBF``, ``PAIR_LAPLACE``, ``PAIR_CAUCHY`` and ``PAIR_DELTA`` of ``kernels/kernel.py``.  None
-        (the default) sends the kernel to the numpy pair path (:meth:`pair_values`), which is
-        correct for every kernel.
+        ``PAIR_RBF``, ``PAIR_LAPLACE``, ``PAIR_CAUCHY`` and ``PAIR_DELTA`` of ``kernels/_kernel_params.py``
+        (re-exported by ``kernels/kernel.py``).  None (the default) sends the kernel to the numpy pair
+        path (:meth:`pair_values`), which is correct for every kernel.
 
         Parameters
         ----------
