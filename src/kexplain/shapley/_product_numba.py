@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._exp_numba import stationary_factors_lanes
 from ._simd_numba import (
     pget,
     vall_abs_gt,
@@ -522,6 +523,113 @@ def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compi
 def weighted_loo_integrals(a, ia, b, t, w, out, bad, pa):  # pragma: no cover - compiled; tested via product.py
     m = t.shape[0]
     _pair_blocks(a, ia, b, t, w, out, bad, pa, np.empty(m), np.empty(m))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # pragma: no cover - compiled
+    """All m nodes of a block of 4 pairs in passes of 3 to 5 (``_pair_blocks``'s grouping, so the
+    same numbers), flagging the entries a pass left out."""
+    l0 = 0
+    while l0 < m:
+        rem = m - l0
+        if rem == 5 or rem == 10:
+            g = 5
+            ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+        elif rem == 3 or rem == 6:
+            g = 3
+            ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+        elif rem >= 4:
+            g = 4
+            ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+        else:
+            g = 1
+            ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+        if not ok:
+            _flag_bad(sw, l0, g, k0, kq, bad)
+        l0 += g
+
+
+@njit(cache=True, nogil=True)
+def stationary_loo_integrals(
+    X, Y4, ls4, laplacian, R, t, w, out, bad, pa
+):  # pragma: no cover - compiled; tested via product.py
+    """``weighted_loo_integrals`` of the functional game of one RBF or Laplacian kernel, its
+    factors computed here: pair k = (point p, row i) = (k // R, k % R) has present factors
+    a_kj = exp(-0.5 u^2) (or exp(-|u|)), u = (X[p, j] - Y[i, j]) / l_j, and absent factors 1.
+
+    ``Y4`` holds the R support points in blocks of 4 rows, each block transposed to (feature,
+    row) and the last padded to 4 rows (any finite values): (ceil(R / 4) 4 d,), and ``ls4`` the
+    lengthscales spread over 4 lanes (4 d,).  Per point, one pass of
+    ``_exp_numba.stationary_factors_lanes`` writes every block's factors in the (feature, pair)
+    layout the node passes read (ceil(R / 4) 4 d doubles: 83 KB at R = 520, d = 20, in L2),
+    where ``weighted_loo_integrals`` reads the factors of a (pairs, d) array written by
+    ``stationary_factors`` (5.5 MB per block of the solver's at d = 20) and transposes them.
+    The factors are the same numbers (the same lanes), the products and passes the same
+    operations in the same order as ``_pair_blocks``'s (b = 1 for every pair): the same numbers
+    bit for bit.  Every factor is in [0, 1] (the exponential of a non-positive number or of -inf),
+    so ``_pair_blocks``'s division scheme for |a| > 1 never applies.
+    """
+    P, d = X.shape
+    nrb = Y4.shape[0] // (4 * d)
+    m = t.shape[0]
+    xs = np.empty(4 * d)
+    fac = np.empty(nrb * 4 * d)
+    bT = np.ones((d, 4))
+    dT = np.empty((d, 4))
+    pre = np.empty((d, 20))
+    acc = np.empty((d, 4))
+    sw = np.empty(20)
+    t = t.copy()
+    w = w.copy()
+    bad[:, :] = False
+    zero = vsplat(0.0)
+    one = vsplat(1.0)
+    d4 = d - d % 4 if _c_rows(out) else 0
+    pbT, pdT, ppre, pacc, psw, pt, pw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
+    pf = vdata(fac)
+    for p in range(P):
+        for j in range(d):
+            x = X[p, j]
+            for q in range(4):
+                xs[4 * j + q] = x
+        stationary_factors_lanes(xs, Y4, ls4, laplacian, fac)
+        for rb in range(nrb):
+            k0 = p * R + 4 * rb
+            kq = min(4, R - 4 * rb)
+            base = 4 * d * rb
+            if kq < 4:  # padding: harmless factors (dT = 0), as _pair_blocks pads
+                for j in range(d):
+                    for q in range(kq, 4):
+                        fac[base + 4 * j + q] = 1.0
+            pv = one
+            for j in range(d):
+                x = vload(pf, base + 4 * j)
+                vstore(pdT, 4 * j, vsub(x, one))
+                pv = vmul(pv, x)
+                vstore(pacc, 4 * j, zero)
+            for q in range(kq):
+                pa[k0 + q] = vlane(pv, q)
+            _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad)
+            if kq == 4:
+                for j in range(0, d4, 4):
+                    vstore_t4(
+                        out,
+                        k0 * d + j,
+                        (k0 + 1) * d + j,
+                        (k0 + 2) * d + j,
+                        (k0 + 3) * d + j,
+                        vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
+                        vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
+                        vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
+                        vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
+                    )
+                for q in range(4):
+                    for j in range(d4, d):
+                        out[k0 + q, j] = dT[j, q] * acc[j, q]
+            else:
+                for q in range(kq):
+                    for j in range(d):
+                        out[k0 + q, j] = dT[j, q] * acc[j, q]
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")

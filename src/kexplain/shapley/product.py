@@ -169,6 +169,11 @@ def _point_nodes(a2, ia, b2, p, r):
     return counts
 
 
+def _exact_everywhere(d):
+    """Whether ``_point_nodes`` gives every point the exact rule's count at d features."""
+    return nodes_for_degree(d - 1) < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0
+
+
 def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
     """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
     call per distinct count (usually one), the exact rule's count passed for the log-space redo of
@@ -538,6 +543,54 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None, check_a=False):
     return phi, v_full, v_empty
 
 
+@compiled_or_none
+def _stationary_kernel():
+    """The fused functional kernel of RBF and Laplacian factors (``stationary_loo_integrals``), or None."""
+    from ._product_numba import stationary_loo_integrals
+
+    return stationary_loo_integrals
+
+
+def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes):
+    """``_pairs_block`` of the functional game of one RBF (or Laplacian) kernel, b = 1, with the
+    factors a[p, i, j] = profile((X[p, j] - Y[i, j]) / ls[j]) computed inside the compiled kernel
+    (``stationary_loo_integrals``) instead of a (points, rows, d) array: the same numbers bit for
+    bit (the same factors, passes and matrix products).  Every factor is finite in [0, 1], so no
+    finiteness pass is needed; the (pair, node) entries the kernel flags are finished in log space
+    from those pairs' factors, recomputed."""
+    from .._exp_numba import stationary_factors
+
+    p, d = X.shape
+    r, o = c.shape
+    t, w = gauss_legendre_01(n_nodes)
+    nrb = -(-r // 4)
+    Y4 = np.zeros((4 * nrb, d))
+    Y4[:r] = Y
+    Y4 = np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+    K = p * r
+    psi = np.empty((K, d))
+    bad = np.empty((K, n_nodes), dtype=bool)
+    pa = np.empty(K)
+    _stationary_kernel()(
+        np.ascontiguousarray(X), Y4, np.repeat(ls, 4), bool(laplacian), r, np.array(t), np.array(w), psi, bad, pa
+    )
+    if bad.any():
+        kk = np.flatnonzero(bad.any(axis=1))
+        a = np.empty((kk.size, d))
+        for pt in np.unique(kk // r).tolist():
+            sel = kk // r == pt
+            fac = np.empty((1, r, d))
+            stationary_factors(np.ascontiguousarray(X[pt : pt + 1]), np.ascontiguousarray(Y), ls, bool(laplacian), fac)
+            a[sel] = fac[0, kk[sel] % r]
+        sub = psi[kk]
+        _weighted_loo_integrals_safe(a, np.ones((1, d)), t, w, sub, bad[kk])
+        psi[kk] = sub
+    v_empty = np.broadcast_to(np.ones(r) @ c, (p, o)).copy()
+    v_full = pa.reshape(p, r) @ c
+    phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
+    return phi, v_full, v_empty
+
+
 def product_game_block(
     a: Any,
     b: Any,
@@ -814,6 +867,17 @@ def solve_product_game(
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
+    # the functional game of one RBF or Laplacian kernel: factors computed inside the compiled
+    # kernel (``_stationary_pairs_block``), where every point's node count is the exact rule's
+    stationary_block = (
+        getattr(game, "stationary_block", None)
+        if index is None
+        and dtype in (None, "float64")
+        and kernel is not None
+        and _stationary_kernel() is not None
+        and (n_nodes is not None or _exact_everywhere(d))
+        else None
+    )
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
@@ -834,6 +898,14 @@ def solve_product_game(
         acc: list[Any] | None = None
         for r0 in range(0, R, r_chunk):
             rs = slice(r0, min(R, r0 + r_chunk))
+            fused = None if stationary_block is None else stationary_block(ps, rs)
+            if fused is not None:
+                _check_finite(fused[4], "c")
+                out = _stationary_pairs_block(*fused, nodes_for_degree(d - 1) if n_nodes is None else n_nodes)
+                values[ps] += out[0]
+                v_full[ps] += out[1]
+                v_empty[ps] += out[2]
+                continue
             rows_form = None if pair_block is None else pair_block(ps, rs)
             if rows_form is not None:
                 a2, ia, b2, c2, pb = rows_form
