@@ -60,6 +60,7 @@ from numba import njit
 from .._exp_numba import stationary_factors_lanes
 from ._simd_numba import (
     pget,
+    vadd,
     vall_abs_gt,
     vdata,
     vfma,
@@ -68,6 +69,7 @@ from ._simd_numba import (
     vload,
     vload_t4,
     vmax_abs,
+    vmin,
     vmul,
     vset,
     vsplat,
@@ -551,7 +553,7 @@ def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # p
 
 @njit(cache=True, nogil=True)
 def stationary_loo_integrals(
-    X, Y4, ls4, laplacian, R, t, w, out, bad, pa
+    X, Y4, ls4, laplacian, R, T, W, limits, out, bad, pa, counts
 ):  # pragma: no cover - compiled; tested via product.py
     """``weighted_loo_integrals`` of the functional game of one RBF or Laplacian kernel, its
     factors computed here: pair k = (point p, row i) = (k // R, k % R) has present factors
@@ -566,12 +568,20 @@ def stationary_loo_integrals(
     ``stationary_factors`` (5.5 MB per block of the solver's at d = 20) and transposes them.
     The factors are the same numbers (the same lanes), the products and passes the same
     operations in the same order as ``_pair_blocks``'s (b = 1 for every pair): the same numbers
-    bit for bit.  Every factor is in [0, 1] (the exponential of a non-positive number or of -inf),
-    so ``_pair_blocks``'s division scheme for |a| > 1 never applies.
+    bit for bit at the same node count.  Every factor is in [0, 1] (the exponential of a
+    non-positive number or of -inf), so ``_pair_blocks``'s division scheme for |a| > 1 never applies.
+
+    Node counts: ``T[m, :m]``, ``W[m, :m]`` is the m-node rule (m = 1 .. n, n = len(T) - 1 the
+    exact one).  With ``limits`` empty every point takes n; else each point takes
+    ``point_node_counts``'s certified count, from the spreads sum_j |a - 1| / max(a, 1) =
+    sum_j (1 - a_j) of its pairs read from the factors already in cache (no second pass over
+    the point's factors in memory); counts[p] is the count taken.
     """
     P, d = X.shape
     nrb = Y4.shape[0] // (4 * d)
-    m = t.shape[0]
+    n_exact = T.shape[0] - 1
+    n_lim = limits.shape[0]
+    top = limits[n_lim - 1] if n_lim > 0 else -1.0
     xs = np.empty(4 * d)
     fac = np.empty(nrb * 4 * d)
     bT = np.ones((d, 4))
@@ -579,13 +589,13 @@ def stationary_loo_integrals(
     pre = np.empty((d, 20))
     acc = np.empty((d, 4))
     sw = np.empty(20)
-    t = t.copy()
-    w = w.copy()
+    T = np.ascontiguousarray(T)
+    W = np.ascontiguousarray(W)
     bad[:, :] = False
     zero = vsplat(0.0)
     one = vsplat(1.0)
     d4 = d - d % 4 if _c_rows(out) else 0
-    pbT, pdT, ppre, pacc, psw, pt, pw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
+    pbT, pdT, ppre, pacc, psw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw)
     pf = vdata(fac)
     for p in range(P):
         for j in range(d):
@@ -593,14 +603,44 @@ def stationary_loo_integrals(
             for q in range(4):
                 xs[4 * j + q] = x
         stationary_factors_lanes(xs, Y4, ls4, laplacian, fac)
+        kq_last = R - 4 * (nrb - 1)
+        for j in range(d):  # padding: harmless factors (dT = 0, spread 0), as _pair_blocks pads
+            for q in range(kq_last, 4):
+                fac[4 * d * (nrb - 1) + 4 * j + q] = 1.0
+        m = n_exact
+        if n_lim > 0:
+            s_max = 0.0
+            inf = vsplat(np.inf)
+            for rb in range(nrb):
+                base = 4 * d * rb
+                # |a - 1| / max(a, 1) is 1 - a for a in [0, 1] (the same rounding), summed in
+                # feature order a pair per lane
+                sv = zero
+                lov = inf
+                for j in range(d):
+                    x = vload(pf, base + 4 * j)
+                    sv = vadd(sv, vsub(one, x))
+                    lov = vmin(lov, x)
+                for q in range(4):
+                    s = vlane(sv, q)
+                    lo = vlane(lov, q)
+                    if not lo > 0.0 or not s <= top:
+                        s_max = np.inf
+                        break
+                    s_max = max(s_max, s)
+                if not s_max <= top:
+                    break
+            if s_max <= top:
+                m = 0
+                while limits[m] < s_max:
+                    m += 1
+                m += 1
+        counts[p] = m
+        pt, pw = vdata(T[m]), vdata(W[m])
         for rb in range(nrb):
             k0 = p * R + 4 * rb
             kq = min(4, R - 4 * rb)
             base = 4 * d * rb
-            if kq < 4:  # padding: harmless factors (dT = 0), as _pair_blocks pads
-                for j in range(d):
-                    for q in range(kq, 4):
-                        fac[base + 4 * j + q] = 1.0
             pv = one
             for j in range(d):
                 x = vload(pf, base + 4 * j)

@@ -169,11 +169,6 @@ def _point_nodes(a2, ia, b2, p, r):
     return counts
 
 
-def _exact_everywhere(d):
-    """Whether ``_point_nodes`` gives every point the exact rule's count at d features."""
-    return nodes_for_degree(d - 1) < CERTIFY_FROM_NODES or spread_limit(d) <= 0.0
-
-
 def _certified_loo_integrals(a2, ia, b2, p, r, kernel):
     """``_weighted_loo_integrals`` of a block with each point's certified node count: one kernel
     call per distinct count (usually one), the exact rule's count passed for the log-space redo of
@@ -555,40 +550,83 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes):
     """``_pairs_block`` of the functional game of one RBF (or Laplacian) kernel, b = 1, with the
     factors a[p, i, j] = profile((X[p, j] - Y[i, j]) / ls[j]) computed inside the compiled kernel
     (``stationary_loo_integrals``) instead of a (points, rows, d) array: the same numbers bit for
-    bit (the same factors, passes and matrix products).  Every factor is finite in [0, 1], so no
-    finiteness pass is needed; the (pair, node) entries the kernel flags are finished in log space
-    from those pairs' factors, recomputed."""
+    bit at the same node counts (the same factors, passes and matrix products).  Every factor is
+    finite in [0, 1], so no finiteness pass is needed.
+
+    ``n_nodes`` None: each point's certified count (``_point_nodes``'s rule, from every d with
+    ``CERTIFY_FUSED_FROM_NODES``: the spreads come from the factors in cache, nearly free), the
+    points with an entry that needs the log-space path redone with the exact rule, as
+    ``_weighted_loo_integrals`` does; the (pair, node) entries flagged at the exact rule are
+    finished in log space from those pairs' factors, recomputed."""
     from .._exp_numba import stationary_factors
 
     p, d = X.shape
     r, o = c.shape
-    t, w = gauss_legendre_01(n_nodes)
+    exact = nodes_for_degree(d - 1) if n_nodes is None else n_nodes
+    T, W = _rule_table(exact)
+    certify = n_nodes is None and exact >= CERTIFY_FUSED_FROM_NODES and spread_limit(d) > 0.0
+    limits = np.ascontiguousarray(node_limits(d)) if certify else np.empty(0)
     nrb = -(-r // 4)
     Y4 = np.zeros((4 * nrb, d))
     Y4[:r] = Y
     Y4 = np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+    ls4 = np.repeat(ls, 4)
+    X = np.ascontiguousarray(X)
+    kernel = _stationary_kernel()
     K = p * r
     psi = np.empty((K, d))
-    bad = np.empty((K, n_nodes), dtype=bool)
+    bad = np.empty((K, exact), dtype=bool)
     pa = np.empty(K)
-    _stationary_kernel()(
-        np.ascontiguousarray(X), Y4, np.repeat(ls, 4), bool(laplacian), r, np.array(t), np.array(w), psi, bad, pa
-    )
+    counts = np.empty(p, dtype=np.int64)
+    kernel(X, Y4, ls4, bool(laplacian), r, T, W, limits, psi, bad, pa, counts)
     if bad.any():
+        if certify:
+            # points with a flagged entry at a certified count: the exact rule, as in any block
+            pts = np.flatnonzero(bad.reshape(p, r * exact).any(axis=1) & (counts < exact))
+            if pts.size:
+                k = (pts[:, None] * r + np.arange(r)).ravel()
+                sub_psi, sub_bad, sub_pa = (
+                    np.empty((k.size, d)),
+                    np.empty((k.size, exact), dtype=bool),
+                    np.empty(k.size),
+                )
+                kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, np.empty(0), sub_psi, sub_bad, sub_pa, counts[pts])
+                psi[k], bad[k], pa[k] = sub_psi, sub_bad, sub_pa
         kk = np.flatnonzero(bad.any(axis=1))
-        a = np.empty((kk.size, d))
-        for pt in np.unique(kk // r).tolist():
-            sel = kk // r == pt
-            fac = np.empty((1, r, d))
-            stationary_factors(np.ascontiguousarray(X[pt : pt + 1]), np.ascontiguousarray(Y), ls, bool(laplacian), fac)
-            a[sel] = fac[0, kk[sel] % r]
-        sub = psi[kk]
-        _weighted_loo_integrals_safe(a, np.ones((1, d)), t, w, sub, bad[kk])
-        psi[kk] = sub
+        if kk.size:
+            a = np.empty((kk.size, d))
+            for pt in np.unique(kk // r).tolist():
+                sel = kk // r == pt
+                fac = np.empty((1, r, d))
+                stationary_factors(X[pt : pt + 1], np.ascontiguousarray(Y), ls, bool(laplacian), fac)
+                a[sel] = fac[0, kk[sel] % r]
+            sub = psi[kk]
+            _weighted_loo_integrals_safe(a, np.ones((1, d)), T[exact, :exact], W[exact, :exact], sub, bad[kk])
+            psi[kk] = sub
     v_empty = np.broadcast_to(np.ones(r) @ c, (p, o)).copy()
     v_full = pa.reshape(p, r) @ c
     phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
     return phi, v_full, v_empty
+
+
+_RULE_TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _rule_table(n):
+    """(T, W) of shape (n + 1, n): row m holds the m-node Gauss-Legendre rule on [0, 1] (zeros after)."""
+    table = _RULE_TABLES.get(n)
+    if table is None:
+        T, W = np.zeros((n + 1, n)), np.zeros((n + 1, n))
+        for m in range(1, n + 1):
+            T[m, :m], W[m, :m] = gauss_legendre_01(m)
+        table = _RULE_TABLES[n] = (T, W)
+    return table
+
+
+#: the fused functional kernel certifies counts from this many exact nodes (d >= 11): its spreads
+#: are read from factors already in cache, so certifying costs little where the pass over a
+#: (pairs, d) array did not pay (``CERTIFY_FROM_NODES``)
+CERTIFY_FUSED_FROM_NODES = 6
 
 
 def product_game_block(
@@ -868,14 +906,10 @@ def solve_product_game(
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
     # the functional game of one RBF or Laplacian kernel: factors computed inside the compiled
-    # kernel (``_stationary_pairs_block``), where every point's node count is the exact rule's
+    # kernel (``_stationary_pairs_block``)
     stationary_block = (
         getattr(game, "stationary_block", None)
-        if index is None
-        and dtype in (None, "float64")
-        and kernel is not None
-        and _stationary_kernel() is not None
-        and (n_nodes is not None or _exact_everywhere(d))
+        if index is None and dtype in (None, "float64") and kernel is not None and _stationary_kernel() is not None
         else None
     )
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
@@ -901,7 +935,7 @@ def solve_product_game(
             fused = None if stationary_block is None else stationary_block(ps, rs)
             if fused is not None:
                 _check_finite(fused[4], "c")
-                out = _stationary_pairs_block(*fused, nodes_for_degree(d - 1) if n_nodes is None else n_nodes)
+                out = _stationary_pairs_block(*fused, n_nodes)
                 values[ps] += out[0]
                 v_full[ps] += out[1]
                 v_empty[ps] += out[2]
