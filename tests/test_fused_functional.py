@@ -98,10 +98,7 @@ def test_certified_counts_are_really_fewer():
     fused = FunctionalGame(em, X).stationary_block(slice(0, 4), slice(0, 30))
     Xb, Y, ls, lap, c = fused
     r = Y.shape[0]
-    nrb = -(-r // 4)
-    Y4 = np.zeros((4 * nrb, d))
-    Y4[:r] = Y
-    Y4 = np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+    Y4 = engine._rows_in_lanes(Y)
     exact = nodes_for_degree(d - 1)
     T, W = engine._rule_table(exact)
     counts = np.empty(4, dtype=np.int64)

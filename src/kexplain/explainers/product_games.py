@@ -103,6 +103,8 @@ class FunctionalGame:
         Returns
         -------
         tuple or None
+            The block's explained rows (p, d), support points (r, d), lengthscales (d,), whether
+            the kernel is the Laplacian, and row weights c (r, o); None for other models.
         """
         em = self.model
         spec = getattr(em.terms[0], "compiled_factor_spec", None) if self.xp is None and len(em.terms) == 1 else None

@@ -183,6 +183,8 @@ class _Stationary(Kernel):
         Returns
         -------
         tuple of (ndarray of shape (d,), bool) or None
+            The lengthscale of each feature and whether the profile is the Laplacian's (else the
+            RBF's); None where the factors do not take the compiled pass.
 
         Examples
         --------

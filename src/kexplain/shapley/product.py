@@ -546,7 +546,17 @@ def _stationary_kernel():
     return stationary_loo_integrals
 
 
-def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes):
+def _rows_in_lanes(Y):
+    """Y (r, d) in blocks of 4 rows, each transposed to (feature, row), the last padded with
+    zeros: the flat (ceil(r / 4) 4 d,) layout ``stationary_loo_integrals`` reads."""
+    r, d = Y.shape
+    nrb = -(-r // 4)
+    Y4 = np.zeros((4 * nrb, d))
+    Y4[:r] = Y
+    return np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+
+
+def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
     """``_pairs_block`` of the functional game of one RBF (or Laplacian) kernel, b = 1, with the
     factors a[p, i, j] = profile((X[p, j] - Y[i, j]) / ls[j]) computed inside the compiled kernel
     (``stationary_loo_integrals``) instead of a (points, rows, d) array: the same numbers bit for
@@ -557,7 +567,8 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes):
     ``CERTIFY_FUSED_FROM_NODES``: the spreads come from the factors in cache, nearly free), the
     points with an entry that needs the log-space path redone with the exact rule, as
     ``_weighted_loo_integrals`` does; the (pair, node) entries flagged at the exact rule are
-    finished in log space from those pairs' factors, recomputed."""
+    finished in log space from those pairs' factors, recomputed.  ``Y4``: ``_rows_in_lanes(Y)``
+    when the caller keeps it (the solver, once per block of rows for all blocks of points)."""
     from .._exp_numba import stationary_factors
 
     p, d = X.shape
@@ -566,10 +577,8 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes):
     T, W = _rule_table(exact)
     certify = n_nodes is None and exact >= CERTIFY_FUSED_FROM_NODES and spread_limit(d) > 0.0
     limits = np.ascontiguousarray(node_limits(d)) if certify else np.empty(0)
-    nrb = -(-r // 4)
-    Y4 = np.zeros((4 * nrb, d))
-    Y4[:r] = Y
-    Y4 = np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+    if Y4 is None:
+        Y4 = _rows_in_lanes(Y)
     ls4 = np.repeat(ls, 4)
     X = np.ascontiguousarray(X)
     kernel = _stationary_kernel()
@@ -912,6 +921,7 @@ def solve_product_game(
         if index is None and dtype in (None, "float64") and kernel is not None and _stationary_kernel() is not None
         else None
     )
+    rows_in_lanes: dict[tuple[int, int], np.ndarray] = {}  # the support points' layout, per block of rows
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
@@ -935,7 +945,9 @@ def solve_product_game(
             fused = None if stationary_block is None else stationary_block(ps, rs)
             if fused is not None:
                 _check_finite(fused[4], "c")
-                out = _stationary_pairs_block(*fused, n_nodes)
+                if (rs.start, rs.stop) not in rows_in_lanes:
+                    rows_in_lanes[rs.start, rs.stop] = _rows_in_lanes(fused[1])
+                out = _stationary_pairs_block(*fused, n_nodes, rows_in_lanes[rs.start, rs.stop])
                 values[ps] += out[0]
                 v_full[ps] += out[1]
                 v_empty[ps] += out[2]
