@@ -46,6 +46,11 @@ nodes, summed in 4 lanes reduced at the end), which it beats by 1.3-2.2x at 12-4
 3-9% at d = 160-1,000; for those node counts the order of each sum changed, within 1.5e-15
 relative on positive factors.
 
+``stationary_loo_integrals`` is the same kernel for the functional game of one RBF or Laplacian
+kernel (b = 1), with the factors computed inside: per point, the exponentials go straight into the
+(feature, pair) blocks the passes read (no (pairs, d) array written and read back, no transpose),
+and the point's certified node count comes from those factors while they are in cache.
+
 The kernel takes any node count, not only ceil(d/2): ``point_node_counts`` gives each pair's
 spread sum_j |a - b|_kj / max(a, b)_kj and, from the largest of each point's, the fewest nodes
 that ``quadrature.certified_nodes``'s bound certifies (one vectorised pass of d divisions per
