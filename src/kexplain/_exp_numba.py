@@ -358,9 +358,9 @@ if not hasattr(exp_inplace, "compile"):  # pragma: no cover - NUMBA_DISABLE_JIT
         """out[:] = exp(z[:]) by numpy (NUMBA_DISABLE_JIT)."""
         out[:] = np.exp(z)
 
-    def stationary_factors_lanes(
+    def stationary_factors_lanes(  # type: ignore[misc]
         xs: np.ndarray, ys: np.ndarray, ls: np.ndarray, laplacian: bool, out: np.ndarray
-    ) -> None:  # type: ignore[misc]
+    ) -> None:
         """The lanes' factors by numpy (NUMBA_DISABLE_JIT)."""
         u = (np.resize(xs, ys.shape[0]) - ys) / np.resize(ls, ys.shape[0])
         out[: ys.shape[0]] = np.exp(np.negative(np.abs(u)) if laplacian else (u * u) * -0.5)

@@ -955,10 +955,11 @@ def solve_product_game(
             rs = slice(r0, min(R, r0 + r_chunk))
             fused = None if stationary_block is None else stationary_block(ps, rs)
             if fused is not None:
-                _check_finite(fused[4], "c")
+                Xf, Yf, ls, laplacian, cf = fused
+                _check_finite(cf, "c")
                 if (rs.start, rs.stop) not in rows_in_lanes:
-                    rows_in_lanes[rs.start, rs.stop] = _rows_in_lanes(fused[1])
-                out = _stationary_pairs_block(*fused, n_nodes, rows_in_lanes[rs.start, rs.stop])
+                    rows_in_lanes[rs.start, rs.stop] = _rows_in_lanes(Yf)
+                out = _stationary_pairs_block(Xf, Yf, ls, laplacian, cf, n_nodes, rows_in_lanes[rs.start, rs.stop])
                 values[ps] += out[0]
                 v_full[ps] += out[1]
                 v_empty[ps] += out[2]
