@@ -313,6 +313,32 @@ def stationary_factors(X, Y, ls, laplacian, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def stationary_factors_lanes(xs, ys, ls, laplacian, out):  # pragma: no cover - compiled; tested via shapley/product.py
+    """out[i] = exp(-0.5 u^2) (RBF) or exp(-|u|) (``laplacian``) with u = (xs[i] - ys[i]) / ls[i mod n]
+    for n = len(ls) and every i < len(ys) (len(ys) a multiple of 4 and of n; len(xs) = n).
+
+    The lanes of :func:`stationary_factors` (the same operations, so the same numbers bit for bit)
+    in a caller's layout: the product engine's fused functional pass gives its (feature, pair)
+    blocks, ``xs`` and ``ls`` spread over the 4 pairs of a block and ``ys`` the support points
+    transposed block by block, so the factors land where its node passes read them.
+    """
+    n = ls.shape[0]
+    N = ys.shape[0]
+    n8 = n - n % 8
+    for o in range(0, N, n):
+        for j in range(0, n8, 8):
+            if laplacian:
+                _laplacian8(xs, j, ys, o + j, ls, j, out, o + j)
+            else:
+                _rbf8(xs, j, ys, o + j, ls, j, out, o + j)
+        for j in range(n8, n, 4):
+            if laplacian:
+                _laplacian4(xs, j, ys, o + j, ls, j, out, o + j)
+            else:
+                _rbf4(xs, j, ys, o + j, ls, j, out, o + j)
+
+
+@njit(cache=True, nogil=True)
 def exp_into(z, out):  # pragma: no cover - compiled; tested in tests/test_kernels_exp.py
     """out[:] = exp(z[:]) for float64 vectors (``out`` is not ``z``; both unit-stride)."""
     for q in range(z.shape[0]):
@@ -331,6 +357,13 @@ if not hasattr(exp_inplace, "compile"):  # pragma: no cover - NUMBA_DISABLE_JIT
     def exp_into(z: np.ndarray, out: np.ndarray) -> None:  # type: ignore[misc]
         """out[:] = exp(z[:]) by numpy (NUMBA_DISABLE_JIT)."""
         out[:] = np.exp(z)
+
+    def stationary_factors_lanes(  # type: ignore[misc]
+        xs: np.ndarray, ys: np.ndarray, ls: np.ndarray, laplacian: bool, out: np.ndarray
+    ) -> None:
+        """The lanes' factors by numpy (NUMBA_DISABLE_JIT)."""
+        u = (np.resize(xs, ys.shape[0]) - ys) / np.resize(ls, ys.shape[0])
+        out[: ys.shape[0]] = np.exp(np.negative(np.abs(u)) if laplacian else (u * u) * -0.5)
 
     def stationary_factors(X: np.ndarray, Y: np.ndarray, ls: np.ndarray, laplacian: bool, out: np.ndarray) -> None:  # type: ignore[misc]
         """The factors by numpy's passes and exp (NUMBA_DISABLE_JIT: the fused intrinsics cannot run)."""

@@ -88,6 +88,32 @@ class FunctionalGame:
             return from_numpy(a, self.xp, self.device), 1.0, from_numpy(c, self.xp, self.device)
         return a, 1.0, c
 
+    def stationary_block(self, points: slice, rows: slice) -> tuple[Any, ...] | None:
+        """(X, Y, lengthscales, laplacian, c) of these points and rows for the engine's fused kernel.
+
+        Only for numpy blocks of a model with one RBF or Laplacian kernel whose factors take the
+        compiled pass (:meth:`kexplain.kernels.RBF.compiled_factor_spec`): the engine then computes
+        ``block``'s factors itself, the same numbers, without a (points, rows, d) array.  Else None.
+
+        Parameters
+        ----------
+        points, rows : slice
+            As for ``block``.
+
+        Returns
+        -------
+        tuple or None
+            The block's explained rows (p, d), support points (r, d), lengthscales (d,), whether
+            the kernel is the Laplacian, and row weights c (r, o); None for other models.
+        """
+        em = self.model
+        spec = getattr(em.terms[0], "compiled_factor_spec", None) if self.xp is None and len(em.terms) == 1 else None
+        spec = None if spec is None else spec(self.n_features)
+        if spec is None:
+            return None
+        c = em.term_weights[0] * em.coef[rows]
+        return self.X[points], em.X_ref[rows], spec[0], spec[1], c
+
 
 #: pairs (points x rows) of a block up to which its pair index is kept for the next call
 _KEEP_PAIR_INDEX = 2**18

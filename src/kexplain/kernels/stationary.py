@@ -168,6 +168,40 @@ class _Stationary(Kernel):
         np.divide(u, self.lengthscale, out=u)
         return self._profile_inplace(u)
 
+    def compiled_factor_spec(self, d: int) -> tuple[np.ndarray, bool] | None:
+        """(lengthscales (d,), laplacian) when :meth:`feature_values` takes the compiled pass, else None.
+
+        The product engine's fused functional kernel computes the factors of such a kernel itself,
+        the same numbers bit for bit as :meth:`feature_values` (``kexplain._exp_numba``); None
+        for profiles without the compiled exponential (Cauchy) or without (usable) numba.
+
+        Parameters
+        ----------
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        tuple of (ndarray of shape (d,), bool) or None
+            The lengthscale of each feature and whether the profile is the Laplacian's (else the
+            RBF's); None where the factors do not take the compiled pass.
+
+        Examples
+        --------
+        >>> from kexplain.kernels import Cauchy, RBF
+        >>> spec = RBF(2.0).compiled_factor_spec(3)
+        >>> spec is None or (spec[0].tolist(), spec[1]) == ([2.0, 2.0, 2.0], False)
+        True
+        >>> Cauchy(1.0).compiled_factor_spec(3) is None
+        True
+        """
+        if self._exp_profile is None or _exp_numba() is None:
+            return None
+        ls = np.asarray(self.lengthscale, dtype=np.float64)
+        # as feature_values builds them (np.full for a scalar): the same numbers
+        ls = np.full(d, ls) if ls.ndim == 0 else np.ascontiguousarray(np.broadcast_to(ls, (d,)))
+        return ls, self._exp_profile == "laplacian"
+
     def pair_values(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """profile((p_j - q_j) / l_j) for matched rows, shape (r, d) (see :meth:`Kernel.pair_values`)."""
         # stationary: k(p, q) depends on p - q only, so the pairs become rows against the origin

@@ -184,6 +184,16 @@ def vmax_abs(typingctx, m, x):
     return vec4(vec4, vec4), codegen
 
 
+@intrinsic
+def vmin(typingctx, m, x):
+    """Lane-wise x where x < m, else m (a NaN lane of x leaves m: as ``min(m, x)`` in numba)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.select(builder.fcmp_ordered("<", args[1], args[0]), args[1], args[0])
+
+    return vec4(vec4, vec4), codegen
+
+
 _V2 = ir.VectorType(ir.DoubleType(), 2)
 
 

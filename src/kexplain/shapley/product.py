@@ -44,6 +44,13 @@ How the leave-one-out integrals are computed (the cost is O(pairs * nodes * d)):
 - backend "numpy": the full product divided by the left-out factor, over cache-sized sub-blocks of
   pairs, contracting the node axis with a batched matrix product.
 
+The functional game of one RBF or Laplacian kernel (the default game of most fitted SVMs and GPs)
+skips the factor arrays: a game giving ``stationary_block`` hands the engine its points, support
+points and lengthscales, and the compiled kernel computes each point's factors into the layout its
+node passes read, finds the point's certified count from them while they are in cache, and runs
+the same passes (``_stationary_pairs_block``; the same numbers as the factor blocks' path where
+both take the same node count).
+
 Both leave out the (pair, node) entries whose products come near under- or overflow (products of
 hundreds of small kernel values, exact zeros) and finish those in log space with a count of exact
 zeros, so the result is the same to rounding whichever backend and block size is used.
@@ -147,7 +154,9 @@ def _block_nodes(a2, ia, b2):
 #: count (its time near proportional to the nodes), the spread pass, which reads every factor again,
 #: is what decides: on the RBF SVRs of bench_pkex_shapiq.py (gamma = "scale"; 9-10 nodes per point
 #: at d = 20-40) certified counts were 1.19x / 1.18x / 1.08x slower per point at d = 20 / 24 / 28,
-#: even at d = 32 and 1.12x faster at d = 40 (CPU time, one thread, 3 interleaved, load about 3)
+#: even at d = 32 and 1.12x faster at d = 40 (CPU time, one thread, 3 interleaved, load about 3).
+#: The fused functional kernel reads the spreads from factors in cache and certifies from
+#: ``CERTIFY_FUSED_FROM_NODES``
 CERTIFY_FROM_NODES = 16
 
 
@@ -538,6 +547,108 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None, check_a=False):
     return phi, v_full, v_empty
 
 
+@compiled_or_none
+def _stationary_kernel():
+    """The fused functional kernel of RBF and Laplacian factors (``stationary_loo_integrals``), or None."""
+    from ._product_numba import stationary_loo_integrals
+
+    return stationary_loo_integrals
+
+
+def _rows_in_lanes(Y):
+    """Y (r, d) in blocks of 4 rows, each transposed to (feature, row), the last padded with
+    zeros: the flat (ceil(r / 4) 4 d,) layout ``stationary_loo_integrals`` reads."""
+    r, d = Y.shape
+    nrb = -(-r // 4)
+    Y4 = np.zeros((4 * nrb, d))
+    Y4[:r] = Y
+    return np.ascontiguousarray(Y4.reshape(nrb, 4, d).transpose(0, 2, 1)).reshape(-1)
+
+
+def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
+    """``_pairs_block`` of the functional game of one RBF (or Laplacian) kernel, b = 1, with the
+    factors a[p, i, j] = profile((X[p, j] - Y[i, j]) / ls[j]) computed inside the compiled kernel
+    (``stationary_loo_integrals``) instead of a (points, rows, d) array: the same numbers bit for
+    bit at the same node counts (the same factors, passes and matrix products).  Every factor is
+    finite in [0, 1], so no finiteness pass is needed.
+
+    ``n_nodes`` None: each point's certified count (``_point_nodes``'s rule, from every d with
+    ``CERTIFY_FUSED_FROM_NODES``: the spreads come from the factors in cache, nearly free), the
+    points with an entry that needs the log-space path redone with the exact rule, as
+    ``_weighted_loo_integrals`` does; the (pair, node) entries flagged at the exact rule are
+    finished in log space from those pairs' factors, recomputed.  ``Y4``: ``_rows_in_lanes(Y)``
+    when the caller keeps it (the solver, once per block of rows for all blocks of points)."""
+    from .._exp_numba import stationary_factors
+
+    p, d = X.shape
+    r, o = c.shape
+    exact = nodes_for_degree(d - 1) if n_nodes is None else n_nodes
+    T, W = _rule_table(exact)
+    certify = n_nodes is None and exact >= CERTIFY_FUSED_FROM_NODES and spread_limit(d) > 0.0
+    limits = np.ascontiguousarray(node_limits(d)) if certify else np.empty(0)
+    if Y4 is None:
+        Y4 = _rows_in_lanes(Y)
+    ls4 = np.repeat(ls, 4)
+    X = np.ascontiguousarray(X)
+    kernel = _stationary_kernel()
+    K = p * r
+    psi = np.empty((K, d))
+    bad = np.empty((K, exact), dtype=bool)
+    pa = np.empty(K)
+    counts = np.empty(p, dtype=np.int64)
+    kernel(X, Y4, ls4, bool(laplacian), r, T, W, limits, psi, bad, pa, counts)
+    if bad.any():
+        if certify:
+            # points with a flagged entry at a certified count: the exact rule, as in any block
+            pts = np.flatnonzero(bad.reshape(p, r * exact).any(axis=1) & (counts < exact))
+            if pts.size:
+                k = (pts[:, None] * r + np.arange(r)).ravel()
+                sub_psi, sub_bad, sub_pa = (
+                    np.empty((k.size, d)),
+                    np.empty((k.size, exact), dtype=bool),
+                    np.empty(k.size),
+                )
+                kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, np.empty(0), sub_psi, sub_bad, sub_pa, counts[pts])
+                psi[k], bad[k], pa[k] = sub_psi, sub_bad, sub_pa
+        kk = np.flatnonzero(bad.any(axis=1))
+        if kk.size:
+            a = np.empty((kk.size, d))
+            for pt in np.unique(kk // r).tolist():
+                sel = kk // r == pt
+                fac = np.empty((1, r, d))
+                stationary_factors(X[pt : pt + 1], np.ascontiguousarray(Y), ls, bool(laplacian), fac)
+                a[sel] = fac[0, kk[sel] % r]
+            sub = psi[kk]
+            _weighted_loo_integrals_safe(a, np.ones((1, d)), T[exact, :exact], W[exact, :exact], sub, bad[kk])
+            psi[kk] = sub
+    v_empty = np.broadcast_to(np.ones(r) @ c, (p, o)).copy()
+    v_full = pa.reshape(p, r) @ c
+    phi = np.matmul(psi.reshape(p, r, d).transpose(0, 2, 1), c)
+    return phi, v_full, v_empty
+
+
+_RULE_TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _rule_table(n):
+    """(T, W) of shape (n + 1, n): row m holds the m-node Gauss-Legendre rule on [0, 1] (zeros after)."""
+    table = _RULE_TABLES.get(n)
+    if table is None:
+        T, W = np.zeros((n + 1, n)), np.zeros((n + 1, n))
+        for m in range(1, n + 1):
+            T[m, :m], W[m, :m] = gauss_legendre_01(m)
+        table = _RULE_TABLES[n] = (T, W)
+    return table
+
+
+#: the fused functional kernel certifies counts from this many exact nodes (d >= 11): its spreads
+#: are read from factors already in cache, so certifying costs little where the pass over a
+#: (pairs, d) array did not pay (``CERTIFY_FROM_NODES``).  On bench_pkex_shapiq.py's RBF SVR
+#: (520 SVs, 200 points) it made d = 20 1.02-1.03x and d = 28 1.17-1.19x faster (9-10 nodes per
+#: point instead of 10 / 14; one run, 5 interleaved, load about 8)
+CERTIFY_FUSED_FROM_NODES = 6
+
+
 def product_game_block(
     a: Any,
     b: Any,
@@ -814,6 +925,14 @@ def solve_product_game(
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
+    # the functional game of one RBF or Laplacian kernel: factors computed inside the compiled
+    # kernel (``_stationary_pairs_block``)
+    stationary_block = (
+        getattr(game, "stationary_block", None)
+        if index is None and dtype in (None, "float64") and kernel is not None and _stationary_kernel() is not None
+        else None
+    )
+    rows_in_lanes: dict[tuple[int, int], np.ndarray] = {}  # the support points' layout, per block of rows
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
     if n > p_chunk or R > r_chunk:
         # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
@@ -834,6 +953,17 @@ def solve_product_game(
         acc: list[Any] | None = None
         for r0 in range(0, R, r_chunk):
             rs = slice(r0, min(R, r0 + r_chunk))
+            fused = None if stationary_block is None else stationary_block(ps, rs)
+            if fused is not None:
+                Xf, Yf, ls, laplacian, cf = fused
+                _check_finite(cf, "c")
+                if (rs.start, rs.stop) not in rows_in_lanes:
+                    rows_in_lanes[rs.start, rs.stop] = _rows_in_lanes(Yf)
+                out = _stationary_pairs_block(Xf, Yf, ls, laplacian, cf, n_nodes, rows_in_lanes[rs.start, rs.stop])
+                values[ps] += out[0]
+                v_full[ps] += out[1]
+                v_empty[ps] += out[2]
+                continue
             rows_form = None if pair_block is None else pair_block(ps, rs)
             if rows_form is not None:
                 a2, ia, b2, c2, pb = rows_form
