@@ -538,6 +538,45 @@ def _pairs_block(a2, ia, b2, c, p, *, n_nodes, kernel, pb=None, check_a=False):
     return phi, v_full, v_empty
 
 
+@compiled_or_none
+def _fused_kernel():
+    """The quadrature kernel with the rows' weighting and reduction fused in, or None."""
+    from ._product_fused_numba import weighted_loo_phi
+
+    return weighted_loo_phi
+
+
+def _fused_pairs_block(a2, ia, b2, c, p, *, n_nodes, pb=None):
+    """``_pairs_block(..., check_a=True)`` of a game's rows form through the fused kernel
+    (``_product_fused_numba``): no (pairs, d) array of integrals is written and reduced again.
+    One output, the same node count for every point of the block; None where it does not apply
+    (the caller then runs ``_pairs_block``): several outputs or node counts, numba missing, or a
+    factor above 1 or a product near underflow in the block (the unfused kernel's contract)."""
+    r, o = c.shape
+    fused = _fused_kernel() if o == 1 and p > 0 and r > 0 and ia is not None else None
+    if fused is None:
+        return None
+    if n_nodes is None:
+        counts = _point_nodes(a2, ia, b2, p, r)
+        n_nodes = int(counts[0])
+        if not bool(np.all(counts == n_nodes)):
+            return None
+    t, w = gauss_legendre_01(n_nodes)
+    phi = np.zeros((p, a2.shape[1]))
+    v_full = np.zeros(p)
+    if not fused(a2, ia, b2, t, w, c.reshape(r), r, phi, v_full):
+        return None
+    # NaN or infinite present factors show in v(all) (as in ``_pairs_block``); only then read them
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(np.add.reduce(v_full, axis=None)):
+            _check_finite(a2, "a")
+    if pb is None:
+        with np.errstate(under="ignore"):
+            pb = np.prod(b2, axis=-1)
+    v_empty = np.broadcast_to(pb @ c, (p, o)).copy() if pb.shape[0] == r else pb.reshape(p, r) @ c
+    return phi[:, :, None], v_full[:, None], v_empty
+
+
 def product_game_block(
     a: Any,
     b: Any,
@@ -839,7 +878,9 @@ def solve_product_game(
                 a2, ia, b2, c2, pb = rows_form
                 _check_finite(c2, "c")
                 np_ = ps.stop - ps.start
-                out = _pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, kernel=kernel, pb=pb, check_a=True)
+                out = None if kernel is None else _fused_pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, pb=pb)
+                if out is None:
+                    out = _pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, kernel=kernel, pb=pb, check_a=True)
                 values[ps] += out[0]
                 v_full[ps] += out[1]
                 v_empty[ps] += out[2]
