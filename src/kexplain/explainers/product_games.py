@@ -216,9 +216,28 @@ class BackgroundFactors:
         if cached is None:
             model, R, nb = self.model, self.n_base_rows, self.n_background
             c_all = model.row_factors(self.Z[:1], slice(0, R))[1]  # (R, o): c_i, whatever the point
-            cached = self._pair_coef = (c_all[:, None, :] * self.w[None, :, None]).reshape(R * nb, -1)
+            cached = (c_all[:, None, :] * self.w[None, :, None]).reshape(R * nb, -1)
+            # checked once here, not by the solver in every block of every call (``pair_block``)
+            _check_finite(cached, "the rows' weights (coefficients x background weights)")
             cached.flags.writeable = False
+            self._pair_coef = cached
         return cached[rows]
+
+    def pair_empty(self, rows: slice) -> np.ndarray | None:
+        """v(no feature) of these pairs, ``products[rows] @ pair_coef(rows)``, shape (outputs,).
+
+        Background-only, so kept for the last row block asked (the same block recurs in every
+        call); None when the factors are not kept.
+        """
+        if self.products is None or self.factors is None:
+            return None
+        key = (rows.start, rows.stop)
+        last = self.__dict__.get("_pair_empty")
+        if last is None or last[0] != key:
+            c = self.pair_coef(rows)
+            assert c is not None  # kept factors keep their weights
+            last = self._pair_empty = (key, self.products[rows] @ c)
+        return last[1]
 
     def pair_index(self, p: int, rb: int, off: int, r: int) -> np.ndarray:
         """Which row of a block's present factors (p points x rb expansion rows) each pair takes.
@@ -331,7 +350,7 @@ class InterventionalGame:
         tuple or None
             ``(a, ia, b, c, pb)``: a (points x expansion rows touched, d), ia (points x rows,) the
             row of ``a`` of each pair, b (rows, d), c (rows, outputs), pb (rows,) or None; None
-            when blocks go to another array namespace (``xp``).
+            when blocks go to another array namespace (``xp``).  b and c are checked finite.
         """
         if self.xp is not None:
             return None
@@ -343,10 +362,16 @@ class InterventionalGame:
         if c is None:
             a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
             c = (c_base[:, None, :] * self.w[None, :, None]).reshape(-1, c_base.shape[1])[off : off + r]
+            _check_finite(c, "the rows' weights (coefficients x background weights)")
         else:  # the weights are the background's, cached: the present factors alone
             a_base = present_factors(self.model, self.X[points], slice(lo, hi))
         p, rb, d = a_base.shape
         return np.ascontiguousarray(a_base).reshape(p * rb, d), self.background.pair_index(p, rb, off, r), b, c, pb
+
+    def pair_empty(self, points: slice, rows: slice) -> np.ndarray | None:
+        """v(no feature) of this block's rows (``ProductGame.pair_block``), shape (outputs,): the
+        same for every point, kept by :class:`BackgroundFactors`; None when not kept."""
+        return None if self.xp is not None else self.background.pair_empty(rows)
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
         """``block`` on the device: only the present factors travel, the background's are cached there."""

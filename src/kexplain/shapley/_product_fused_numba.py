@@ -17,7 +17,7 @@ are.  The sums differ from the matrix product's only in their order (within a fe
 rounding of the sum of |terms|).
 
 The rare cases leave the fused path: a factor above 1 in magnitude (the division scheme) or a
-(pair, node) product near underflow (the log-space path) make it return False at once, and the
+(pair, node) product near underflow (the log-space path) make it return 0 at once, and the
 caller runs the unfused kernel on the whole block, whose contract handles both.
 """
 
@@ -38,8 +38,9 @@ _SPAN = 32
 def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - compiled; tested via product.py
     """phi[p, j] += sum_i c[i] out[p r + i, j] and vfull[p] += sum_i c[i] prod_j a[ia[p r + i], j]
     for every point p < len(phi) of pairs k = p r + i (rows a[ia[k]] and b[k % len(b)], out as
-    ``weighted_loo_integrals`` gives it).  c (r,) C-contiguous.  Returns False, with phi and
-    vfull partly written, where the unfused kernel must do the block (module docstring)."""
+    ``weighted_loo_integrals`` gives it).  c (r,) C-contiguous.  Returns 0, with phi and vfull
+    partly written, where the unfused kernel must do the block (module docstring); else 1, or 2
+    when some vfull is not finite (x - x == 0 fails for NaN and infinities: no numpy pass after)."""
     d = a.shape[1]
     nb = b.shape[0]
     m = t.shape[0]
@@ -56,6 +57,7 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
     t = t.copy()
     w = w.copy()
     zero = vsplat(0.0)
+    finite = True
     for p in range(n_points):
         for j in range(d):
             vstore(phiT, 4 * j, zero)
@@ -98,7 +100,7 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
                     mx = vmax_abs(vmax_abs(mx, x), y)
                     vstore(acc, 4 * j, zero)
                 if vlane(mx, 0) > 1.0 or vlane(mx, 1) > 1.0 or vlane(mx, 2) > 1.0 or vlane(mx, 3) > 1.0:
-                    return False
+                    return 0
                 cv = vset(c[i0], c[i0 + 1], c[i0 + 2], c[i0 + 3])
             else:  # the point's last rows: padding lanes have factors 1, 1 and weight 0
                 kbs = (kb0, kb1, kb2, kb3)
@@ -116,7 +118,7 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
                             dT[j, q] = x - y
                             prod_a *= x
                             if abs(x) > 1.0 or abs(y) > 1.0:
-                                return False
+                                return 0
                         ps[q] = prod_a
                         cs[q] = c[i0 + q]
                     else:
@@ -145,7 +147,7 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
                     g = 1
                     ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
                 if not ok:
-                    return False
+                    return 0
                 l0 += g
             # out[k, j] = dT * acc as the unfused kernel stores it, then weighted into the lanes
             for j in range(d):
@@ -160,5 +162,7 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
                 vf = zero
         for j in range(d):
             phi[p, j] += (phiS[j, 0] + phiS[j, 1]) + (phiS[j, 2] + phiS[j, 3])
-        vfull[p] += (vlane(vs, 0) + vlane(vs, 1)) + (vlane(vs, 2) + vlane(vs, 3))
-    return True
+        x = vfull[p] + ((vlane(vs, 0) + vlane(vs, 1)) + (vlane(vs, 2) + vlane(vs, 3)))
+        vfull[p] = x
+        finite &= x - x == 0.0
+    return 1 if finite else 2
