@@ -89,6 +89,17 @@ class FunctionalGame:
         return a, 1.0, c
 
 
+def _lay_out_rows(b: np.ndarray) -> np.ndarray:
+    """Rows (r, d) as (ceil(r / 4), d, 4), out[g, j, q] = b[4 g + q, j], the last group padded
+    with factors 1: the layout the engine's fused interventional kernel reads each block of 4
+    pairs' absent factors from in place (``kexplain.shapley._product_fused_numba``)."""
+    r, d = b.shape
+    g = -(-r // 4)
+    padded = np.ones((4 * g, d))
+    padded[:r] = b
+    return np.ascontiguousarray(padded.reshape(g, 4, d).transpose(0, 2, 1))
+
+
 #: pairs (points x rows) of a block up to which its pair index is kept for the next call
 _KEEP_PAIR_INDEX = 2**18
 
@@ -130,6 +141,7 @@ class BackgroundFactors:
         max_bytes: int = BACKGROUND_TABLE_BYTES,
     ) -> None:
         self.model, self.Z, self.w = model, background, weights
+        self._max_bytes = max_bytes
         self.n_background = background.shape[0]
         self.n_base_rows = model.n_rows
         self.factors: np.ndarray | None = None
@@ -203,6 +215,22 @@ class BackgroundFactors:
         b = self.rows(slice(lo, hi)).reshape(-1, self.model.n_features)[rows.start - lo * nb : rows.stop - lo * nb]
         _check_finite(b, "the background's kernel factors")
         return b, None
+
+    def pair_layout(self, rows: slice) -> np.ndarray | None:
+        """The factors of these pairs in the layout the fused kernel reads (``_lay_out_rows``:
+        (ceil(r / 4), d, 4)), kept per row block up to ``max_bytes`` in all; None when the factors
+        are not kept.  Background-only: the same row blocks recur in every call."""
+        if self.factors is None:
+            return None
+        cache = self.__dict__.setdefault("_layouts", {})
+        key = (rows.start, rows.stop)
+        if key not in cache:
+            laid = _lay_out_rows(self.factors.reshape(-1, self.factors.shape[2])[rows])
+            if sum(x.nbytes for x in cache.values()) + laid.nbytes > max(self._max_bytes, laid.nbytes):
+                cache.clear()
+            laid.flags.writeable = False
+            cache[key] = laid
+        return cache[key]
 
     def pair_coef(self, rows: slice) -> np.ndarray | None:
         """The weights c_i w_z of these (expansion row, background row) pairs, shape (rows, outputs).
@@ -372,6 +400,11 @@ class InterventionalGame:
         """v(no feature) of this block's rows (``ProductGame.pair_block``), shape (outputs,): the
         same for every point, kept by :class:`BackgroundFactors`; None when not kept."""
         return None if self.xp is not None else self.background.pair_empty(rows)
+
+    def pair_layout(self, points: slice, rows: slice) -> np.ndarray | None:
+        """The background's factors of this block's rows laid out for the fused kernel
+        (``ProductGame.pair_block``), kept by :class:`BackgroundFactors`; None when not kept."""
+        return None if self.xp is not None else self.background.pair_layout(rows)
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
         """``block`` on the device: only the present factors travel, the background's are cached there."""

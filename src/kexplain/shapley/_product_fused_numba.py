@@ -24,7 +24,8 @@ caller runs the unfused kernel on the whole block, whose contract handles both.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from ._product_numba import _c_rows, _gather4, _pairs_node1, _pairs_nodes3, _pairs_nodes4, _pairs_nodes5
 from ._simd_numba import vadd, vdata, vfma, vlane, vload, vmax_abs, vmul, vset, vsplat, vstore, vsub
@@ -165,4 +166,114 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
         x = vfull[p] + ((vlane(vs, 0) + vlane(vs, 1)) + (vlane(vs, 2) + vlane(vs, 3)))
         vfull[p] = x
         finite &= x - x == 0.0
+    return 1 if finite else 2
+
+
+@intrinsic
+def _poff(typingctx, ptr, i):
+    """ptr + i (float64 elements) of a pointer from ``vdata``: a block's rows of a laid-out table."""
+
+    def codegen(context, builder, sig, args):
+        return builder.gep(args[0], [context.cast(builder, args[1], sig.args[1], types.intp)])
+
+    return types.CPointer(types.float64)(ptr, i), codegen
+
+
+@njit(cache=True, nogil=True)
+def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cover - compiled; tested via product.py
+    """``weighted_loo_phi`` with b's rows laid out as bl (ceil(r / 4), d, 4), bl[g, j, q] =
+    b[4 g + q, j], padded with factors 1 (pair k = p r + i takes b's row i, as with len(b) = r):
+    each block's absent factors are read in place, and where
+    a block's 4 pairs share their present factors' row (the interventional game: one row of the
+    explained point per support vector, for every background row) those are broadcast, not
+    gathered.  The same factors, products and node passes, so the same numbers, bit for bit."""
+    d = a.shape[1]
+    m = t.shape[0]
+    n_points = phi.shape[0]
+    dT = np.empty((d, 4))
+    pre = np.empty((d, 20))
+    acc = np.empty((d, 4))
+    sw = np.empty(20)
+    phiT = np.empty((d, 4))
+    phiS = np.empty((d, 4))
+    xs = np.empty(4)
+    t = t.copy()
+    w = w.copy()
+    zero = vsplat(0.0)
+    one = vsplat(1.0)
+    finite = True
+    pdT, ppre, pacc, psw, pt, pw = vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
+    for p in range(n_points):
+        for j in range(d):
+            vstore(phiT, 4 * j, zero)
+            vstore(phiS, 4 * j, zero)
+        vf = zero
+        vs = zero
+        for i0 in range(0, r, 4):
+            kq = min(4, r - i0)
+            k0 = p * r + i0
+            pbT = _poff(vdata(bl), i0 * d)  # group i0 // 4: its (d, 4) absent factors
+            pv = one
+            mx = zero
+            ka = ia[k0]
+            if kq == 4 and ia[k0 + 1] == ka and ia[k0 + 2] == ka and ia[k0 + 3] == ka:  # one row for all 4
+                for j in range(d):
+                    x = vsplat(a[ka, j])
+                    y = vload(pbT, 4 * j)
+                    vstore(pdT, 4 * j, vsub(x, y))
+                    pv = vmul(pv, x)
+                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pacc, 4 * j, zero)
+            else:  # rows of 2 or more: gathered; padding lanes have factors 1, 1 and weight 0
+                for j in range(d):
+                    for q in range(4):
+                        xs[q] = a[ia[k0 + q], j] if q < kq else 1.0
+                    x = vset(xs[0], xs[1], xs[2], xs[3])
+                    y = vload(pbT, 4 * j)
+                    vstore(pdT, 4 * j, vsub(x, y))
+                    pv = vmul(pv, x)
+                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pacc, 4 * j, zero)
+            if vlane(mx, 0) > 1.0 or vlane(mx, 1) > 1.0 or vlane(mx, 2) > 1.0 or vlane(mx, 3) > 1.0:
+                return 0
+            if kq == 4:
+                cv = vset(c[i0], c[i0 + 1], c[i0 + 2], c[i0 + 3])
+            else:
+                for q in range(4):
+                    xs[q] = c[i0 + q] if q < kq else 0.0
+                cv = vset(xs[0], xs[1], xs[2], xs[3])
+            l0 = 0
+            while l0 < m:  # the node groups of ``_product_numba._pair_blocks``
+                rem = m - l0
+                if rem == 5 or rem == 10:
+                    g = 5
+                    ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+                elif rem == 3 or rem == 6:
+                    g = 3
+                    ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+                elif rem >= 4:
+                    g = 4
+                    ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+                else:
+                    g = 1
+                    ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+                if not ok:
+                    return 0
+                l0 += g
+            for j in range(d):
+                vstore(phiT, 4 * j, vfma(vmul(vload(dT, 4 * j), vload(acc, 4 * j)), cv, vload(phiT, 4 * j)))
+            vf = vfma(pv, cv, vf)
+            if (i0 // 4) % _SPAN == _SPAN - 1 or i0 + 4 >= r:
+                for j in range(d):
+                    vstore(phiS, 4 * j, vadd(vload(phiS, 4 * j), vload(phiT, 4 * j)))
+                    vstore(phiT, 4 * j, zero)
+                vs = vadd(vs, vf)
+                vf = zero
+        for j in range(d):
+            phi[p, j] += (phiS[j, 0] + phiS[j, 1]) + (phiS[j, 2] + phiS[j, 3])
+        x = vfull[p] + ((vlane(vs, 0) + vlane(vs, 1)) + (vlane(vs, 2) + vlane(vs, 3)))
+        vfull[p] = x
+        finite &= x - x == 0.0
+    # the arrays behind the pointers stay alive to here
+    dT[0, 0] = pre[0, 0] + acc[0, 0] + sw[0] + t[0] + w[0] + bl[0, 0, 0]
     return 1 if finite else 2

@@ -546,13 +546,23 @@ def _fused_kernel():
     return weighted_loo_phi
 
 
-def _fused_pairs_block(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None):
+@compiled_or_none
+def _fused_kernel_laid():
+    """``_fused_kernel`` reading the absent factors in the game's layout of groups of 4, or None."""
+    from ._product_fused_numba import weighted_loo_phi_laid
+
+    return weighted_loo_phi_laid
+
+
+def _fused_pairs_block(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None, b_laid=None):
     """``_pairs_block(..., check_a=True)`` of a game's rows form through the fused kernel
     (``_product_fused_numba``): no (pairs, d) array of integrals is written and reduced again.
     One output, the same node count for every point of the block; None where it does not apply
     (the caller then runs ``_pairs_block``): several outputs or node counts, numba missing, or a
     factor above 1 or a product near underflow in the block (the unfused kernel's contract).
-    ``v_empty`` (o,): v(no feature) of the rows when the game keeps it (else from ``pb``).
+    ``v_empty`` (o,): v(no feature) of the rows when the game keeps it (else from ``pb``);
+    ``b_laid``: b2's r rows laid out in groups of 4 (``weighted_loo_phi_laid``) when the game
+    keeps them so.
     Returns phi (p, d, o), v_full (p, o) and v_empty (p, o) or (o,), the same for every point.
 
     At one explained point the kernel is about 500 us, so what surrounds it is kept to a few
@@ -573,7 +583,10 @@ def _fused_pairs_block(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None):
     t, w = gauss_legendre_01(n_nodes)
     phi = np.zeros((p, d))
     v_full = np.zeros(p)
-    status = fused(a2, ia, b2, t, w, c.reshape(r), r, phi, v_full)
+    if b_laid is not None and b2.shape[0] == r:
+        status = _fused_kernel_laid()(a2, ia, b_laid, t, w, c.reshape(r), r, phi, v_full)
+    else:
+        status = fused(a2, ia, b2, t, w, c.reshape(r), r, phi, v_full)
     if status == 0:
         return None
     if status == 2:  # NaN or infinite present factors show in v(all) (as in ``_pairs_block``)
@@ -863,6 +876,7 @@ def solve_product_game(
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     pair_empty = getattr(game, "pair_empty", None)
+    pair_layout = getattr(game, "pair_layout", None)
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
@@ -892,7 +906,8 @@ def solve_product_game(
                 out = None
                 if kernel is not None:
                     ve = None if pair_empty is None else pair_empty(ps, rs)
-                    out = _fused_pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, pb=pb, v_empty=ve)
+                    bl = None if pair_layout is None else pair_layout(ps, rs)
+                    out = _fused_pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, pb=pb, v_empty=ve, b_laid=bl)
                 if out is None:
                     out = _pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, kernel=kernel, pb=pb, check_a=True)
                 values[ps] += out[0]
