@@ -224,7 +224,16 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                     pv = vmul(pv, x)
                     mx = vmax_abs(vmax_abs(mx, x), y)
                     vstore(pacc, 4 * j, zero)
-            else:  # rows of 2 or more: gathered; padding lanes have factors 1, 1 and weight 0
+            elif kq == 4:  # a block across two support vectors: its rows gathered
+                ka1, ka2, ka3 = ia[k0 + 1], ia[k0 + 2], ia[k0 + 3]
+                for j in range(d):
+                    x = vset(a[ka, j], a[ka1, j], a[ka2, j], a[ka3, j])
+                    y = vload(pbT, 4 * j)
+                    vstore(pdT, 4 * j, vsub(x, y))
+                    pv = vmul(pv, x)
+                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pacc, 4 * j, zero)
+            else:  # the point's last rows: padding lanes have factors 1, 1 and weight 0
                 for j in range(d):
                     for q in range(4):
                         xs[q] = a[ia[k0 + q], j] if q < kq else 1.0
