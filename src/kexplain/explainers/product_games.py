@@ -224,13 +224,14 @@ class BackgroundFactors:
             return None
         cache = self.__dict__.setdefault("_layouts", {})
         key = (rows.start, rows.stop)
-        if key not in cache:
+        laid = cache.get(key)  # one lookup: another thread's block may clear the cache meanwhile
+        if laid is None:
             laid = _lay_out_rows(self.factors.reshape(-1, self.factors.shape[2])[rows])
-            if sum(x.nbytes for x in cache.values()) + laid.nbytes > max(self._max_bytes, laid.nbytes):
+            if sum(x.nbytes for x in list(cache.values())) + laid.nbytes > max(self._max_bytes, laid.nbytes):
                 cache.clear()
             laid.flags.writeable = False
             cache[key] = laid
-        return cache[key]
+        return laid
 
     def pair_coef(self, rows: slice) -> np.ndarray | None:
         """The weights c_i w_z of these (expansion row, background row) pairs, shape (rows, outputs).
