@@ -115,6 +115,17 @@ class FunctionalGame:
         return self.X[points], em.X_ref[rows], spec[0], spec[1], c
 
 
+def _lay_out_rows(b: np.ndarray) -> np.ndarray:
+    """Rows (r, d) as (ceil(r / 4), d, 4), out[g, j, q] = b[4 g + q, j], the last group padded
+    with factors 1: the layout the engine's fused interventional kernel reads each block of 4
+    pairs' absent factors from in place (``kexplain.shapley._product_fused_numba``)."""
+    r, d = b.shape
+    g = -(-r // 4)
+    padded = np.ones((4 * g, d))
+    padded[:r] = b
+    return np.ascontiguousarray(padded.reshape(g, 4, d).transpose(0, 2, 1))
+
+
 #: pairs (points x rows) of a block up to which its pair index is kept for the next call
 _KEEP_PAIR_INDEX = 2**18
 
@@ -156,6 +167,7 @@ class BackgroundFactors:
         max_bytes: int = BACKGROUND_TABLE_BYTES,
     ) -> None:
         self.model, self.Z, self.w = model, background, weights
+        self._max_bytes = max_bytes
         self.n_background = background.shape[0]
         self.n_base_rows = model.n_rows
         self.factors: np.ndarray | None = None
@@ -230,6 +242,23 @@ class BackgroundFactors:
         _check_finite(b, "the background's kernel factors")
         return b, None
 
+    def pair_layout(self, rows: slice) -> np.ndarray | None:
+        """The factors of these pairs in the layout the fused kernel reads (``_lay_out_rows``:
+        (ceil(r / 4), d, 4)), kept per row block up to ``max_bytes`` in all; None when the factors
+        are not kept.  Background-only: the same row blocks recur in every call."""
+        if self.factors is None:
+            return None
+        cache = self.__dict__.setdefault("_layouts", {})
+        key = (rows.start, rows.stop)
+        laid = cache.get(key)  # one lookup: another thread's block may clear the cache meanwhile
+        if laid is None:
+            laid = _lay_out_rows(self.factors.reshape(-1, self.factors.shape[2])[rows])
+            if sum(x.nbytes for x in list(cache.values())) + laid.nbytes > max(self._max_bytes, laid.nbytes):
+                cache.clear()
+            laid.flags.writeable = False
+            cache[key] = laid
+        return laid
+
     def pair_coef(self, rows: slice) -> np.ndarray | None:
         """The weights c_i w_z of these (expansion row, background row) pairs, shape (rows, outputs).
 
@@ -242,9 +271,28 @@ class BackgroundFactors:
         if cached is None:
             model, R, nb = self.model, self.n_base_rows, self.n_background
             c_all = model.row_factors(self.Z[:1], slice(0, R))[1]  # (R, o): c_i, whatever the point
-            cached = self._pair_coef = (c_all[:, None, :] * self.w[None, :, None]).reshape(R * nb, -1)
+            cached = (c_all[:, None, :] * self.w[None, :, None]).reshape(R * nb, -1)
+            # checked once here, not by the solver in every block of every call (``pair_block``)
+            _check_finite(cached, "the rows' weights (coefficients x background weights)")
             cached.flags.writeable = False
+            self._pair_coef = cached
         return cached[rows]
+
+    def pair_empty(self, rows: slice) -> np.ndarray | None:
+        """v(no feature) of these pairs, ``products[rows] @ pair_coef(rows)``, shape (outputs,).
+
+        Background-only, so kept for the last row block asked (the same block recurs in every
+        call); None when the factors are not kept.
+        """
+        if self.products is None or self.factors is None:
+            return None
+        key = (rows.start, rows.stop)
+        last = self.__dict__.get("_pair_empty")
+        if last is None or last[0] != key:
+            c = self.pair_coef(rows)
+            assert c is not None  # kept factors keep their weights
+            last = self._pair_empty = (key, self.products[rows] @ c)
+        return last[1]
 
     def pair_index(self, p: int, rb: int, off: int, r: int) -> np.ndarray:
         """Which row of a block's present factors (p points x rb expansion rows) each pair takes.
@@ -357,7 +405,7 @@ class InterventionalGame:
         tuple or None
             ``(a, ia, b, c, pb)``: a (points x expansion rows touched, d), ia (points x rows,) the
             row of ``a`` of each pair, b (rows, d), c (rows, outputs), pb (rows,) or None; None
-            when blocks go to another array namespace (``xp``).
+            when blocks go to another array namespace (``xp``).  b and c are checked finite.
         """
         if self.xp is not None:
             return None
@@ -369,10 +417,21 @@ class InterventionalGame:
         if c is None:
             a_base, c_base = self.model.row_factors(self.X[points], slice(lo, hi))  # (p, rb, d)
             c = (c_base[:, None, :] * self.w[None, :, None]).reshape(-1, c_base.shape[1])[off : off + r]
+            _check_finite(c, "the rows' weights (coefficients x background weights)")
         else:  # the weights are the background's, cached: the present factors alone
             a_base = present_factors(self.model, self.X[points], slice(lo, hi))
         p, rb, d = a_base.shape
         return np.ascontiguousarray(a_base).reshape(p * rb, d), self.background.pair_index(p, rb, off, r), b, c, pb
+
+    def pair_empty(self, points: slice, rows: slice) -> np.ndarray | None:
+        """v(no feature) of this block's rows (``ProductGame.pair_block``), shape (outputs,): the
+        same for every point, kept by :class:`BackgroundFactors`; None when not kept."""
+        return None if self.xp is not None else self.background.pair_empty(rows)
+
+    def pair_layout(self, points: slice, rows: slice) -> np.ndarray | None:
+        """The background's factors of this block's rows laid out for the fused kernel
+        (``ProductGame.pair_block``), kept by :class:`BackgroundFactors`; None when not kept."""
+        return None if self.xp is not None else self.background.pair_layout(rows)
 
     def _block_xp(self, a_base: np.ndarray, c_base: np.ndarray, lo: int, hi: int, rows: slice) -> tuple[Any, Any, Any]:
         """``block`` on the device: only the present factors travel, the background's are cached there."""

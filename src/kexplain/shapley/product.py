@@ -649,6 +649,67 @@ def _rule_table(n):
 CERTIFY_FUSED_FROM_NODES = 6
 
 
+@compiled_or_none
+def _fused_kernel():
+    """The quadrature kernel with the rows' weighting and reduction fused in, or None."""
+    from ._product_fused_numba import weighted_loo_phi
+
+    return weighted_loo_phi
+
+
+@compiled_or_none
+def _fused_kernel_laid():
+    """``_fused_kernel`` reading the absent factors in the game's layout of groups of 4, or None."""
+    from ._product_fused_numba import weighted_loo_phi_laid
+
+    return weighted_loo_phi_laid
+
+
+def _fused_pairs_block(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None, b_laid=None):
+    """``_pairs_block(..., check_a=True)`` of a game's rows form through the fused kernel
+    (``_product_fused_numba``): no (pairs, d) array of integrals is written and reduced again.
+    One output, the same node count for every point of the block; None where it does not apply
+    (the caller then runs ``_pairs_block``): several outputs or node counts, numba missing, or a
+    factor above 1 or a product near underflow in the block (the unfused kernel's contract).
+    ``v_empty`` (o,): v(no feature) of the rows when the game keeps it (else from ``pb``);
+    ``b_laid``: b2's r rows laid out in groups of 4 (``weighted_loo_phi_laid``) when the game
+    keeps them so.
+    Returns phi (p, d, o), v_full (p, o) and v_empty (p, o) or (o,), the same for every point.
+
+    At one explained point the kernel is about 500 us, so what surrounds it is kept to a few
+    numpy calls (each costs several microseconds): no node-count pass below ``CERTIFY_FROM_NODES``
+    (``_point_nodes`` gives the exact rule there), the finiteness of v(all) from the kernel."""
+    r, o = c.shape
+    fused = _fused_kernel() if o == 1 and p > 0 and r > 0 and ia is not None else None
+    if fused is None:
+        return None
+    d = a2.shape[1]
+    if n_nodes is None:
+        n_nodes = nodes_for_degree(d - 1)
+        if n_nodes >= CERTIFY_FROM_NODES:
+            counts = _point_nodes(a2, ia, b2, p, r)
+            n_nodes = int(counts[0])
+            if not bool(np.all(counts == n_nodes)):
+                return None
+    t, w = gauss_legendre_01(n_nodes)
+    phi = np.zeros((p, d))
+    v_full = np.zeros(p)
+    if b_laid is not None and b2.shape[0] == r:
+        status = _fused_kernel_laid()(a2, ia, b_laid, t, w, c.reshape(r), r, phi, v_full)
+    else:
+        status = fused(a2, ia, b2, t, w, c.reshape(r), r, phi, v_full)
+    if status == 0:
+        return None
+    if status == 2:  # NaN or infinite present factors show in v(all) (as in ``_pairs_block``)
+        _check_finite(a2, "a")
+    if v_empty is None:
+        if pb is None:
+            with np.errstate(under="ignore"):
+                pb = np.prod(b2, axis=-1)
+        v_empty = pb @ c if pb.shape[0] == r else pb.reshape(p, r) @ c
+    return phi[:, :, None], v_full[:, None], v_empty
+
+
 def product_game_block(
     a: Any,
     b: Any,
@@ -798,8 +859,10 @@ class ProductGame(Protocol):
     ``(a, ia, b, c, pb)`` or None: the same block as rows of factors without copies, pair k =
     (point k // r, row k % r) having present factors ``a[ia[k]]`` and absent factors ``b[k % len(b)]``
     (b the same for every point and already checked finite: it depends on the game's rows only, so
-    the game checks it once), ``pb`` the products of b's rows (r,) or None; the solver uses it
-    for numpy float64 Shapley values and ``block`` otherwise.  Nothing else of the game is used.
+    the game checks it once; c checked finite too), ``pb`` the products of b's rows (r,) or None;
+    the solver uses it for numpy float64 Shapley values and ``block`` otherwise.  With it a game
+    may give ``pair_empty(points, rows)``: v(no feature) of those rows (o,), the same for every
+    point (``pb @ c``, kept by the game), or None.  Nothing else of the game is used.
 
     Parameters
     ----------
@@ -923,6 +986,8 @@ def solve_product_game(
     # the rows form of a block (no copy of present factors shared by several rows): numpy float64
     # Shapley values only; the game returns None when its blocks live in another namespace
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
+    pair_empty = getattr(game, "pair_empty", None)
+    pair_layout = getattr(game, "pair_layout", None)
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
     # the functional game of one RBF or Laplacian kernel: factors computed inside the compiled
@@ -967,9 +1032,14 @@ def solve_product_game(
             rows_form = None if pair_block is None else pair_block(ps, rs)
             if rows_form is not None:
                 a2, ia, b2, c2, pb = rows_form
-                _check_finite(c2, "c")
                 np_ = ps.stop - ps.start
-                out = _pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, kernel=kernel, pb=pb, check_a=True)
+                out = None
+                if kernel is not None:
+                    ve = None if pair_empty is None else pair_empty(ps, rs)
+                    bl = None if pair_layout is None else pair_layout(ps, rs)
+                    out = _fused_pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, pb=pb, v_empty=ve, b_laid=bl)
+                if out is None:
+                    out = _pairs_block(a2, ia, b2, c2, np_, n_nodes=n_nodes, kernel=kernel, pb=pb, check_a=True)
                 values[ps] += out[0]
                 v_full[ps] += out[1]
                 v_empty[ps] += out[2]
