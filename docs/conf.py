@@ -67,6 +67,7 @@ autosummary_context = {
         "kexplain.kernels.Kernel",
         "kexplain.kernels.SumKernel",
         "kexplain.models.GPPosterior",
+        "kexplain.ProductKernelExplainer",
         "kexplain.RKHSExplainer",
         "kexplain.sensitivity.SensitivityAnalysis",
     ]
