@@ -307,7 +307,7 @@ def test_background_factors_cached_on_device(monkeypatch):
     """Factors too large for the host's table are computed once and cached on a (non-host) device."""
     pytest.importorskip("array_api_compat")
     torch = pytest.importorskip("torch")
-    from kexplain.explainers import product_games
+    from kexplain.explainers import _background_factors
     from kexplain.explainers.product_games import BackgroundFactors, InterventionalGame
 
     rng = np.random.default_rng(3)
@@ -321,8 +321,9 @@ def test_background_factors_cached_on_device(monkeypatch):
     res = solve_product_game(InterventionalGame(em, X[:3], bg, xp=xp, device="cpu"), max_block_bytes=2**12)
     assert "_on_device" not in bg.__dict__  # host memory: recomputed per block, as before
     assert _rel(res.values, ref.values) <= 1e-12
-    monkeypatch.setattr(product_games, "_is_host", lambda device: False)
-    monkeypatch.setattr(product_games, "DEVICE_TABLE_BYTES", 10**6)
+    # the bounds are read where BackgroundFactors lives (product_games re-exports them)
+    monkeypatch.setattr(_background_factors, "_is_host", lambda device: False)
+    monkeypatch.setattr(_background_factors, "DEVICE_TABLE_BYTES", 10**6)
     res = solve_product_game(InterventionalGame(em, X[:3], bg, xp=xp, device="cpu"), max_block_bytes=2**12)
     (cached,) = bg.__dict__["_on_device"].values()
     assert tuple(cached.shape) == (30, 12, 4)
