@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pytest
 
+from kexplain.shapley import _product_nodes
 from kexplain.shapley import product as _engine
 from kexplain.shapley.product import (
     _block_nodes,
@@ -59,9 +60,10 @@ BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUM
 def _certify_at_every_d(monkeypatch):
     """Seek certified counts at every d here (the engine does from 12 exact nodes on), so the small
     cases these tests can enumerate exercise fewer nodes; the default is tested on its own below."""
-    from kexplain.shapley import product as engine
+    # the constant's one home (read at call time there; ``product`` re-exports it)
+    from kexplain.shapley import _product_nodes
 
-    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 1)
+    monkeypatch.setattr(_product_nodes, "CERTIFY_FROM_NODES", 1)
 
 
 def _spread(a, b):
@@ -482,14 +484,13 @@ def test_log_space_entries_give_the_exact_rule_bit_for_bit(backend, scale):
 
 def test_block_nodes_without_numba_take_the_numpy_spread_pass(monkeypatch):
     """With the compiled spread pass unavailable the block's count comes from numpy's pass: the same count."""
-    from kexplain.shapley import product as engine
 
     rng = np.random.default_rng(5)
     d = 40
     a2 = np.exp(rng.normal(0.0, 0.02, (30, d)))
     b2 = np.exp(rng.normal(0.0, 0.02, (6, d)))
     with_numba = _block_nodes(a2, None, b2)
-    monkeypatch.setattr(engine, "_spread_pass", lambda: None)
+    monkeypatch.setattr(_product_nodes, "_spread_pass", lambda: None)
     assert _block_nodes(a2, None, b2) == with_numba < nodes_for_degree(d - 1)
 
 
@@ -537,18 +538,18 @@ def test_below_sixteen_exact_nodes_no_spread_pass_runs(monkeypatch):
     """By default a point of d < 31 takes the exact rule without the spread pass (it cannot pay there)."""
     from kexplain.shapley import product as engine
 
-    monkeypatch.setattr(engine, "CERTIFY_FROM_NODES", 16)
+    monkeypatch.setattr(_product_nodes, "CERTIFY_FROM_NODES", 16)
 
     def no_pass():
         raise AssertionError("the spread pass ran")
 
-    monkeypatch.setattr(engine, "_spread_pass", no_pass)
+    monkeypatch.setattr(_product_nodes, "_spread_pass", no_pass)
     rng = np.random.default_rng(3)
     for d in (20, 24, 30):
         a2 = np.exp(rng.normal(0.0, 0.01, (12, d)))
         b2 = np.ones((1, d))
         assert engine._point_nodes(a2, None, b2, 3, 4).tolist() == [nodes_for_degree(d - 1)] * 3
-    monkeypatch.setattr(engine, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
+    monkeypatch.setattr(_product_nodes, "_spread_pass", lambda: None)  # d = 31: sought (numpy pass)
     a2 = np.exp(rng.normal(0.0, 0.01, (12, 31)))
     assert engine._point_nodes(a2, None, np.ones((1, 31)), 3, 4).max() < nodes_for_degree(30)
 

@@ -13,6 +13,7 @@ import pytest
 
 import kexplain as kx
 from kexplain.explainers.product_games import FunctionalGame
+from kexplain.shapley import _product_functional as functional
 from kexplain.shapley import product as engine
 from kexplain.shapley import solve_product_game
 from kexplain.shapley.quadrature import nodes_for_degree
@@ -220,7 +221,7 @@ def test_certified_points_near_underflow_are_redone_at_the_exact_rule(monkeypatc
         real(*args)
         counts_seen.append(args[-1].copy())
 
-    monkeypatch.setattr(engine, "_stationary_kernel", lambda: kernel)
+    monkeypatch.setattr(functional, "_stationary_kernel", lambda: kernel)  # its home: the caller
     got = _solve(FunctionalGame, em, X)
     assert len(counts_seen) == 2  # the block, then the redo of point 0
     assert counts_seen[0].max() < nodes_for_degree(d - 1)

@@ -18,6 +18,7 @@ import pytest
 import kexplain as kx
 import kexplain.explainers.product_kernel_base as pk_base
 from kexplain.explainers.product_games import BackgroundFactors, InterventionalGame, _lay_out_rows
+from kexplain.shapley import _product_interventional as fused_route
 from kexplain.shapley import product as engine
 
 pytest.importorskip("numba")
@@ -28,7 +29,7 @@ def _forced_quadrature(monkeypatch):
 
 
 def _unfused():
-    return mock.patch.multiple(engine, _fused_kernel=lambda: None, _fused_kernel_laid=lambda: None)
+    return mock.patch.multiple(fused_route, _fused_kernel=lambda: None, _fused_kernel_laid=lambda: None)
 
 
 def _model(d, n_ref, rng, n_outputs=1):
@@ -58,7 +59,7 @@ def test_fused_equals_unfused_and_enumeration(d, n_ref, nb, monkeypatch):
     assert explainer.route == "quadrature"
     calls = []
     laid = engine._fused_kernel_laid()
-    monkeypatch.setattr(engine, "_fused_kernel_laid", lambda: lambda *a: calls.append(1) or laid(*a))
+    monkeypatch.setattr(fused_route, "_fused_kernel_laid", lambda: lambda *a: calls.append(1) or laid(*a))
     fused = explainer.explain(X)
     assert calls, "the fused kernel did not run"
     with _unfused():
@@ -141,7 +142,7 @@ def test_several_outputs_take_the_unfused_kernel(monkeypatch):
     em = _model(5, 8, rng, n_outputs=2)
     Z, X = rng.normal(size=(6, 5)), rng.normal(size=(3, 5))
     explainer = kx.ProductKernelExplainer(em, background=Z)
-    monkeypatch.setattr(engine, "_fused_kernel_laid", lambda: pytest.fail("fused kernel for 2 outputs"))
+    monkeypatch.setattr(fused_route, "_fused_kernel_laid", lambda: pytest.fail("fused kernel for 2 outputs"))
     ex = explainer.explain(X)
     ref = _enumerated(kx.KernelExpansion(em.X_ref, em.coef[:, 1], em.kernel), Z, X[0])
     np.testing.assert_allclose(np.asarray(ex.values)[0, :, 1], ref, rtol=1e-10, atol=1e-12)
