@@ -153,6 +153,37 @@ def test_engine_explanation_equals_the_checked_construction():
     assert n == 24
 
 
+def test_default_options_equal_the_checked_options():
+    # explain(X) of a numpy X with every option at its default skips the option checks' calls;
+    # the same options spelled otherwise (interactions=None, n_jobs=1, dtype="float64") run the
+    # checks: the same explanation, attribute by attribute, bit for bit
+    import kexplain as kx
+
+    n = 0
+    for explainer, X in _engine_explanations():
+        if type(X) is not np.ndarray:
+            continue
+        fast = explainer.explain(X)
+        checked = explainer.explain(X, interactions=None, progress=np.False_, n_jobs=1, dtype="float64")
+        assert vars(fast).keys() == vars(checked).keys()
+        for key, got in vars(fast).items():
+            want = vars(checked)[key]
+            if key == "info":
+                assert dict(got) == dict(want) and got._owner is fast
+            elif isinstance(want, np.ndarray):
+                assert type(got) is np.ndarray and got.dtype == want.dtype and np.array_equal(got, want), key
+            else:
+                assert got == want and type(got) is type(want), key
+        n += 1
+    assert n == 16
+    # bad options are still refused on the checked path, with their messages
+    explainer = kx.ProductKernelExplainer(kx.KernelExpansion(np.zeros((2, 2)), [1.0, 2.0], RBF(1.0)))
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        explainer.explain(np.ones((1, 2)), progress=1)
+    with pytest.raises(ValueError, match="joint=True and noisy=True apply to uncertainty=True"):
+        explainer.explain(np.ones((1, 2)), joint=True)
+
+
 def test_engine_explanation_owns_its_names_and_base_values():
     import kexplain as kx
 

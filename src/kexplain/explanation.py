@@ -263,7 +263,10 @@ class Explanation(ExplanationRows, ExplanationUncertainty, ExplanationDraws, Exp
         self.v_full = v_full
         self.interaction_index = None
         self.efficiency_error = float(efficiency_error)
-        self.info = ExplanationInfo(self, info)
+        # no promoted keys in ``info`` (the contract above): its entries are stored as given,
+        # without ``__setitem__``'s per-key routing
+        self.info = ExplanationInfo(self)
+        dict.update(self.info, info)
         self._scalar_row = False
         self._scalar_feature = False
         self._feature_subset = False

@@ -46,24 +46,39 @@ class DensePath(PosteriorPaths):
         noisy: bool,
     ) -> Explanation:
         """``explain`` of numpy (or array API) rows for the mean, pairwise interactions at most."""
-        # n_jobs is checked here and resolved (a lookup of joblib's active backend, as long as a
-        # small call's bookkeeping) only when there is more than one row to share out
-        interactions = check_interactions(interactions)
-        progress, n_jobs_given = check_bool(progress, "progress"), validate_n_jobs(n_jobs)
-        resolve_dtype(np, dtype)
         em = self.expansion
         xp, device = None, None
-        if is_foreign_array(X):
-            xp, device = array_namespace(X), device_of(X)
-            X = to_numpy(X)
-        array_path = xp is not None or dtype not in (None, "float64")
-        if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
-            raise ValueError(
-                "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its exact "
-                "polynomial route has no array API path and no posterior covariance): pass a numpy X, dtype=None "
-                "and uncertainty=False."
-            )
-        cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
+        if (
+            type(X) is np.ndarray
+            and interactions is False
+            and progress is False
+            and n_jobs is None
+            and dtype is None
+            and uncertainty is False
+            and joint is False
+            and noisy is False
+        ):
+            # the defaults with a numpy X (a loop of one-point calls): what the checks below
+            # conclude for them (no interactions, no covariance, the numpy route), without
+            # their calls, each of which costs a visible fraction of a one-point call
+            interactions, n_jobs_given, array_path, cov_solver = None, None, False, None
+        else:
+            # n_jobs is checked here and resolved (a lookup of joblib's active backend, as long
+            # as a small call's bookkeeping) only when there is more than one row to share out
+            interactions = check_interactions(interactions)
+            progress, n_jobs_given = check_bool(progress, "progress"), validate_n_jobs(n_jobs)
+            resolve_dtype(np, dtype)
+            if is_foreign_array(X):
+                xp, device = array_namespace(X), device_of(X)
+                X = to_numpy(X)
+            array_path = xp is not None or dtype not in (None, "float64")
+            if isinstance(em, PolynomialExpansion) and (array_path or uncertainty):
+                raise ValueError(
+                    "a linear, polynomial or chi-squared kernel model is explained in numpy float64 only (its "
+                    "exact polynomial route has no array API path and no posterior covariance): pass a numpy X, "
+                    "dtype=None and uncertainty=False."
+                )
+            cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         Xv = self._check_X(X)
         if self._mixture is not None and self._mixture.grow(Xv):
             # explained points outside the box: a wider range needs the mixture refitted
@@ -73,7 +88,7 @@ class DensePath(PosteriorPaths):
             cov_solver = self._covariance_solver(uncertainty, joint, noisy, array_path)
         n_jobs = check_n_jobs(n_jobs_given) if Xv.shape[0] > 1 or progress else 1
         names = self._label_names(X)
-        index = row_index(X)
+        index = None if type(X) is np.ndarray else row_index(X)
         route = "quadrature" if array_path else self.route
         made: list[Explanation] = []
 
