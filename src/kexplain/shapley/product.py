@@ -368,9 +368,7 @@ def solve_product_game(
             interaction_index=index,
         )
     for name, arr in (("Shapley values", values), ("game values", v_full)):
-        # the array's method, not np.all (whose Python dispatch costs more than the test itself
-        # on one explained point)
-        if not np.isfinite(arr).all():
+        if not np.isfinite(arr).all():  # the method: np.all's dispatch costs more at one point
             raise FloatingPointError(
                 f"non-finite {name} in the product game: check the model coefficients and "
                 "kernel values for NaN or overflow."
