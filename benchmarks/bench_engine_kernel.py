@@ -18,7 +18,7 @@ tree's in the same rounds, and print the ratio and the largest relative differen
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import math
 import pathlib
 import sys
@@ -52,16 +52,14 @@ def load_kernel(src):
         from kexplain.shapley._product_numba import weighted_loo_integrals
 
         return weighted_loo_integrals
-    folder = pathlib.Path(src) / "kexplain" / "shapley"
-    pkg = types.ModuleType("_kx_baseline")
-    pkg.__path__ = [str(folder)]
-    sys.modules["_kx_baseline"] = pkg
-    for name in ("_simd_numba", "_product_numba"):
-        spec = importlib.util.spec_from_file_location(f"_kx_baseline.{name}", folder / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["_kx_baseline._product_numba"].weighted_loo_integrals
+    # bare packages (their __init__s not run) standing for kexplain and kexplain.shapley, so that
+    # the module's relative imports (``.._exp_numba``, its sibling modules) load that tree's files
+    root = pathlib.Path(src) / "kexplain"
+    for name, folder in (("_kx_baseline", root), ("_kx_baseline.shapley", root / "shapley")):
+        pkg = types.ModuleType(name)
+        pkg.__path__ = [str(folder)]
+        sys.modules[name] = pkg
+    return importlib.import_module("_kx_baseline.shapley._product_numba").weighted_loo_integrals
 
 
 def inputs(d, m, K, game, seed=0):

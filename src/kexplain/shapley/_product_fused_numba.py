@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ._product_numba import _c_rows, _gather4, _pairs_node1, _pairs_nodes3, _pairs_nodes4, _pairs_nodes5
+from ._loo_passes_numba import _c_rows, _pairs_node1, _pairs_nodes3, _pairs_nodes4, _pairs_nodes5
+from ._product_numba import _gather4
 from ._simd_numba import vadd, vdata, vfma, vlane, vload, vmax_abs, vmul, vset, vsplat, vstore, vsub
 
 #: blocks of 4 pairs whose weighted integrals are summed in the lanes before joining the point's

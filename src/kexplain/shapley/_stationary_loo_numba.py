@@ -1,0 +1,153 @@
+"""The compiled quadrature kernel of the functional game of one RBF or Laplacian kernel (numba,
+optional).
+
+``stationary_loo_integrals`` is the same kernel for the functional game of one RBF or Laplacian
+kernel (b = 1), with the factors computed inside: per point, the exponentials go straight into the
+(feature, pair) blocks the passes read (no (pairs, d) array written and read back, no transpose),
+and the point's certified node count comes from those factors while they are in cache.
+
+It is ``_product_numba.weighted_loo_integrals`` (see its module docstring) at b = 1 with the
+factors computed inside, through the same node passes (``_loo_passes_numba``): the same numbers bit
+for bit at the same node count.  Still imported from ``_product_numba`` as well.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._exp_numba import stationary_factors_lanes
+from ._loo_passes_numba import _c_rows, _node_groups
+from ._simd_numba import (
+    vadd,
+    vdata,
+    vlane,
+    vload,
+    vmin,
+    vmul,
+    vsplat,
+    vstore,
+    vstore_t4,
+    vsub,
+)
+
+
+@njit(cache=True, nogil=True)
+def stationary_loo_integrals(
+    X, Y4, ls4, laplacian, R, T, W, limits, out, bad, pa, counts
+):  # pragma: no cover - compiled; tested via product.py
+    """``weighted_loo_integrals`` of the functional game of one RBF or Laplacian kernel, its
+    factors computed here: pair k = (point p, row i) = (k // R, k % R) has present factors
+    a_kj = exp(-0.5 u^2) (or exp(-|u|)), u = (X[p, j] - Y[i, j]) / l_j, and absent factors 1.
+
+    ``Y4`` holds the R support points in blocks of 4 rows, each block transposed to (feature,
+    row) and the last padded to 4 rows (any finite values): (ceil(R / 4) 4 d,), and ``ls4`` the
+    lengthscales spread over 4 lanes (4 d,).  Per point, one pass of
+    ``_exp_numba.stationary_factors_lanes`` writes every block's factors in the (feature, pair)
+    layout the node passes read (ceil(R / 4) 4 d doubles: 83 KB at R = 520, d = 20, in L2),
+    where ``weighted_loo_integrals`` reads the factors of a (pairs, d) array written by
+    ``stationary_factors`` (5.5 MB per block of the solver's at d = 20) and transposes them.
+    The factors are the same numbers (the same lanes), the products and passes the same
+    operations in the same order as ``_pair_blocks``'s (b = 1 for every pair): the same numbers
+    bit for bit at the same node count.  Every factor is in [0, 1] (the exponential of a
+    non-positive number or of -inf), so ``_pair_blocks``'s division scheme for |a| > 1 never applies.
+
+    Node counts: ``T[m, :m]``, ``W[m, :m]`` is the m-node rule (m = 1 .. n, n = len(T) - 1 the
+    exact one).  With ``limits`` empty every point takes n; else each point takes
+    ``point_node_counts``'s certified count, from the spreads sum_j |a - 1| / max(a, 1) =
+    sum_j (1 - a_j) of its pairs read from the factors already in cache (no second pass over
+    the point's factors in memory); counts[p] is the count taken.
+    """
+    P, d = X.shape
+    nrb = Y4.shape[0] // (4 * d)
+    n_exact = T.shape[0] - 1
+    n_lim = limits.shape[0]
+    top = limits[n_lim - 1] if n_lim > 0 else -1.0
+    xs = np.empty(4 * d)
+    fac = np.empty(nrb * 4 * d)
+    bT = np.ones((d, 4))
+    dT = np.empty((d, 4))
+    pre = np.empty((d, 20))
+    acc = np.empty((d, 4))
+    sw = np.empty(20)
+    T = np.ascontiguousarray(T)
+    W = np.ascontiguousarray(W)
+    bad[:, :] = False
+    zero = vsplat(0.0)
+    one = vsplat(1.0)
+    d4 = d - d % 4 if _c_rows(out) else 0
+    pbT, pdT, ppre, pacc, psw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw)
+    pf = vdata(fac)
+    for p in range(P):
+        for j in range(d):
+            x = X[p, j]
+            for q in range(4):
+                xs[4 * j + q] = x
+        stationary_factors_lanes(xs, Y4, ls4, laplacian, fac)
+        kq_last = R - 4 * (nrb - 1)
+        for j in range(d):  # padding: harmless factors (dT = 0, spread 0), as _pair_blocks pads
+            for q in range(kq_last, 4):
+                fac[4 * d * (nrb - 1) + 4 * j + q] = 1.0
+        m = n_exact
+        if n_lim > 0:
+            s_max = 0.0
+            inf = vsplat(np.inf)
+            for rb in range(nrb):
+                base = 4 * d * rb
+                # |a - 1| / max(a, 1) is 1 - a for a in [0, 1] (the same rounding), summed in
+                # feature order a pair per lane
+                sv = zero
+                lov = inf
+                for j in range(d):
+                    x = vload(pf, base + 4 * j)
+                    sv = vadd(sv, vsub(one, x))
+                    lov = vmin(lov, x)
+                for q in range(4):
+                    s = vlane(sv, q)
+                    lo = vlane(lov, q)
+                    if not lo > 0.0 or not s <= top:
+                        s_max = np.inf
+                        break
+                    s_max = max(s_max, s)
+                if not s_max <= top:
+                    break
+            if s_max <= top:
+                m = 0
+                while limits[m] < s_max:
+                    m += 1
+                m += 1
+        counts[p] = m
+        pt, pw = vdata(T[m]), vdata(W[m])
+        for rb in range(nrb):
+            k0 = p * R + 4 * rb
+            kq = min(4, R - 4 * rb)
+            base = 4 * d * rb
+            pv = one
+            for j in range(d):
+                x = vload(pf, base + 4 * j)
+                vstore(pdT, 4 * j, vsub(x, one))
+                pv = vmul(pv, x)
+                vstore(pacc, 4 * j, zero)
+            for q in range(kq):
+                pa[k0 + q] = vlane(pv, q)
+            _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad)
+            if kq == 4:
+                for j in range(0, d4, 4):
+                    vstore_t4(
+                        out,
+                        k0 * d + j,
+                        (k0 + 1) * d + j,
+                        (k0 + 2) * d + j,
+                        (k0 + 3) * d + j,
+                        vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
+                        vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
+                        vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
+                        vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
+                    )
+                for q in range(4):
+                    for j in range(d4, d):
+                        out[k0 + q, j] = dT[j, q] * acc[j, q]
+            else:
+                for q in range(kq):
+                    for j in range(d):
+                        out[k0 + q, j] = dT[j, q] * acc[j, q]
