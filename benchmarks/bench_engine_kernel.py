@@ -21,7 +21,9 @@ import argparse
 import importlib
 import math
 import pathlib
+import shutil
 import sys
+import tempfile
 import types
 
 import _common  # noqa: F401  (first: single-threaded BLAS before numpy loads)
@@ -53,8 +55,12 @@ def load_kernel(src):
 
         return weighted_loo_integrals
     # bare packages (their __init__s not run) standing for kexplain and kexplain.shapley, so that
-    # the module's relative imports (``.._exp_numba``, its sibling modules) load that tree's files
-    root = pathlib.Path(src) / "kexplain"
+    # the module's relative imports (``.._exp_numba``, its sibling modules) load that tree's files.
+    # Loaded from a copy: numba caches the compiled functions beside their files under the module
+    # name they were loaded as, and a cache naming ``_kx_baseline`` would break that tree's own
+    # later imports (ModuleNotFoundError when the cache is read)
+    root = pathlib.Path(tempfile.mkdtemp(prefix="kx_baseline_")) / "kexplain"
+    shutil.copytree(pathlib.Path(src) / "kexplain", root, ignore=shutil.ignore_patterns("__pycache__"))
     for name, folder in (("_kx_baseline", root), ("_kx_baseline.shapley", root / "shapley")):
         pkg = types.ModuleType(name)
         pkg.__path__ = [str(folder)]

@@ -13,6 +13,7 @@ dispatcher: one compilation, one disk cache entry).  The numbers are the existin
 from __future__ import annotations
 
 import ast
+import inspect
 import pathlib
 
 import pytest
@@ -64,8 +65,14 @@ def test_every_name_is_still_imported_from_product_numba_and_is_its_homes_object
 
 
 def test_the_fused_kernels_take_the_same_helpers():
-    for name in ("_c_rows", "_gather4", "_pairs_node1", "_pairs_nodes3", "_pairs_nodes4", "_pairs_nodes5"):
+    # the same row gather and the same node grouping (one ``_node_pass`` under both loops), so the
+    # fused kernels give the unfused kernel's numbers pair by pair
+    for name in ("_c_rows", "_gather4"):
         assert getattr(_product_fused_numba, name) is getattr(_product_numba, name), name
+    assert _product_fused_numba._node_groups_ok is _loo_passes_numba._node_groups_ok
+    assert _product_numba._node_groups is _loo_passes_numba._node_groups
+    for loop in ("_node_groups", "_node_groups_ok"):
+        assert "_node_pass(" in inspect.getsource(getattr(_loo_passes_numba, loop).py_func), loop
 
 
 @pytest.mark.parametrize("module", (_product_numba, *PARTS), ids=lambda m: m.__name__.rsplit(".", 1)[1])

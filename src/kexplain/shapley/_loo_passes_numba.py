@@ -243,24 +243,40 @@ def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # pragma: no cover - compiled
-    """All m nodes of a block of 4 pairs in passes of 3 to 5 (``_pair_blocks``'s grouping, so the
-    same numbers), flagging the entries a pass left out."""
+def _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m):  # pragma: no cover - compiled
+    """The next pass over a block of 4 pairs from node l0 of m: (nodes it took, False if it left an
+    entry out).  Passes of 3 to 5 (a lone node's pass waits on each multiplication's latency):
+    5 = 5, 6 = 3 + 3, 7 = 4 + 3, 9 = 4 + 5, 10 = 5 + 5, 11 = 4 + 4 + 3, ...; every kernel groups its
+    nodes through here, so they give the same numbers."""
+    rem = m - l0
+    if rem == 5 or rem == 10:
+        return 5, _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    if rem == 3 or rem == 6:
+        return 3, _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    if rem >= 4:
+        return 4, _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    return 1, _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # pragma: no cover - compiled
+    """All m nodes of a block of 4 pairs (``_node_pass``); False as soon as a pass left an entry
+    out (the fused kernels hand such a block to the unfused one)."""
     l0 = 0
     while l0 < m:
-        rem = m - l0
-        if rem == 5 or rem == 10:
-            g = 5
-            ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-        elif rem == 3 or rem == 6:
-            g = 3
-            ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-        elif rem >= 4:
-            g = 4
-            ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-        else:
-            g = 1
-            ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+        g, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
+        if not ok:
+            return False
+        l0 += g
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # pragma: no cover - compiled
+    """All m nodes of a block of 4 pairs (``_node_pass``), flagging the entries a pass left out."""
+    l0 = 0
+    while l0 < m:
+        g, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
         if not ok:
             _flag_bad(sw, l0, g, k0, kq, bad)
         l0 += g

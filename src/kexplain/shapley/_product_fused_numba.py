@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ._loo_passes_numba import _c_rows, _pairs_node1, _pairs_nodes3, _pairs_nodes4, _pairs_nodes5
+from ._loo_passes_numba import _c_rows, _node_groups_ok
 from ._product_numba import _gather4
 from ._simd_numba import vadd, vdata, vfma, vlane, vload, vmax_abs, vmul, vset, vsplat, vstore, vsub
 
@@ -133,24 +133,8 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
                 cv = vset(cs[0], cs[1], cs[2], cs[3])
             pbT, pdT, ppre, pacc = vdata(bT), vdata(dT), vdata(pre), vdata(acc)
             psw, pt, pw = vdata(sw), vdata(t), vdata(w)
-            l0 = 0
-            while l0 < m:  # the node groups of ``_product_numba._pair_blocks``
-                rem = m - l0
-                if rem == 5 or rem == 10:
-                    g = 5
-                    ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                elif rem == 3 or rem == 6:
-                    g = 3
-                    ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                elif rem >= 4:
-                    g = 4
-                    ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                else:
-                    g = 1
-                    ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                if not ok:
-                    return 0
-                l0 += g
+            if not _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # ``_pair_blocks``'s passes
+                return 0
             # out[k, j] = dT * acc as the unfused kernel stores it, then weighted into the lanes
             for j in range(d):
                 vstore(phiT, 4 * j, vfma(vmul(vload(dT, 4 * j), vload(acc, 4 * j)), cv, vload(phiT, 4 * j)))
@@ -252,24 +236,8 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                 for q in range(4):
                     xs[q] = c[i0 + q] if q < kq else 0.0
                 cv = vset(xs[0], xs[1], xs[2], xs[3])
-            l0 = 0
-            while l0 < m:  # the node groups of ``_product_numba._pair_blocks``
-                rem = m - l0
-                if rem == 5 or rem == 10:
-                    g = 5
-                    ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                elif rem == 3 or rem == 6:
-                    g = 3
-                    ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                elif rem >= 4:
-                    g = 4
-                    ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                else:
-                    g = 1
-                    ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-                if not ok:
-                    return 0
-                l0 += g
+            if not _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # ``_pair_blocks``'s passes
+                return 0
             for j in range(d):
                 vstore(phiT, 4 * j, vfma(vmul(vload(dT, 4 * j), vload(acc, 4 * j)), cv, vload(phiT, 4 * j)))
             vf = vfma(pv, cv, vf)

@@ -268,28 +268,9 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
                         dT[j, q] = 0.0
             for j in range(d):
                 vstore(acc, 4 * j, zero)
-        # node groups of 3 to 5 (a lone node's pass waits on each multiplication's latency):
-        # 5 = 5, 6 = 3 + 3, 7 = 4 + 3, 9 = 4 + 5, 10 = 5 + 5, 11 = 4 + 4 + 3, ...
         # pointers taken in the loop, so that the arrays stay alive through it
         pbT, pdT, ppre, pacc, psw, pt, pw = vdata(bT), vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
-        l0 = 0
-        while l0 < m:
-            rem = m - l0
-            if rem == 5 or rem == 10:
-                g = 5
-                ok = _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-            elif rem == 3 or rem == 6:
-                g = 3
-                ok = _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-            elif rem >= 4:
-                g = 4
-                ok = _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-            else:
-                g = 1
-                ok = _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-            if not ok:
-                _flag_bad(sw, l0, g, k0, kq, bad)
-            l0 += g
+        _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad)  # passes of 3 to 5 nodes
         if kq == 4:
             # out rows k0 .. k0 + 3, 4 features at a time (a big pair's row is redone below)
             for j in range(0, d4, 4):
