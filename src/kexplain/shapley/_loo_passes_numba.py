@@ -28,6 +28,7 @@ from ._simd_numba import (
     vmul,
     vsplat,
     vstore,
+    vstore_t4,
 )
 
 _TINY = np.finfo(np.float64).tiny * 1e16
@@ -280,3 +281,24 @@ def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # p
         if not ok:
             _flag_bad(sw, l0, g, k0, kq, bad)
         l0 += g
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store_rows4(out, k0, d, d4, dT, acc):  # pragma: no cover - compiled
+    """out rows k0 .. k0 + 3 = dT * acc of a full block of 4 pairs, 4 features at a time (a 4 x 4
+    transpose in registers), then the last d mod 4 features one by one."""
+    for j in range(0, d4, 4):
+        vstore_t4(
+            out,
+            k0 * d + j,
+            (k0 + 1) * d + j,
+            (k0 + 2) * d + j,
+            (k0 + 3) * d + j,
+            vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
+            vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
+            vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
+            vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
+        )
+    for q in range(4):
+        for j in range(d4, d):
+            out[k0 + q, j] = dT[j, q] * acc[j, q]

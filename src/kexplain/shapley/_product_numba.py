@@ -68,19 +68,18 @@ from ._loo_passes_numba import _pairs_node1 as _pairs_node1
 from ._loo_passes_numba import _pairs_nodes3 as _pairs_nodes3
 from ._loo_passes_numba import _pairs_nodes4 as _pairs_nodes4
 from ._loo_passes_numba import _pairs_nodes5 as _pairs_nodes5
+from ._loo_passes_numba import _store_rows4
 from ._node_counts_numba import point_node_counts as point_node_counts
 from ._simd_numba import (
     pget,
     vdata,
     vlane,
-    vload,
     vload_t4,
     vmax_abs,
     vmul,
     vset,
     vsplat,
     vstore,
-    vstore_t4,
     vsub,
 )
 from ._stationary_loo_numba import stationary_loo_integrals as stationary_loo_integrals
@@ -273,21 +272,7 @@ def _pair_blocks(a, ia, b, t, w, out, bad, pa, P1, S1):  # pragma: no cover - co
         _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad)  # passes of 3 to 5 nodes
         if kq == 4:
             # out rows k0 .. k0 + 3, 4 features at a time (a big pair's row is redone below)
-            for j in range(0, d4, 4):
-                vstore_t4(
-                    out,
-                    k0 * d + j,
-                    (k0 + 1) * d + j,
-                    (k0 + 2) * d + j,
-                    (k0 + 3) * d + j,
-                    vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
-                    vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
-                    vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
-                    vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
-                )
-            for q in range(4):
-                for j in range(d4, d):
-                    out[k0 + q, j] = dT[j, q] * acc[j, q]
+            _store_rows4(out, k0, d, d4, dT, acc)
             for q in range(4):
                 if big[q]:
                     _one_pair_big(a, ka[q], b, kb[q], k0 + q, t, w, out, bad, P1, S1)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .._exp_numba import stationary_factors_lanes
-from ._loo_passes_numba import _c_rows, _node_groups
+from ._loo_passes_numba import _c_rows, _node_groups, _store_rows4
 from ._simd_numba import (
     vadd,
     vdata,
@@ -27,7 +27,6 @@ from ._simd_numba import (
     vmul,
     vsplat,
     vstore,
-    vstore_t4,
     vsub,
 )
 
@@ -132,21 +131,7 @@ def stationary_loo_integrals(
                 pa[k0 + q] = vlane(pv, q)
             _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad)
             if kq == 4:
-                for j in range(0, d4, 4):
-                    vstore_t4(
-                        out,
-                        k0 * d + j,
-                        (k0 + 1) * d + j,
-                        (k0 + 2) * d + j,
-                        (k0 + 3) * d + j,
-                        vmul(vload(dT, 4 * j), vload(acc, 4 * j)),
-                        vmul(vload(dT, 4 * j + 4), vload(acc, 4 * j + 4)),
-                        vmul(vload(dT, 4 * j + 8), vload(acc, 4 * j + 8)),
-                        vmul(vload(dT, 4 * j + 12), vload(acc, 4 * j + 12)),
-                    )
-                for q in range(4):
-                    for j in range(d4, d):
-                        out[k0 + q, j] = dT[j, q] * acc[j, q]
+                _store_rows4(out, k0, d, d4, dT, acc)
             else:
                 for q in range(kq):
                     for j in range(d):
