@@ -36,6 +36,8 @@ from kexplain.shapley.quadrature import (
     _RHO_C,
     _RHO_CONST,
     _RHO_SPREAD,
+    LADDER_FROM,
+    _ladder_sizes,
     certified_nodes,
     gauss_legendre_01,
     node_limits,
@@ -115,19 +117,34 @@ def test_kappa_is_the_supremum_of_h_over_u():
 
 
 def test_node_limits_match_the_bound():
-    """The table the engine's pass compares with gives the smallest m whose bound is <= tol."""
+    """The table the engine's pass compares with gives the smallest m whose bound is <= tol, up to
+    64 nodes; above, the smallest rung of the ladder (``_ladder_sizes``: ratio 9/8) whose bound is."""
     tol = 2.0**-53
     rng = np.random.default_rng(1)
     for d in (10, 20, 40, 160, 1000):
         exact = nodes_for_degree(d - 1)
         limits = node_limits(d)
-        assert limits.shape == (exact - 1,) and np.all(np.diff(limits) > 0)
+        rungs = _ladder_sizes(exact)
+        assert limits.shape == (exact - 1,) and np.all(np.diff(limits[:LADDER_FROM]) > 0)
+        assert np.all(np.diff(limits) >= 0) and np.all(np.diff(limits[rungs[:-1] - 1]) > 0)
         for s in np.concatenate([rng.uniform(0, 1.2 * spread_limit(d) + 0.1, 200), limits[limits >= 0], [0.0]]):
             m = certified_nodes(s, d)
+            assert m in rungs
             if m < exact:
                 assert _bound(s, m) <= tol * (1 + 1e-6)
-            if 1 < m <= exact:
-                assert _bound(s, m - 1) > tol * (1 - 1e-6)
+            if 1 < m <= exact:  # the rung below is not certified
+                assert _bound(s, int(rungs[np.searchsorted(rungs, m) - 1])) > tol * (1 - 1e-6)
+
+
+def test_ladder_of_node_counts():
+    """Every count up to 64, then rungs at most 9/8 apart up to the exact rule: O(log n) rules."""
+    np.testing.assert_array_equal(_ladder_sizes(40), np.arange(1, 41))
+    for n in (65, 66, 150, 600, 10_000):
+        sizes = _ladder_sizes(n)
+        np.testing.assert_array_equal(sizes[:LADDER_FROM], np.arange(1, LADDER_FROM + 1))
+        assert sizes[-1] == n and np.all(np.diff(sizes) > 0)
+        assert np.all(sizes[LADDER_FROM:] <= np.ceil(sizes[LADDER_FROM - 1 : -1] * 9 / 8))
+    assert _ladder_sizes(10_000).size < 110
 
 
 def _mp_integrals_gauss(a, b):

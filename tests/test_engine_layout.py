@@ -66,7 +66,6 @@ OLD_DEFINED = (
     "_stationary_kernel",
     "_rows_in_lanes",
     "_stationary_pairs_block",
-    "_RULE_TABLES",
     "_rule_table",
     "CERTIFY_FUSED_FROM_NODES",
     "_fused_kernel",
@@ -111,7 +110,7 @@ MOVES = (
     (_product_loo, ("leave_one_out_integrals",)),
     (_product_block, ("NODE_RULES", "_check_nodes", "_interactions_block", "efficiency_error", "_pairs_block")),
     (_product_block, ("product_game_block",)),
-    (_product_functional, ("_stationary_kernel", "_rows_in_lanes", "_stationary_pairs_block", "_RULE_TABLES")),
+    (_product_functional, ("_stationary_kernel", "_rows_in_lanes", "_stationary_pairs_block")),
     (_product_functional, ("_rule_table", "CERTIFY_FUSED_FROM_NODES")),
     (_product_interventional, ("_fused_kernel", "_fused_kernel_laid", "_fused_pairs_block")),
 )

@@ -6,11 +6,13 @@ out of ``kexplain.shapley.product``, which re-exports every name).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .._optional import compiled_or_none
 from ._product_logspace import _weighted_loo_integrals_safe
-from .quadrature import gauss_legendre_01, node_limits, nodes_for_degree, spread_limit
+from .quadrature import _ladder_sizes, gauss_legendre_01, node_limits, nodes_for_degree, spread_limit
 
 
 @compiled_or_none
@@ -49,9 +51,10 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
     p, d = X.shape
     r, o = c.shape
     exact = nodes_for_degree(d - 1) if n_nodes is None else n_nodes
-    T, W = _rule_table(exact)
+    T, W, sizes = _rule_table(exact)
     certify = n_nodes is None and exact >= CERTIFY_FUSED_FROM_NODES and spread_limit(d) > 0.0
-    limits = np.ascontiguousarray(node_limits(d)) if certify else np.empty(0)
+    # the largest spread each of the table's rules below the exact one certifies
+    limits = node_limits(d)[sizes[1:-1] - 1] if certify else np.empty(0)
     if Y4 is None:
         Y4 = _rows_in_lanes(Y)
     ls4 = np.repeat(ls, 4)
@@ -62,7 +65,7 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
     bad = np.empty((K, exact), dtype=bool)
     pa = np.empty(K)
     counts = np.empty(p, dtype=np.int64)
-    kernel(X, Y4, ls4, bool(laplacian), r, T, W, limits, psi, bad, pa, counts)
+    kernel(X, Y4, ls4, bool(laplacian), r, T, W, sizes, limits, psi, bad, pa, counts)
     if bad.any():
         if certify:
             # points with a flagged entry at a certified count: the exact rule, as in any block
@@ -74,7 +77,8 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
                     np.empty((k.size, exact), dtype=bool),
                     np.empty(k.size),
                 )
-                kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, np.empty(0), sub_psi, sub_bad, sub_pa, counts[pts])
+                redo = (sub_psi, sub_bad, sub_pa, counts[pts])
+                kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, sizes, np.empty(0), *redo)
                 psi[k], bad[k], pa[k] = sub_psi, sub_bad, sub_pa
         kk = np.flatnonzero(bad.any(axis=1))
         if kk.size:
@@ -85,7 +89,7 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
                 stationary_factors(X[pt : pt + 1], np.ascontiguousarray(Y), ls, bool(laplacian), fac)
                 a[sel] = fac[0, kk[sel] % r]
             sub = psi[kk]
-            _weighted_loo_integrals_safe(a, np.ones((1, d)), T[exact, :exact], W[exact, :exact], sub, bad[kk])
+            _weighted_loo_integrals_safe(a, np.ones((1, d)), T[-1, :exact], W[-1, :exact], sub, bad[kk])
             psi[kk] = sub
     v_empty = np.broadcast_to(np.ones(r) @ c, (p, o)).copy()
     v_full = pa.reshape(p, r) @ c
@@ -93,18 +97,18 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
     return phi, v_full, v_empty
 
 
-_RULE_TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
+@lru_cache(maxsize=16)
 def _rule_table(n):
-    """(T, W) of shape (n + 1, n): row m holds the m-node Gauss-Legendre rule on [0, 1] (zeros after)."""
-    table = _RULE_TABLES.get(n)
-    if table is None:
-        T, W = np.zeros((n + 1, n)), np.zeros((n + 1, n))
-        for m in range(1, n + 1):
-            T[m, :m], W[m, :m] = gauss_legendre_01(m)
-        table = _RULE_TABLES[n] = (T, W)
-    return table
+    """(T, W, sizes): T, W of shape (R + 1, n), row i holding the ``sizes[i]``-node Gauss-Legendre
+    rule on [0, 1] in its first sizes[i] entries (zeros after; row 0 unused, sizes[0] = 0), for
+    every count ``quadrature.certified_nodes`` can give when the exact rule has n nodes (row R:
+    that exact rule; O(log n) rules, where every count from 1 to n cost O(n^3) time and O(n^2)
+    memory).  Cached for the last 16 n."""
+    sizes = np.concatenate(([0], _ladder_sizes(n)))
+    T, W = np.zeros((sizes.size, n)), np.zeros((sizes.size, n))
+    for i, m in enumerate(sizes[1:].tolist(), start=1):
+        T[i, :m], W[i, :m] = gauss_legendre_01(m)
+    return T, W, sizes
 
 
 #: the fused functional kernel certifies counts from this many exact nodes (d >= 11): its spreads

@@ -33,7 +33,7 @@ from ._simd_numba import (
 
 @njit(cache=True, nogil=True)
 def stationary_loo_integrals(
-    X, Y4, ls4, laplacian, R, T, W, limits, out, bad, pa, counts
+    X, Y4, ls4, laplacian, R, T, W, sizes, limits, out, bad, pa, counts
 ):  # pragma: no cover - compiled; tested via product.py
     """``weighted_loo_integrals`` of the functional game of one RBF or Laplacian kernel, its
     factors computed here: pair k = (point p, row i) = (k // R, k % R) has present factors
@@ -51,15 +51,19 @@ def stationary_loo_integrals(
     bit for bit at the same node count.  Every factor is in [0, 1] (the exponential of a
     non-positive number or of -inf), so ``_pair_blocks``'s division scheme for |a| > 1 never applies.
 
-    Node counts: ``T[m, :m]``, ``W[m, :m]`` is the m-node rule (m = 1 .. n, n = len(T) - 1 the
-    exact one).  With ``limits`` empty every point takes n; else each point takes
-    ``point_node_counts``'s certified count, from the spreads sum_j |a - 1| / max(a, 1) =
-    sum_j (1 - a_j) of its pairs read from the factors already in cache (no second pass over
-    the point's factors in memory); counts[p] is the count taken.
+    Node counts: row i = 1 .. R of ``T``, ``W`` (R = len(T) - 1) holds the rule of
+    ``sizes[i]`` nodes in its first ``sizes[i]`` entries, increasing with i, row R the exact one
+    (``_product_functional._rule_table``: every count up to 64, then a geometric ladder).  With
+    ``limits`` empty every point takes row R; else ``limits[i - 1]`` is the largest spread the
+    ``sizes[i]``-node rule certifies (``quadrature.node_limits``) and each point takes the first
+    row whose limit covers the largest spread sum_j |a - 1| / max(a, 1) = sum_j (1 - a_j) of its
+    pairs, read from the factors already in cache (no second pass over the point's factors in
+    memory): ``point_node_counts``'s certified count, rounded up to the table's next rule (more
+    nodes than certified are certified too).  counts[p] is the node count taken.
     """
     P, d = X.shape
     nrb = Y4.shape[0] // (4 * d)
-    n_exact = T.shape[0] - 1
+    n_rows = T.shape[0] - 1
     n_lim = limits.shape[0]
     top = limits[n_lim - 1] if n_lim > 0 else -1.0
     xs = np.empty(4 * d)
@@ -87,7 +91,7 @@ def stationary_loo_integrals(
         for j in range(d):  # padding: harmless factors (dT = 0, spread 0), as _pair_blocks pads
             for q in range(kq_last, 4):
                 fac[4 * d * (nrb - 1) + 4 * j + q] = 1.0
-        m = n_exact
+        m = n_rows
         if n_lim > 0:
             s_max = 0.0
             inf = vsplat(np.inf)
@@ -115,8 +119,9 @@ def stationary_loo_integrals(
                 while limits[m] < s_max:
                     m += 1
                 m += 1
-        counts[p] = m
         pt, pw = vdata(T[m]), vdata(W[m])
+        m = sizes[m]
+        counts[p] = m
         for rb in range(nrb):
             k0 = p * R + 4 * rb
             kq = min(4, R - 4 * rb)

@@ -88,7 +88,6 @@ from ._product_block import (  # noqa: F401
     product_game_block,
 )
 from ._product_functional import (  # noqa: F401
-    _RULE_TABLES,
     CERTIFY_FUSED_FROM_NODES,
     _rows_in_lanes,
     _rule_table,

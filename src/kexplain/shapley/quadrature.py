@@ -191,6 +191,22 @@ _TWO_LOG_RHO = 2.0 * np.log(_RHO)
 #: below the rounding of the exact rule itself
 CERTIFIED_TOL = 2.0**-53
 
+#: counts up to this many nodes are certified one by one; above it :func:`certified_nodes` rounds up
+#: to the next rung of a geometric ladder (ratio 9/8: at most 12.5% more nodes than the bound asks),
+#: so that one d needs O(log d) distinct rules, each O(m^2) to compute (the compiled functional
+#: kernel holds them all in one table: every count from 1 to ceil(d/2) took 7.6 s to build at
+#: d = 1,000 and would have taken hours and 1.6 GB at d = 20,000)
+LADDER_FROM = 64
+
+
+def _ladder_sizes(n: int) -> np.ndarray:
+    """The node counts :func:`certified_nodes` can return when the exact rule has n nodes:
+    1 .. min(n, ``LADDER_FROM``), then ceil(9/8 of the previous) up to n, always the last."""
+    sizes = list(range(1, min(n, LADDER_FROM) + 1))
+    while sizes[-1] < n:
+        sizes.append(min(n, -(-sizes[-1] * 9 // 8)))
+    return np.array(sizes, dtype=np.int64)
+
 
 def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
     """Gauss-Legendre nodes that integrate every leave-one-out product of a pair to ``tol``.
@@ -225,8 +241,11 @@ def certified_nodes(s_max: float, d: int, tol: float = CERTIFIED_TOL) -> int:
         (32/15) exp(kappa_rho S) rho^(-2m) / (1 - rho^-2).
 
     The node count is the smallest m for which that is <= ``tol`` at some rho of a geometric
-    grid from 1.01 to 1e4.  The count grows with S, so any larger S (several pairs' largest, or
-    the earlier spread sum_k |a_k - b_k| / min(a_k, b_k), which is never smaller) also certifies.
+    grid from 1.01 to 1e4; above 64 nodes (``LADDER_FROM``), the smallest rung of a ladder
+    growing by 9/8 (at most 12.5% more nodes, still certified: the bound falls with m), so
+    that the counts of one d take O(log d) distinct rules.  The count grows with S, so any
+    larger S (several pairs' largest, or the earlier spread sum_k |a_k - b_k| / min(a_k, b_k),
+    which is never smaller) also certifies.
     Compared with the bound by prod_k min(a_k, b_k) below and (1/2 + c_rho) |a_k - b_k| / min
     above, a factor far from its partner adds at most kappa_rho instead of growing without bound.
 
@@ -294,9 +313,11 @@ def node_limits(d: int, tol: float = CERTIFIED_TOL) -> np.ndarray:
 
     ``limits[m - 1] = max_rho (2 m log rho - log(32/15) + log(1 - rho^-2) + log(tol)) / kappa_rho``,
     lowered by a relative 1e-9 and 1e-12 so rounding never certifies one node too few; negative
-    where m nodes are not certified even for S = 0.  The engine's pass compares each pair's S with
-    this table (one search, no logarithms): the pair's count is the smallest m with S <= limits[m - 1],
-    the exact rule past the last.
+    where m nodes are not certified even for S = 0.  Above 64 nodes an m between two rungs of
+    :func:`certified_nodes`'s ladder holds the limit of the rung below it, so that every search
+    lands on a rung.  The engine's pass compares each pair's S with this table (one search, no
+    logarithms): the pair's count is the smallest m with S <= limits[m - 1], the exact rule past
+    the last.
 
     Parameters
     ----------
@@ -308,7 +329,7 @@ def node_limits(d: int, tol: float = CERTIFIED_TOL) -> np.ndarray:
     Returns
     -------
     ndarray of shape (nodes_for_degree(d - 1) - 1,)
-        Increasing, read-only.
+        Non-decreasing (increasing up to 64 nodes), read-only.
 
     Examples
     --------
@@ -322,6 +343,9 @@ def node_limits(d: int, tol: float = CERTIFIED_TOL) -> np.ndarray:
     m = np.arange(1, exact, dtype=np.float64)[:, None]
     best = np.max((m * _TWO_LOG_RHO - _RHO_CONST + math.log(tol)) / _RHO_SPREAD, axis=1) if exact > 1 else m[:, 0]
     limits = best - 1e-9 * np.abs(best) - 1e-12
+    if exact > LADDER_FROM + 1:  # each m takes the limit of the largest rung <= m
+        sizes = _ladder_sizes(exact)
+        limits = limits[sizes[np.searchsorted(sizes, m[:, 0], side="right") - 1] - 1]
     limits.setflags(write=False)
     return limits
 
