@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._loo_sym_numba import _flag_bad_sym, _sym2, _sym3, _sym4, _sym5
 from ._simd_numba import (
     pget,
     vall_abs_gt,
@@ -246,22 +245,18 @@ def _pairs_node1(bT, dT, pre, acc, sw, t, w, d, l0):  # pragma: no cover - compi
 
 @njit(cache=True, nogil=True, inline="always")
 def _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m):  # pragma: no cover - compiled
-    """The next pass over a block of 4 pairs from the l0-th of the m // 2 symmetric node pairs:
-    (pairs it took, 1 if it took the middle node too, False if it left an entry out).  Two pairs
-    (4 nodes) at a time; the last pass takes the middle node of an odd m (2 pairs + middle, or
-    1 pair + middle) or a lone pair; every kernel groups its nodes through here, so they give
-    the same numbers."""
-    rem = m // 2 - l0
-    if m % 2 == 1:
-        if rem == 2:
-            return 2, 1, _sym5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
-        if rem == 1:
-            return 1, 1, _sym3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
-        if rem == 0:  # m = 1
-            return 1, 0, _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
-    elif rem == 1:
-        return 1, 0, _sym2(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
-    return 2, 0, _sym4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
+    """The next pass over a block of 4 pairs from node l0 of m: (nodes it took, False if it left an
+    entry out).  Passes of 3 to 5 (a lone node's pass waits on each multiplication's latency):
+    5 = 5, 6 = 3 + 3, 7 = 4 + 3, 9 = 4 + 5, 10 = 5 + 5, 11 = 4 + 4 + 3, ...; every kernel groups its
+    nodes through here, so they give the same numbers."""
+    rem = m - l0
+    if rem == 5 or rem == 10:
+        return 5, _pairs_nodes5(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    if rem == 3 or rem == 6:
+        return 3, _pairs_nodes3(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    if rem >= 4:
+        return 4, _pairs_nodes4(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
+    return 1, _pairs_node1(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -269,9 +264,8 @@ def _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # pragma: no cove
     """All m nodes of a block of 4 pairs (``_node_pass``); False as soon as a pass left an entry
     out (the fused kernels hand such a block to the unfused one)."""
     l0 = 0
-    h = max(m // 2, 1)
-    while l0 < h:
-        g, mid, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
+    while l0 < m:
+        g, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
         if not ok:
             return False
         l0 += g
@@ -282,14 +276,10 @@ def _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # pragma: no cove
 def _node_groups(pbT, pdT, ppre, pacc, psw, pt, pw, d, m, sw, k0, kq, bad):  # pragma: no cover - compiled
     """All m nodes of a block of 4 pairs (``_node_pass``), flagging the entries a pass left out."""
     l0 = 0
-    h = max(m // 2, 1)
-    while l0 < h:
-        g, mid, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
+    while l0 < m:
+        g, ok = _node_pass(pbT, pdT, ppre, pacc, psw, pt, pw, d, l0, m)
         if not ok:
-            if m == 1:
-                _flag_bad(sw, 0, 1, k0, kq, bad)
-            else:
-                _flag_bad_sym(sw, l0, g, mid, m, k0, kq, bad)
+            _flag_bad(sw, l0, g, k0, kq, bad)
         l0 += g
 
 
