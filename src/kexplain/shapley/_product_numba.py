@@ -54,16 +54,20 @@ multiplication (6 + 6 in 6.2 cycles) but hardly beside a fused multiply-add (6 +
 them) and 13.2 backward, 23-24 cycles for its 20 multiply-adds and multiplications: 83-87% of
 those pipes.  At 5 such operations per (node, feature, 4 pairs) the kernel cannot pass about 21%
 of single-thread DGEMM (18.4 GFLOP/s) by the count of 2 flops per (pair, node, feature); it runs
-at 18%.  Tried and not kept: symmetric nodes (every Gauss-Legendre rule on [0, 1] has node
+at about 18% (14-17% in ``bench_scale.py``'s rows at d = 100-1,000, its wrapper included).  Tried
+and not kept: symmetric nodes (every Gauss-Legendre rule on [0, 1] has node
 m - 1 - l = 1 - t_l: one pass takes both, the mirrored factor as e - g(t), e = 2 b + d, a
 subtraction where a fused multiply-add was; 4 multiply-adds and multiplications per node instead
 of 5) measured 0.95-1.01x of this kernel at d = 20-1,000 (the subtractions compete with the
 multiply-adds and the stores: forward 3-8% slower, backward 1-3% faster), with values up to
 3.6e-15 (relative to each row's largest) from a long-double reference where this kernel's are
 within 1.5e-15; and one loop running the forward pass of one group of nodes beside the backward
-pass of another (the stores beside the arithmetic) gave 0.92-1.01x.  The symmetric passes are in
-the git history (the commit "Experiment ...: symmetric node passes" and its revert), should a core
-whose addition pipes run beside its multiply-adds make them pay.
+pass of another (the stores beside the arithmetic) gave 0.92-1.01x.  Level too, bit for bit the
+same numbers: each pass's prefix products packed at its own width (12 or 16 values per feature
+rather than 20; 1.00x at d = 10-1,000) and m = 6 in one 6-node pass rather than 3 + 3
+(0.97-1.06x).  The symmetric passes are in the git history (the commit "Experiment ...: symmetric
+node passes" and its revert), should a core whose addition pipes run beside its multiply-adds
+make them pay.
 
 The node passes live in ``_loo_passes_numba`` (shared with ``_stationary_loo_numba``'s
 ``stationary_loo_integrals``, the same kernel for the functional game of one RBF or Laplacian
