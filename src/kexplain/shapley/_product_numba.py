@@ -64,10 +64,11 @@ multiply-adds and the stores: forward 3-8% slower, backward 1-3% faster), with v
 within 1.5e-15; and one loop running the forward pass of one group of nodes beside the backward
 pass of another (the stores beside the arithmetic) gave 0.92-1.01x.  Level too, bit for bit the
 same numbers: each pass's prefix products packed at its own width (12 or 16 values per feature
-rather than 20; 1.00x at d = 10-1,000) and m = 6 in one 6-node pass rather than 3 + 3
-(0.97-1.06x).  The symmetric passes are in the git history (the commit "Experiment ...: symmetric
-node passes" and its revert), should a core whose addition pipes run beside its multiply-adds
-make them pay.
+rather than 20; 1.00x at d = 10-1,000), m = 6 in one 6-node pass rather than 3 + 3
+(0.97-1.06x) and the running sums started by each block's first pass rather than zeroed in the
+gather (1.00-1.05x).  The symmetric passes are in the git history (the commit "Experiment ...:
+symmetric node passes" and its revert), should a core whose addition pipes run beside its
+multiply-adds make them pay.
 
 The node passes live in ``_loo_passes_numba`` (shared with ``_stationary_loo_numba``'s
 ``stationary_loo_integrals``, the same kernel for the functional game of one RBF or Laplacian
