@@ -419,6 +419,48 @@ def test_compiled_and_numpy_counts_agree():
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 0.0, -0.0, -1e-300])
+@pytest.mark.parametrize("d", [33, 64, 203])
+def test_compiled_counts_send_a_point_with_a_bad_factor_to_the_exact_rule(d, bad):
+    """The compiled pass counts factors <= 0 (a sum, so that its loop vectorises) and relies on S
+    turning NaN for NaN and infinite ones: whatever the feature's place in the vector lanes or
+    the remainder, only the point holding such a factor takes the exact rule, as numpy's pass
+    and the per-pair reference say."""
+    from kexplain.shapley._product_numba import point_node_counts
+
+    rng = np.random.default_rng(d)
+    p, r = 4, 5
+    a = np.exp(-rng.uniform(0.0, 2.0, (p * r, d)) / d)
+    b = np.exp(-rng.uniform(0.0, 2.0, (2, d)) / d)
+    limits = node_limits(d)
+    exact = len(limits) + 1
+    rows = np.arange(p * r)
+    for j in (0, d // 2 + 1, d - 1):  # a lane of the first vector, the middle, the last (remainder) feature
+        for where in ("a", "b"):
+            aa, bb = a.copy(), b.copy()
+            if where == "a":
+                aa[2 * r + 3, j] = bad  # point 2's fourth pair
+            else:
+                bb[1, j] = bad  # every point's pairs of odd index
+            got = np.empty(p, dtype=np.int64)
+            point_node_counts(aa, rows, bb, limits, r, got)
+            want = []
+            with np.errstate(invalid="ignore", divide="ignore"):  # inf / inf: S is NaN, as in the pass
+                for i in range(p):
+                    s = [
+                        _spread(aa[k], bb[k % 2]) if min(aa[k].min(), bb[k % 2].min()) > 0 else np.inf
+                        for k in range(i * r, i * r + r)
+                    ]
+                    want.append(certified_nodes(np.inf if np.isnan(s).any() else max(s), d))
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(_point_counts_numpy(aa, rows, bb, limits, p, r), want)
+            if where == "a":
+                assert got[2] == exact and (got[[0, 1, 3]] < exact).all()
+            else:
+                assert (got == exact).all()
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("d", [9, 25, 60, 131])
 def test_compiled_kernel_modes_with_fewer_nodes_than_exact(d):
     """Both compiled modes (< 12 nodes: 4 pairs per vector; >= 12: 16 nodes per block) at every

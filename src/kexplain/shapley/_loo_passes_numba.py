@@ -1,7 +1,8 @@
 """The node passes of the compiled quadrature kernels (numba, optional): blocks of 4 pairs, one
 pair per vector lane.
 
-``_product_numba`` (whose module docstring tells the scheme and its history),
+``_product_numba`` (whose module docstring tells the scheme, its history, what bounds these passes
+on this core and what was tried and not kept),
 ``_stationary_loo_numba`` and ``_product_fused_numba`` take their blocks of 4 pairs, transposed to
 (feature, pair), through these passes: ``_pairs_nodes3``, ``_pairs_nodes4`` and ``_pairs_nodes5``
 take 3 to 5 nodes at a time (one vector per node, 3 to 5 independent chains of products), keeping

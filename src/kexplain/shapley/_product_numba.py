@@ -46,6 +46,30 @@ nodes, summed in 4 lanes reduced at the end), which it beats by 1.3-2.2x at 12-4
 3-9% at d = 160-1,000; for those node counts the order of each sum changed, within 1.5e-15
 relative on positive factors.
 
+What bounds it (``benchmarks/_simd_op_costs.py``; AMD EPYC Zen 1, 2.46 GHz): 256-bit fused
+multiply-adds, multiplications and additions each issue once per cycle, the first two on the same
+pair of pipes; a 256-bit store takes 2 cycles; an addition or subtraction runs beside a
+multiplication (6 + 6 in 6.2 cycles) but hardly beside a fused multiply-add (6 + 3 in 9.1,
+6 + 6 in 9.6).  A 4-node pass takes about 10 cycles per feature forward (four stores; 8.6 without
+them) and 13.2 backward, 23-24 cycles for its 20 multiply-adds and multiplications: 83-87% of
+those pipes.  At 5 such operations per (node, feature, 4 pairs) the kernel cannot pass about 21%
+of single-thread DGEMM (18.4 GFLOP/s) by the count of 2 flops per (pair, node, feature); it runs
+at about 18% (14-17% in ``bench_scale.py``'s rows at d = 100-1,000, its wrapper included).  Tried
+and not kept: symmetric nodes (every Gauss-Legendre rule on [0, 1] has node
+m - 1 - l = 1 - t_l: one pass takes both, the mirrored factor as e - g(t), e = 2 b + d, a
+subtraction where a fused multiply-add was; 4 multiply-adds and multiplications per node instead
+of 5) measured 0.95-1.01x of this kernel at d = 20-1,000 (the subtractions compete with the
+multiply-adds and the stores: forward 3-8% slower, backward 1-3% faster), with values up to
+3.6e-15 (relative to each row's largest) from a long-double reference where this kernel's are
+within 1.5e-15; and one loop running the forward pass of one group of nodes beside the backward
+pass of another (the stores beside the arithmetic) gave 0.92-1.01x.  Level too, bit for bit the
+same numbers: each pass's prefix products packed at its own width (12 or 16 values per feature
+rather than 20; 1.00x at d = 10-1,000), m = 6 in one 6-node pass rather than 3 + 3
+(0.97-1.06x) and the running sums started by each block's first pass rather than zeroed in the
+gather (1.00-1.05x).  The symmetric passes are in the git history (the commit "Experiment ...:
+symmetric node passes" and its revert), should a core whose addition pipes run beside its
+multiply-adds make them pay.
+
 The node passes live in ``_loo_passes_numba`` (shared with ``_stationary_loo_numba``'s
 ``stationary_loo_integrals``, the same kernel for the functional game of one RBF or Laplacian
 kernel with its factors computed inside, and with ``_product_fused_numba``), each point's certified
