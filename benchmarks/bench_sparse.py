@@ -14,13 +14,15 @@ machine is shared, wall-clock time is printed too):
    (``ProductKernelExplainer(svc)``), the interventional game over 10 background documents and
    the baseline game against the empty document.  Goal (issue 26): under 1 s per document.
    The values are checked: predictions equal ``svc.decision_function`` and efficiency holds.
-2. Against the dense path.  On the full model the dense engine needs n_SV * d * ceil(d / 2)
-   steps per document (about 4e11 here: hours per document; beyond d of about 20,000 the dense
-   engine stops because its Gauss-Legendre nodes do not converge), so both sides run on the same
-   document with a model cut to the first few support vectors (same kernel, same d): the ratio is
-   measured, not extrapolated, and the values of the two paths are compared.  The dense time of the
-   full model is the measured one scaled by the number of rows (it is linear in them), printed as
-   an estimate only.
+2. Against the dense path.  On the full model the dense engine needs n_SV * d * m steps per
+   document, with m the point's certified node count (a few here; the exact rule's ceil(d / 2) =
+   10,000 nodes would give 4e11 steps, hours per document), and the work of its (pairs, d) arrays,
+   so both sides run on the same document with a model cut to the first few support vectors (same
+   kernel, same d): the ratio is measured, not extrapolated, and the values of the two paths are
+   compared.  The dense time of the full model is the measured one scaled by the number of rows (it
+   is linear in them), printed as an estimate only.  (Until the certified counts' rule table was
+   bounded, ``quadrature.LADDER_FROM``, the dense path's first call at this d built every
+   Gauss-Legendre rule up to 10,000 nodes and this part did not finish in 15 minutes.)
 3. QuadraSHAP (the PKeX authors' JAX code) is not installed here; its published figures are
    2.5-6.2 s per document with the JAX backend (its numpy backend runs out of memory), for
    reference only (another machine).
