@@ -58,8 +58,8 @@ def stationary_loo_integrals(
     ``sizes[i]``-node rule certifies (``quadrature.node_limits``) and each point takes the first
     row whose limit covers the largest spread sum_j |a - 1| / max(a, 1) = sum_j (1 - a_j) of its
     pairs, read from the factors already in cache (no second pass over the point's factors in
-    memory): ``point_node_counts``'s certified count, rounded up to the table's next rule (more
-    nodes than certified are certified too).  counts[p] is the node count taken.
+    memory): ``point_node_counts``'s certified count, a rung of the ladder ``node_limits``
+    encodes, so always in the table.  counts[p] is the node count taken.
     """
     P, d = X.shape
     nrb = Y4.shape[0] // (4 * d)
