@@ -86,20 +86,24 @@ def _fused_pairs_checked(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None, b_
     return phi[:, :, None], v_full[:, None], v_empty, laid and status == 1
 
 
-def _solve_one_block(game, kernel, chunks, pair_block, stationary_block, n_nodes, progress):
-    """``solve_product_game``'s loop for a game of one output whose points and rows fit one block
-    and that lays its rows out for the fused kernel (the interventional game: a loop of one-point
-    calls), or None where that does not apply (the caller's loop then runs).  The loop's steps
-    for that one block, in its order, without its per-block machinery: the same calls on the same
-    arrays, so the same numbers and the same errors.  At one explained point the kernel is about
-    450 us and the solver's bookkeeping around it was about 60 us, most of it after the kernel,
-    which has just streamed the laid-out background through the L2 cache (each numpy call then
-    runs on a cold cache, several microseconds each)."""
-    n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
+def _solve_one_block(game, kernel, max_block_bytes, block_shape):
+    """``solve_product_game`` with its defaults for a game of one output whose points and rows fit
+    one block (``block_shape``) and that lays its rows out for the fused kernel (the
+    interventional game: a loop of one-point calls), or None where that does not apply (the
+    caller's loop then runs; nothing was computed).  The loop's steps for that one block, in its
+    order, without its per-block machinery: the same calls on the same arrays, so the same
+    numbers and the same errors.  At one explained point the kernel is about 450 us and the
+    solver's bookkeeping around it was about 60 us (each numpy call costs a microsecond or more
+    here, several on the cache the kernel has just flushed)."""
+    pair_block = getattr(game, "pair_block", None)
     pair_layout = getattr(game, "pair_layout", None)
-    if pair_block is None or stationary_block is not None or n_nodes is not None or progress or kernel is None:
-        return None  # not the rows form, the fused functional route, a fixed node count, a bar, no numba
-    if o != 1 or chunks[0] < n or chunks[1] < R or n == 0 or R == 0 or pair_layout is None:
+    if kernel is None or pair_block is None or pair_layout is None or getattr(game, "stationary_block", None):
+        return None  # numpy asked or numba missing; not the rows form; a functional game (asked first)
+    n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
+    if o != 1 or n == 0 or R == 0:
+        return None
+    p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
+    if p_chunk < n or r_chunk < R:
         return None
     ps, rs = slice(0, n), slice(0, R)
     rows_form = pair_block(ps, rs)

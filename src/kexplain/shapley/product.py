@@ -263,13 +263,16 @@ def solve_product_game(
     >>> np.round(res.values[0, :, 0], 4), np.round(res.v_full[0, 0] - res.v_empty[0, 0], 4)
     (array([-0.1295, -0.1295, -0.1295]), np.float64(-0.3884))
     """
+    if (interactions is False or interactions is None) and dtype is None and nodes == "certified" and not progress:
+        one = _solve_one_block(game, _resolve_backend(backend), max_block_bytes, block_shape)
+        if one is not None:  # one block of the fused interventional route (a one-point call)
+            return one
     kernel = _resolve_backend(backend)
     resolve_dtype(np, dtype)
     _check_nodes(nodes)
     index = check_interactions(interactions)
     interactions = index is not None
-    # the rows form of a block (no copy of present factors shared by several rows): numpy float64
-    # Shapley values only; the game returns None when its blocks live in another namespace
+    # the rows form of a block (numpy float64 Shapley values; None when blocks are in another namespace)
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     pair_empty = getattr(game, "pair_empty", None)
     pair_layout = getattr(game, "pair_layout", None)
@@ -283,9 +286,6 @@ def solve_product_game(
     )
     rows_in_lanes: dict[tuple[int, int], np.ndarray] = {}  # the support points' layout, per block of rows
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
-    one = _solve_one_block(game, kernel, (p_chunk, r_chunk), pair_block, stationary_block, n_nodes, progress)
-    if one is not None:  # one block of the fused interventional route (a one-point call)
-        return one
     if n > p_chunk or R > r_chunk:  # several blocks: their freed arrays kept on the heap (no page faults)
         reuse_heap()
     values = np.zeros((n, d, o))
