@@ -176,7 +176,13 @@ def test_one_point_explanation_equals_the_general_one(n_points, monkeypatch):
 def test_check_x_first_step_is_check_datas(monkeypatch):
     rng = np.random.default_rng(13)
     explainer = _explainer(monkeypatch, _model(4, 5, rng), rng.normal(size=(3, 4)))
-    for X in (rng.normal(size=(2, 4)), np.asfortranarray(rng.normal(size=(3, 4))), rng.normal(size=(5, 8))[:, ::2]):
+    huge = rng.normal(size=(1, 4)) * 1e200  # squares overflow: check_data reads these itself
+    for X in (
+        rng.normal(size=(2, 4)),
+        np.asfortranarray(rng.normal(size=(3, 4))),
+        rng.normal(size=(5, 8))[:, ::2],
+        huge,
+    ):
         mine, theirs = explainer._check_X(X), check_data(X, name="X", n_features=4)
         assert mine is not X and mine.flags.c_contiguous == theirs.flags.c_contiguous
         np.testing.assert_array_equal(mine, theirs)

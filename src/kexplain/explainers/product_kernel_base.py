@@ -199,9 +199,11 @@ class ProductKernelBase(Explainer):
             and X.shape[1] == em.n_features
         ):
             # check_data's own first step for such an array (its copy, returned when all finite),
-            # without its call of two dozen options: a visible part of a one-point call
+            # without its call of two dozen options: a visible part of a one-point call.  All
+            # finite when the sum of squares is (one call; a NaN or infinity makes it NaN or
+            # infinite, and so do values past 1e154, which check_data then reads itself)
             out = X.astype(np.float64, copy=True)
-            if np.isfinite(out).all():
+            if math.isfinite(np.vdot(out, out)):
                 return out
         return check_data(X, name="X", n_features=em.n_features, numeric_mask=cached[1], feature_names=self._columns)
 
