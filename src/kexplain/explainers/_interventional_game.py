@@ -197,14 +197,15 @@ def _present_factors_kept(
     several microseconds of a one-point call on the cache the fused kernel has just flushed.
     """
     term = model.terms[0]
-    kept = background.__dict__.get("_present_spec")
+    kept: tuple[Any, ...] | None = background.__dict__.get("_present_spec")
     if kept is None or kept[0] is not model or kept[1] is not term or kept[2] is not getattr(term, "lengthscale", None):
         spec_of = getattr(term, "compiled_factor_spec", None) if len(model.terms) == 1 else None
         spec = None if spec_of is None else spec_of(model.n_features)
         refs = None if spec is None else np.ascontiguousarray(model.X_ref, dtype=np.float64)
-        kept = background._present_spec = (model, term, getattr(term, "lengthscale", None), spec, refs)
+        kept = background.__dict__["_present_spec"] = (model, term, getattr(term, "lengthscale", None), spec, refs)
     spec, refs = kept[3], kept[4]
-    if spec is None or X.dtype != np.float64 or X.ndim != 2 or not (0 <= lo < hi <= model.n_rows) or X.shape[0] == 0:
+    usable = refs is not None and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
+    if spec is None or refs is None or not usable or not (0 <= lo < hi <= model.n_rows):
         return present_factors(model, X, slice(lo, hi))
     out = np.empty((X.shape[0], hi - lo, X.shape[1]))
     stationary_factors(np.ascontiguousarray(X), refs[lo:hi], spec[0], spec[1], out)
