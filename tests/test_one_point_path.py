@@ -160,11 +160,22 @@ def test_kept_present_factors_are_present_factors_bit_for_bit():
     )
 
 
-@pytest.mark.parametrize("n_points", [1, 3])
-def test_one_point_explanation_equals_the_general_one(n_points, monkeypatch):
+@pytest.mark.parametrize(
+    ("n_points", "game"),
+    [(1, "interventional"), (3, "interventional"), (1, "functional"), (1, "baseline"), (1, "subsets")],
+)
+def test_one_point_explanation_equals_the_general_one(n_points, game, monkeypatch):
     rng = np.random.default_rng(12)
     em = _model(6, 9, rng)
-    explainer = _explainer(monkeypatch, em, rng.normal(size=(7, 6)))
+    if game == "interventional":
+        explainer = _explainer(monkeypatch, em, rng.normal(size=(7, 6)))
+    elif game == "subsets":
+        monkeypatch.setattr(pk_base, "choose_route", lambda *a, **k: "subsets")
+        explainer = kx.ProductKernelExplainer(em, background=rng.normal(size=(7, 6)))
+        assert explainer.route == "subsets"
+    else:
+        explainer = kx.ProductKernelExplainer(em, **({"baseline": rng.normal(size=6)} if game == "baseline" else {}))
+    assert explainer.game == game or game == "subsets"
     X = rng.normal(size=(n_points, 6))
     fast = explainer.explain(X)
     monkeypatch.setattr(pk_base.ProductKernelBase, "_one_point_explanation", lambda *a: None)
