@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._exp_numba import stationary_factors
 from ..models.expansion import KernelExpansion
 from ..shapley.array_api import from_numpy
 from ._background_factors import BackgroundFactors, _check_finite
@@ -117,7 +118,7 @@ class InterventionalGame:
             c = (c_base[:, None, :] * self.w[None, :, None]).reshape(-1, c_base.shape[1])[off : off + r]
             _check_finite(c, "the rows' weights (coefficients x background weights)")
         else:  # the weights are the background's, cached: the present factors alone
-            a_base = present_factors(self.model, self.X[points], slice(lo, hi))
+            a_base = _present_factors_kept(self.background, self.model, self.X[points], lo, hi)
         p, rb, d = a_base.shape
         return np.ascontiguousarray(a_base).reshape(p * rb, d), self.background.pair_index(p, rb, off, r), b, c, pb
 
@@ -182,3 +183,30 @@ def present_factors(model: KernelExpansion, X: np.ndarray, rows: slice | None = 
         # row_factors' one block, X_ref's rows as it slices them
         return model.terms[0].feature_values(X, model.X_ref[rows.start : rows.stop])
     return model.row_factors(X, rows)[0]
+
+
+def _present_factors_kept(
+    background: BackgroundFactors, model: KernelExpansion, X: np.ndarray, lo: int, hi: int
+) -> np.ndarray:
+    """``present_factors(model, X, slice(lo, hi))`` for the game's blocks, the same array bit for bit.
+
+    A model of one RBF or Laplacian kernel whose factors take the compiled pass
+    (:meth:`kexplain.kernels.RBF.compiled_factor_spec`, read once and kept with the background
+    while the kernel and its lengthscale are the same objects) calls that pass directly: what
+    ``feature_values`` does, without its half a dozen conversions per call, each of which costs
+    several microseconds of a one-point call on the cache the fused kernel has just flushed.
+    """
+    term = model.terms[0]
+    kept: tuple[Any, ...] | None = background.__dict__.get("_present_spec")
+    if kept is None or kept[0] is not model or kept[1] is not term or kept[2] is not getattr(term, "lengthscale", None):
+        spec_of = getattr(term, "compiled_factor_spec", None) if len(model.terms) == 1 else None
+        spec = None if spec_of is None else spec_of(model.n_features)
+        refs = None if spec is None else np.ascontiguousarray(model.X_ref, dtype=np.float64)
+        kept = background.__dict__["_present_spec"] = (model, term, getattr(term, "lengthscale", None), spec, refs)
+    spec, refs = kept[3], kept[4]
+    usable = refs is not None and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
+    if spec is None or refs is None or not usable or not (0 <= lo < hi <= model.n_rows):
+        return present_factors(model, X, slice(lo, hi))
+    out = np.empty((X.shape[0], hi - lo, X.shape[1]))
+    stationary_factors(np.ascontiguousarray(X), refs[lo:hi], spec[0], spec[1], out)
+    return out

@@ -171,10 +171,26 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
     each block's absent factors are read in place, and where
     a block's 4 pairs share their present factors' row (the interventional game: one row of the
     explained point per support vector, for every background row) those are broadcast, not
-    gathered.  The same factors, products and node passes, so the same numbers, bit for bit."""
+    gathered.  The same factors, products and node passes, so the same numbers, bit for bit.
+    Each row of a's product (v(all)'s factor: the lanes' running product, from 1 in feature
+    order, the same number) and whether it holds a factor above 1 in magnitude are found once
+    per row, not once per block of 4 pairs (a NaN is no such factor, as in the lanes' test).
+    Returns as ``weighted_loo_phi`` does, and 3 where every vfull is finite but some phi is not
+    (1: all of phi and vfull finite, so its caller needs no numpy pass over them)."""
     d = a.shape[1]
     m = t.shape[0]
     n_points = phi.shape[0]
+    pa = np.empty(a.shape[0])
+    big = np.empty(a.shape[0], dtype=np.bool_)
+    for k in range(a.shape[0]):
+        prod_a = 1.0
+        big_k = False
+        for j in range(d):
+            x = a[k, j]
+            prod_a *= x
+            big_k |= abs(x) > 1.0
+        pa[k] = prod_a
+        big[k] = big_k
     dT = np.empty((d, 4))
     pre = np.empty((d, 20))
     acc = np.empty((d, 4))
@@ -184,9 +200,10 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
     xs = np.empty(4)
     t = t.copy()
     w = w.copy()
+    c_unit = c.strides[0] == 8  # c's blocks of 4 weights as one vector load
     zero = vsplat(0.0)
-    one = vsplat(1.0)
     finite = True
+    finite_phi = True
     pdT, ppre, pacc, psw, pt, pw = vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
     for p in range(n_points):
         for j in range(d):
@@ -198,40 +215,44 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
             kq = min(4, r - i0)
             k0 = p * r + i0
             pbT = _poff(vdata(bl), i0 * d)  # group i0 // 4: its (d, 4) absent factors
-            pv = one
             mx = zero
             ka = ia[k0]
             if kq == 4 and ia[k0 + 1] == ka and ia[k0 + 2] == ka and ia[k0 + 3] == ka:  # one row for all 4
+                if big[ka]:
+                    return 0
+                pv = vsplat(pa[ka])
                 for j in range(d):
-                    x = vsplat(a[ka, j])
                     y = vload(pbT, 4 * j)
-                    vstore(pdT, 4 * j, vsub(x, y))
-                    pv = vmul(pv, x)
-                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pdT, 4 * j, vsub(vsplat(a[ka, j]), y))
+                    mx = vmax_abs(mx, y)
                     vstore(pacc, 4 * j, zero)
             elif kq == 4:  # a block across two support vectors: its rows gathered
                 ka1, ka2, ka3 = ia[k0 + 1], ia[k0 + 2], ia[k0 + 3]
+                if big[ka] or big[ka1] or big[ka2] or big[ka3]:
+                    return 0
+                pv = vset(pa[ka], pa[ka1], pa[ka2], pa[ka3])
                 for j in range(d):
-                    x = vset(a[ka, j], a[ka1, j], a[ka2, j], a[ka3, j])
                     y = vload(pbT, 4 * j)
-                    vstore(pdT, 4 * j, vsub(x, y))
-                    pv = vmul(pv, x)
-                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pdT, 4 * j, vsub(vset(a[ka, j], a[ka1, j], a[ka2, j], a[ka3, j]), y))
+                    mx = vmax_abs(mx, y)
                     vstore(pacc, 4 * j, zero)
             else:  # the point's last rows: padding lanes have factors 1, 1 and weight 0
+                for q in range(4):
+                    if q < kq and big[ia[k0 + q]]:
+                        return 0
+                    xs[q] = pa[ia[k0 + q]] if q < kq else 1.0
+                pv = vset(xs[0], xs[1], xs[2], xs[3])
                 for j in range(d):
                     for q in range(4):
                         xs[q] = a[ia[k0 + q], j] if q < kq else 1.0
-                    x = vset(xs[0], xs[1], xs[2], xs[3])
                     y = vload(pbT, 4 * j)
-                    vstore(pdT, 4 * j, vsub(x, y))
-                    pv = vmul(pv, x)
-                    mx = vmax_abs(vmax_abs(mx, x), y)
+                    vstore(pdT, 4 * j, vsub(vset(xs[0], xs[1], xs[2], xs[3]), y))
+                    mx = vmax_abs(mx, y)
                     vstore(pacc, 4 * j, zero)
             if vlane(mx, 0) > 1.0 or vlane(mx, 1) > 1.0 or vlane(mx, 2) > 1.0 or vlane(mx, 3) > 1.0:
                 return 0
             if kq == 4:
-                cv = vset(c[i0], c[i0 + 1], c[i0 + 2], c[i0 + 3])
+                cv = vload(c, i0) if c_unit else vset(c[i0], c[i0 + 1], c[i0 + 2], c[i0 + 3])
             else:
                 for q in range(4):
                     xs[q] = c[i0 + q] if q < kq else 0.0
@@ -248,10 +269,12 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                 vs = vadd(vs, vf)
                 vf = zero
         for j in range(d):
-            phi[p, j] += (phiS[j, 0] + phiS[j, 1]) + (phiS[j, 2] + phiS[j, 3])
+            y = phi[p, j] + ((phiS[j, 0] + phiS[j, 1]) + (phiS[j, 2] + phiS[j, 3]))
+            phi[p, j] = y
+            finite_phi &= y - y == 0.0
         x = vfull[p] + ((vlane(vs, 0) + vlane(vs, 1)) + (vlane(vs, 2) + vlane(vs, 3)))
         vfull[p] = x
         finite &= x - x == 0.0
     # the arrays behind the pointers stay alive to here
     dT[0, 0] = pre[0, 0] + acc[0, 0] + sw[0] + t[0] + w[0] + bl[0, 0, 0]
-    return 1 if finite else 2
+    return (1 if finite_phi else 3) if finite else 2

@@ -94,7 +94,7 @@ from ._product_functional import (  # noqa: F401
     _stationary_kernel,
     _stationary_pairs_block,
 )
-from ._product_interventional import _fused_kernel, _fused_kernel_laid, _fused_pairs_block  # noqa: F401
+from ._product_interventional import _fused_kernel, _fused_kernel_laid, _fused_pairs_block, _solve_one_block  # noqa: F401
 from ._product_logspace import (  # noqa: F401
     _HUGE,
     _TINY,
@@ -262,20 +262,22 @@ def solve_product_game(
     >>> np.round(res.values[0, :, 0], 4), np.round(res.v_full[0, 0] - res.v_empty[0, 0], 4)
     (array([-0.1295, -0.1295, -0.1295]), np.float64(-0.3884))
     """
+    if (interactions is False or interactions is None) and dtype is None and nodes == "certified" and not progress:
+        one = _solve_one_block(game, _resolve_backend(backend), max_block_bytes, block_shape)
+        if one is not None:  # one block of the fused interventional route (a one-point call)
+            return one
     kernel = _resolve_backend(backend)
     resolve_dtype(np, dtype)
     _check_nodes(nodes)
     index = check_interactions(interactions)
     interactions = index is not None
-    # the rows form of a block (no copy of present factors shared by several rows): numpy float64
-    # Shapley values only; the game returns None when its blocks live in another namespace
+    # the rows form of a block (numpy float64 Shapley values; None when blocks are in another namespace)
     pair_block = getattr(game, "pair_block", None) if index is None and dtype in (None, "float64") else None
     pair_empty = getattr(game, "pair_empty", None)
     pair_layout = getattr(game, "pair_layout", None)
     n, R, d, o = game.n_points, game.n_rows, game.n_features, game.n_outputs
     n_nodes = None if nodes == "certified" else nodes_for_degree(d - 1)  # None: per point
-    # the functional game of one RBF or Laplacian kernel: factors computed inside the compiled
-    # kernel (``_stationary_pairs_block``)
+    # the functional game of one RBF or Laplacian kernel: factors made in ``_stationary_pairs_block``
     stationary_block = (
         getattr(game, "stationary_block", None)
         if index is None and dtype in (None, "float64") and kernel is not None and _stationary_kernel() is not None
@@ -283,8 +285,7 @@ def solve_product_game(
     )
     rows_in_lanes: dict[tuple[int, int], np.ndarray] = {}  # the support points' layout, per block of rows
     p_chunk, r_chunk = block_shape(n, R, d, max_block_bytes, row_alignment=int(getattr(game, "row_alignment", 1)))
-    if n > p_chunk or R > r_chunk:
-        # several blocks: keep their freed arrays on the heap instead of a page fault per page per block
+    if n > p_chunk or R > r_chunk:  # several blocks: their freed arrays kept on the heap (no page faults)
         reuse_heap()
     values = np.zeros((n, d, o))
     v_full = np.zeros((n, o))
