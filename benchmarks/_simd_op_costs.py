@@ -60,6 +60,17 @@ def stores8(n, buf):  # pragma: no cover - compiled
     return buf[3]
 
 
+@njit(inline="always")
+def _factors4(u0, u1, u2, u3, vb, vd, sym):  # pragma: no cover - compiled
+    """The 4 nodes' factors g = b + u d: four fused multiply-adds, or with symmetric nodes (nodes
+    2, 3 are 1 - t1, 1 - t0) two and two subtractions from e = 2 b + d."""
+    g0, g1 = vfma(u0, vd, vb), vfma(u1, vd, vb)
+    if sym:
+        e = vadd(vadd(vb, vb), vd)
+        return g0, g1, vsub(e, g1), vsub(e, g0)
+    return g0, g1, vfma(u2, vd, vb), vfma(u3, vd, vb)
+
+
 @njit
 def forward(bT, dT, pre, t, d, reps, sym):  # pragma: no cover - compiled
     """The forward loop of a 4-node pass (prefix products stored, as ``_pairs_nodes4``)."""
@@ -75,12 +86,7 @@ def forward(bT, dT, pre, t, d, reps, sym):  # pragma: no cover - compiled
             vstore(pp, 20 * j + 4, p1)
             vstore(pp, 20 * j + 8, p2)
             vstore(pp, 20 * j + 12, p3)
-            g0, g1 = vfma(u0, vd, vb), vfma(u1, vd, vb)
-            if sym:  # nodes 2, 3 are 1 - t1, 1 - t0
-                e = vadd(vadd(vb, vb), vd)
-                g2, g3 = vsub(e, g1), vsub(e, g0)
-            else:
-                g2, g3 = vfma(u2, vd, vb), vfma(u3, vd, vb)
+            g0, g1, g2, g3 = _factors4(u0, u1, u2, u3, vb, vd, sym)
             p0, p1, p2, p3 = vmul(p0, g0), vmul(p1, g1), vmul(p2, g2), vmul(p3, g3)
         tot = vadd(tot, vadd(vadd(p0, p1), vadd(p2, p3)))
     return vlane(tot, 0)
@@ -101,12 +107,7 @@ def backward(bT, dT, pre, acc, t, d, reps, sym):  # pragma: no cover - compiled
             x = vfma(vload(pp, 20 * j + 4), s1, x)
             x = vfma(vload(pp, 20 * j + 8), s2, x)
             vstore(pa, 4 * j, vfma(vload(pp, 20 * j + 12), s3, x))
-            g0, g1 = vfma(u0, vd, vb), vfma(u1, vd, vb)
-            if sym:
-                e = vadd(vadd(vb, vb), vd)
-                g2, g3 = vsub(e, g1), vsub(e, g0)
-            else:
-                g2, g3 = vfma(u2, vd, vb), vfma(u3, vd, vb)
+            g0, g1, g2, g3 = _factors4(u0, u1, u2, u3, vb, vd, sym)
             s0, s1, s2, s3 = vmul(s0, g0), vmul(s1, g1), vmul(s2, g2), vmul(s3, g3)
         tot = vadd(tot, vadd(vadd(s0, s1), vadd(s2, s3)))
     return vlane(tot, 0)
