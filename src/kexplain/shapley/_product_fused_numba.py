@@ -226,7 +226,7 @@ def _poff(typingctx, ptr, i):
 
 
 @njit(cache=True, nogil=True)
-def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull, bl_bounded):  # pragma: no cover - compiled; tested via product.py
+def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull, bl_bounded):  # pragma: no cover - compiled
     """``weighted_loo_phi`` with b's rows laid out as bl (ceil(r / 4), d, 4), bl[g, j, q] =
     b[4 g + q, j], padded with factors 1 (pair k = p r + i takes b's row i, as with len(b) = r):
     each block's absent factors are read in place, and where
