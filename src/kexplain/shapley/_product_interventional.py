@@ -93,7 +93,8 @@ def _fused_pairs_checked(a2, ia, b2, c, p, *, n_nodes, pb=None, v_empty=None, b_
     v_full = np.zeros(p)
     laid = b_laid is not None and b2.shape[0] == r
     if laid:
-        status = _fused_kernel_laid()(a2, ia, b_laid, t, w, c.reshape(r), r, phi, v_full, _laid_bounded(b_laid))
+        five = True if n_nodes == 5 else None  # the kernel's own pass for 5 nodes, compiled apart
+        status = _fused_kernel_laid()(a2, ia, b_laid, t, w, c.reshape(r), r, phi, v_full, _laid_bounded(b_laid), five)
     else:
         status = fused(a2, ia, b2, t, w, c.reshape(r), r, phi, v_full)
     if status == 0:
