@@ -94,13 +94,47 @@ def _rows_form(d, n_ref, nb, rng, scale=1.0):
     return game, (a2 * scale, ia, b2, c, pb), game.pair_layout(slice(0, 3), rows)
 
 
-def test_laid_out_and_gathered_kernels_agree_bit_for_bit():
-    game, (a2, ia, b2, c, pb), laid = _rows_form(7, 9, 5, np.random.default_rng(8))
-    assert laid.shape == (-(-len(c) // 4), 7, 4)
+@pytest.mark.parametrize("d", [7, 9, 10])
+def test_laid_out_and_gathered_kernels_agree_bit_for_bit(d):
+    """d = 7: 4 nodes (the shared passes); d = 9, 10: 5 nodes (the laid kernel's own pass, acc
+    in registers); the layout's bound found once (read-only, kept) or tested in every block."""
+    game, (a2, ia, b2, c, pb), laid = _rows_form(d, 9, 5, np.random.default_rng(8))
+    assert laid.shape == (-(-len(c) // 4), d, 4)
+    assert not laid.flags.writeable and fused_route._laid_bounded(laid)
     gathered = engine._fused_pairs_block(a2, ia, b2, c, 3, n_nodes=None, pb=pb)
     in_place = engine._fused_pairs_block(a2, ia, b2, c, 3, n_nodes=None, pb=pb, b_laid=laid)
-    for x, y in zip(gathered, in_place):
-        np.testing.assert_array_equal(x, y)
+    tested = engine._fused_pairs_block(a2, ia, b2, c, 3, n_nodes=None, pb=pb, b_laid=laid.copy())
+    for x, y, z in zip(gathered, in_place, tested):
+        assert x.tobytes() == y.tobytes() == z.tobytes()  # -0.0 and 0.0 told apart too
+    r = len(c)
+    t, w = engine.gauss_legendre_01(engine.nodes_for_degree(d - 1))
+    kernel = fused_route._fused_kernel_laid()
+    for bounded in (False, True):
+        for five in (None, True):
+            phi, vfull = np.zeros((3, d)), np.zeros(3)
+            status = kernel(a2, ia, laid, t, w, c.reshape(r), r, phi, vfull, bounded, five)
+            if five and len(t) != 5:  # the 5-node pass asked at another node count: handed on
+                assert status == 0
+                continue
+            assert status == 1
+            assert phi.tobytes() == gathered[0][:, :, 0].tobytes()
+
+
+def test_a_layout_is_bounded_once_and_only_when_kept():
+    """Only read-only arrays that own their data are remembered (by identity, while alive); a
+    background factor above 1 in a kept layout still hands the block to the unfused kernel."""
+    _, (a2, ia, b2, c, pb), laid = _rows_form(10, 6, 5, np.random.default_rng(2))
+    big = laid.copy()
+    big[1, 4, 2] = -1.5
+    assert not fused_route._laid_bounded(big)  # writeable: the kernel tests its blocks
+    big.flags.writeable = False
+    assert not fused_route._laid_bounded(big) and id(big) in fused_route._BOUNDED
+    assert engine._fused_pairs_block(a2, ia, b2, c, 3, n_nodes=None, pb=pb, b_laid=big) is None
+    view = laid[:]
+    assert view.base is laid and not fused_route._laid_bounded(view)
+    key = id(big)
+    del big
+    assert key not in fused_route._BOUNDED
 
 
 def test_fused_sums_are_closer_to_the_exact_sum_than_the_matrix_product():

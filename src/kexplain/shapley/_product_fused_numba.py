@@ -27,9 +27,9 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ._loo_passes_numba import _c_rows, _node_groups_ok
+from ._loo_passes_numba import _TINY, _c_rows, _node_groups_ok
 from ._product_numba import _gather4
-from ._simd_numba import vadd, vdata, vfma, vlane, vload, vmax_abs, vmul, vset, vsplat, vstore, vsub
+from ._simd_numba import pget, vadd, vall_abs_gt, vdata, vfma, vlane, vload, vmax_abs, vmul, vset, vsplat, vstore, vsub
 
 #: blocks of 4 pairs whose weighted integrals are summed in the lanes before joining the point's
 #: totals: a two-level sum, whose rounding grows with span + rows / (4 span) rather than rows / 4
@@ -154,6 +154,67 @@ def weighted_loo_phi(a, ia, b, t, w, c, r, phi, vfull):  # pragma: no cover - co
     return 1 if finite else 2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _nodes5_weighted(bT, dT, pre, phiT, t, w, d, cv):  # pragma: no cover - compiled
+    """m = 5 nodes (one pass, ``_loo_passes_numba._pairs_nodes5``'s arithmetic) for a block of 4
+    pairs, each feature's integral weighted into phiT (phiT += dT acc cv) as the backward sweep
+    finds it: acc is neither zeroed, stored nor read again.  acc starts as pre s0 where the pass
+    has fma(pre, s0, 0): the same number (a product of finite numbers, nonzero where the pass goes
+    on, rounded once).  False, with phiT partly written, where a full product is (near)
+    subnormal (``_node_groups_ok``'s False: the caller hands the block on)."""
+    u0 = vsplat(pget(t, 0))
+    u1 = vsplat(pget(t, 1))
+    u2 = vsplat(pget(t, 2))
+    u3 = vsplat(pget(t, 3))
+    u4 = vsplat(pget(t, 4))
+    p0 = vsplat(1.0)
+    p1 = p0
+    p2 = p0
+    p3 = p0
+    p4 = p0
+    for j in range(d):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        vstore(pre, 20 * j, p0)
+        vstore(pre, 20 * j + 4, p1)
+        vstore(pre, 20 * j + 8, p2)
+        vstore(pre, 20 * j + 12, p3)
+        vstore(pre, 20 * j + 16, p4)
+        p0 = vmul(p0, vfma(u0, vd, vb))
+        p1 = vmul(p1, vfma(u1, vd, vb))
+        p2 = vmul(p2, vfma(u2, vd, vb))
+        p3 = vmul(p3, vfma(u3, vd, vb))
+        p4 = vmul(p4, vfma(u4, vd, vb))
+    if not (
+        vall_abs_gt(p0, _TINY)
+        and vall_abs_gt(p1, _TINY)
+        and vall_abs_gt(p2, _TINY)
+        and vall_abs_gt(p3, _TINY)
+        and vall_abs_gt(p4, _TINY)
+    ):
+        return False
+    s0 = vsplat(pget(w, 0))
+    s1 = vsplat(pget(w, 1))
+    s2 = vsplat(pget(w, 2))
+    s3 = vsplat(pget(w, 3))
+    s4 = vsplat(pget(w, 4))
+    for j in range(d - 1, -1, -1):
+        vb = vload(bT, 4 * j)
+        vd = vload(dT, 4 * j)
+        x = vmul(vload(pre, 20 * j), s0)
+        x = vfma(vload(pre, 20 * j + 4), s1, x)
+        x = vfma(vload(pre, 20 * j + 8), s2, x)
+        x = vfma(vload(pre, 20 * j + 12), s3, x)
+        x = vfma(vload(pre, 20 * j + 16), s4, x)
+        vstore(phiT, 4 * j, vfma(vmul(vd, x), cv, vload(phiT, 4 * j)))
+        s0 = vmul(s0, vfma(u0, vd, vb))
+        s1 = vmul(s1, vfma(u1, vd, vb))
+        s2 = vmul(s2, vfma(u2, vd, vb))
+        s3 = vmul(s3, vfma(u3, vd, vb))
+        s4 = vmul(s4, vfma(u4, vd, vb))
+    return True
+
+
 @intrinsic
 def _poff(typingctx, ptr, i):
     """ptr + i (float64 elements) of a pointer from ``vdata``: a block's rows of a laid-out table."""
@@ -165,7 +226,7 @@ def _poff(typingctx, ptr, i):
 
 
 @njit(cache=True, nogil=True)
-def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cover - compiled; tested via product.py
+def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull, bl_bounded, five):  # pragma: no cover - compiled
     """``weighted_loo_phi`` with b's rows laid out as bl (ceil(r / 4), d, 4), bl[g, j, q] =
     b[4 g + q, j], padded with factors 1 (pair k = p r + i takes b's row i, as with len(b) = r):
     each block's absent factors are read in place, and where
@@ -175,10 +236,18 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
     Each row of a's product (v(all)'s factor: the lanes' running product, from 1 in feature
     order, the same number) and whether it holds a factor above 1 in magnitude are found once
     per row, not once per block of 4 pairs (a NaN is no such factor, as in the lanes' test).
+    bl_bounded: the caller knows that no entry of bl exceeds 1 in magnitude (a NaN does not), so
+    no block looks for one (the layout is built once per background, read by every call).
+    five: None, or True where m = 5 nodes (d = 9, 10; else 0 is returned): each block then takes
+    ``_nodes5_weighted`` (the same numbers).  None prunes that branch when numba compiles the
+    kernel, so the other node counts run the code they ran without it (in the same branches its
+    register use made d = 14 2% slower).
     Returns as ``weighted_loo_phi`` does, and 3 where every vfull is finite but some phi is not
     (1: all of phi and vfull finite, so its caller needs no numpy pass over them)."""
     d = a.shape[1]
     m = t.shape[0]
+    if five is not None and m != 5:
+        return 0
     n_points = phi.shape[0]
     pa = np.empty(a.shape[0])
     big = np.empty(a.shape[0], dtype=np.bool_)
@@ -205,6 +274,7 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
     finite = True
     finite_phi = True
     pdT, ppre, pacc, psw, pt, pw = vdata(dT), vdata(pre), vdata(acc), vdata(sw), vdata(t), vdata(w)
+    pphiT = vdata(phiT)
     for p in range(n_points):
         for j in range(d):
             vstore(phiT, 4 * j, zero)
@@ -224,8 +294,10 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                 for j in range(d):
                     y = vload(pbT, 4 * j)
                     vstore(pdT, 4 * j, vsub(vsplat(a[ka, j]), y))
-                    mx = vmax_abs(mx, y)
-                    vstore(pacc, 4 * j, zero)
+                    if not bl_bounded:
+                        mx = vmax_abs(mx, y)
+                    if five is None:
+                        vstore(pacc, 4 * j, zero)
             elif kq == 4:  # a block across two support vectors: its rows gathered
                 ka1, ka2, ka3 = ia[k0 + 1], ia[k0 + 2], ia[k0 + 3]
                 if big[ka] or big[ka1] or big[ka2] or big[ka3]:
@@ -234,8 +306,10 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                 for j in range(d):
                     y = vload(pbT, 4 * j)
                     vstore(pdT, 4 * j, vsub(vset(a[ka, j], a[ka1, j], a[ka2, j], a[ka3, j]), y))
-                    mx = vmax_abs(mx, y)
-                    vstore(pacc, 4 * j, zero)
+                    if not bl_bounded:
+                        mx = vmax_abs(mx, y)
+                    if five is None:
+                        vstore(pacc, 4 * j, zero)
             else:  # the point's last rows: padding lanes have factors 1, 1 and weight 0
                 for q in range(4):
                     if q < kq and big[ia[k0 + q]]:
@@ -247,8 +321,10 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                         xs[q] = a[ia[k0 + q], j] if q < kq else 1.0
                     y = vload(pbT, 4 * j)
                     vstore(pdT, 4 * j, vsub(vset(xs[0], xs[1], xs[2], xs[3]), y))
-                    mx = vmax_abs(mx, y)
-                    vstore(pacc, 4 * j, zero)
+                    if not bl_bounded:
+                        mx = vmax_abs(mx, y)
+                    if five is None:
+                        vstore(pacc, 4 * j, zero)
             if vlane(mx, 0) > 1.0 or vlane(mx, 1) > 1.0 or vlane(mx, 2) > 1.0 or vlane(mx, 3) > 1.0:
                 return 0
             if kq == 4:
@@ -257,10 +333,14 @@ def weighted_loo_phi_laid(a, ia, bl, t, w, c, r, phi, vfull):  # pragma: no cove
                 for q in range(4):
                     xs[q] = c[i0 + q] if q < kq else 0.0
                 cv = vset(xs[0], xs[1], xs[2], xs[3])
-            if not _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # ``_pair_blocks``'s passes
-                return 0
-            for j in range(d):
-                vstore(phiT, 4 * j, vfma(vmul(vload(dT, 4 * j), vload(acc, 4 * j)), cv, vload(phiT, 4 * j)))
+            if five is not None:  # d = 9, 10: the one pass with acc in registers
+                if not _nodes5_weighted(pbT, pdT, ppre, pphiT, pt, pw, d, cv):
+                    return 0
+            else:
+                if not _node_groups_ok(pbT, pdT, ppre, pacc, psw, pt, pw, d, m):  # ``_pair_blocks``'s passes
+                    return 0
+                for j in range(d):
+                    vstore(phiT, 4 * j, vfma(vmul(vload(dT, 4 * j), vload(acc, 4 * j)), cv, vload(phiT, 4 * j)))
             vf = vfma(pv, cv, vf)
             if (i0 // 4) % _SPAN == _SPAN - 1 or i0 + 4 >= r:
                 for j in range(d):
