@@ -290,12 +290,16 @@ def cli_rows(tmp, d):
         np_.savetxt(os.path.join(tmp, f"{name}.csv"), rows, delimiter=",", header=header, comments="")
     sio.dump(model, os.path.join(tmp, "model.skops"))
     cmd = [os.path.join(os.path.dirname(sys.executable), "kexplain"), "explain", "--model", "model.skops"]
-    cmd += ["--data", "data.csv", "--background", "background.csv", "--out", "values.csv"]
+    cmd += ["--data", "data.csv", "--background", "background.csv", "--out", "values.csv", "--force"]
+    env = dict(os.environ)  # a relative PYTHONPATH (a checkout's src) must still hold in tmp
+    env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
     times = []
     for _ in range(2):
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=tmp, check=True, capture_output=True)
+        out = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env, check=False)
         times.append(time.perf_counter() - t0)
+        if out.returncode:
+            raise RuntimeError(f"kexplain explain failed:\n{out.stderr[-3000:]}")
     return times
 
 
@@ -322,11 +326,12 @@ def main():
                 )
                 key = f"first_call_{label}_{family}_{name}_d{d}".replace(" ", "_").replace("/", "_")
                 result(f"{key}_seconds", r["first"], None, "s", higher_is_better=False)
-    print_table(
-        "first call in a fresh process (wall clock unless marked CPU, one BLAS thread)",
-        ["numba cache", "family", "case", "d", "route", "import", "first", "first CPU", "second", "first - second"],
-        rows,
-    )
+    if rows:
+        print_table(
+            "first call in a fresh process (wall clock unless marked CPU, one BLAS thread)",
+            ["numba cache", "family", "case", "d", "route", "import", "first", "first CPU", "second", "first - second"],
+            rows,
+        )
     if ONLY is None or "cli" in ONLY:
         cli = []
         for d in [10] if QUICK else [10, 100]:
