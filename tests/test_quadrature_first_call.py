@@ -96,3 +96,69 @@ def test_import_kexplain_loads_neither_scikit_learn_nor_scipy_special():
     code = "import sys, kexplain; print(sorted(m for m in ('sklearn', 'scipy.special', 'pandas') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _fused_case(d, n_sv, scales, seed=0):
+    """(X, Y, ls, laplacian, c): points at several distances from the support points, so that they
+    take certified counts at and above 64 nodes, and (the farthest) the exact rule."""
+    import kexplain as kx
+    from kexplain.explainers.product_games import FunctionalGame
+
+    rng = np.random.default_rng(seed)
+    em = kx.KernelExpansion(rng.normal(size=(n_sv, d)), rng.normal(size=n_sv), kx.kernels.RBF(np.sqrt(d)))
+    X = np.concatenate([s * rng.normal(size=(2, d)) for s in scales])
+    return FunctionalGame(em, X).stationary_block(slice(0, X.shape[0]), slice(0, n_sv))
+
+
+_LAZY = pf._lazy_rule_table  # the cached loader, also while a test replaces it
+
+
+def _full_table(n):
+    table = pf._LazyRuleTable(n)
+    table.build(range(1, table.sizes.size))
+    return table
+
+
+@pytest.mark.parametrize("d, scales", [(300, (0.3, 1.0, 6.0, 1e3)), (1000, (0.1, 1.0, 2.0, 30.0)), (41, (0.5, 20.0))])
+def test_lazy_rule_table_gives_the_full_tables_values(monkeypatch, d, scales):
+    """The fused kernel with rules built on first use equals it with every rule built first, bit for
+    bit, on points that take small, laddered and exact counts (a fresh table: all rows missing)."""
+    if pf._stationary_kernel() is None:
+        pytest.skip("the fused kernel needs numba")
+    Xb, Y, ls, lap, c = _fused_case(d, 12, scales)
+    exact = q.nodes_for_degree(d - 1)
+    _LAZY.cache_clear()
+    try:
+        lazy = pf._stationary_pairs_block(Xb, Y, ls, lap, c, None)
+        built = _LAZY(exact).built
+        monkeypatch.setattr(pf, "_lazy_rule_table", _full_table)
+        full = pf._stationary_pairs_block(Xb, Y, ls, lap, c, None)
+    finally:
+        _LAZY.cache_clear()
+    for got, ref in zip(lazy, full):
+        np.testing.assert_array_equal(got, ref)
+    if d > 2 * q.LADDER_FROM:
+        assert 0 < int(built.sum()) < built.size  # some rules were never built
+
+
+def test_a_first_call_at_large_d_builds_only_the_rules_it_takes(monkeypatch):
+    """The work bound: at d = 4,000 (exact rule 2,000 nodes, 94 rules in the table) points near the
+    support points build the rules up to 64 nodes and none of the large ones; the values equal
+    those of the full table."""
+    if pf._stationary_kernel() is None:
+        pytest.skip("the fused kernel needs numba")
+    d = 4000
+    Xb, Y, ls, lap, c = _fused_case(d, 8, (0.2,))
+    seen = []
+    real = pf.gauss_legendre_01
+    monkeypatch.setattr(pf, "gauss_legendre_01", lambda m: seen.append(m) or real(m))
+    _LAZY.cache_clear()
+    try:
+        lazy = pf._stationary_pairs_block(Xb, Y, ls, lap, c, None)
+        assert max(seen) <= q.LADDER_FROM and len(seen) == q.LADDER_FROM
+        monkeypatch.setattr(pf, "_lazy_rule_table", _full_table)
+        full = pf._stationary_pairs_block(Xb, Y, ls, lap, c, None)
+    finally:
+        _LAZY.cache_clear()
+    for got, ref in zip(lazy, full):
+        np.testing.assert_array_equal(got, ref)
