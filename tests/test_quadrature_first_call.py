@@ -86,14 +86,16 @@ def test_rule_table_of_a_large_d_takes_the_compiled_recurrence():
         np.testing.assert_array_equal(W[i, :m], w0)
 
 
-def test_import_kexplain_loads_neither_scikit_learn_nor_scipy_special():
+def test_import_kexplain_loads_neither_scikit_learn_nor_scipy_special_nor_linalg():
     """``import kexplain`` took 2.8 s, 1.8 s of it scikit-learn (with scipy.stats and pandas, for one
-    ``is_classifier`` call on an estimator that has loaded scikit-learn itself) and scipy.special
-    (for the mixture kernels' Matern profile); both are imported where they are used."""
+    ``is_classifier`` call on an estimator that has loaded scikit-learn itself), scipy.special
+    (for the mixture kernels' Matern profile) and scipy.linalg (for the sampled values' Cholesky
+    solve); each is imported where it is used."""
     import subprocess
     import sys
 
-    code = "import sys, kexplain; print(sorted(m for m in ('sklearn', 'scipy.special', 'pandas') if m in sys.modules))"
+    heavy = ("sklearn", "scipy.special", "scipy.linalg", "pandas")
+    code = f"import sys, kexplain; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
