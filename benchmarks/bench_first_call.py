@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -303,6 +304,15 @@ def cli_rows(tmp, d):
     return times
 
 
+def _fresh_import(code):
+    """Wall time of ``code`` (imports) in a fresh interpreter, with the interpreter's start taken off."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    t1 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True)
+    return (t1 - t0) - (time.perf_counter() - t1)
+
+
 def main():
     print(load_note())
     rows = []
@@ -324,7 +334,7 @@ def main():
                     [label, family, name, d, r["route"], f"{r['import']:.2f} s", f"{r['first']:.3f} s"]
                     + [f"{r['first_cpu']:.3f} s", f"{r['second']:.3f} s", f"{extra:.3f} s"]
                 )
-                key = f"first_call_{label}_{family}_{name}_d{d}".replace(" ", "_").replace("/", "_")
+                key = re.sub(r"\W+", "_", f"first_call_{label}_{family}_{name}_d{d}")
                 result(f"{key}_seconds", r["first"], None, "s", higher_is_better=False)
     if rows:
         print_table(
@@ -344,6 +354,15 @@ def main():
             ["d", "first run", "second run"],
             cli,
         )
+        # where a command's time goes: the imports, each in a fresh process after the ones before
+        steps = [("kexplain.cli", "import kexplain.cli"), ("sklearn.svm", "import kexplain.cli, sklearn.svm")]
+        steps.append(("skops.io (after both)", "import kexplain.cli, sklearn.svm, skops.io"))
+        rows, before = [], 0.0
+        for label, code in steps:
+            t = _fresh_import(code)
+            rows.append([label, f"{t:.2f} s", f"{t - before:.2f} s"])
+            before = t
+        print_table("the command's imports (fresh processes, wall clock)", ["import", "total", "added"], rows)
 
 
 if __name__ == "__main__":
