@@ -59,13 +59,13 @@ def _expansion(d, n_sv=30):
     return np, rng, kx, em
 
 
-def _product(game, **explain_opts):
+def _product(game, n_background=10, **explain_opts):
     def setup(d):
         np, rng, kx, em = _expansion(d)
         X = 0.5 * rng.normal(size=(2, d))
         opts = {}
         if game == "interventional":
-            opts = {"background": rng.normal(size=(10, d))}
+            opts = {"background": rng.normal(size=(n_background, d))}
         elif game == "baseline":
             opts = {"baseline": np.zeros(d)}
         box = {}
@@ -222,6 +222,8 @@ CASES = [
     ("product kernel", "functional", _product("functional"), [10, 100, 1000, 4000], [10, 100, 1000]),
     ("product kernel", "interventional", _product("interventional"), [10, 100, 1000], [10, 100, 1000]),
     ("product kernel", "baseline", _product("baseline"), [10, 100, 1000], [10, 1000]),
+    # 50 background rows: the cost model picks the subset route up to d = 12 (the route column)
+    ("product kernel", "subset route", _product("interventional", 50), [6, 12], [12]),
     ("product kernel", "interactions", _product("interventional", interactions=True), [10, 100], [10]),
     ("product kernel", "sparse CSR", _sparse_functional, [100, 20000], [20000]),
     ("product kernel", "GP uncertainty", _gp_uncertainty, [10, 50], [10]),
@@ -234,7 +236,6 @@ CASES = [
     ("stats", "hsic_shapley", _stats("hsic"), [10, 100], [10]),
     ("sensitivity", "Sobol + Shapley effects", _sensitivity, [5, 10], [5]),
 ]
-# The subset route at small d is the product kernel's interventional game at d = 10 (auto route).
 
 
 def child(case, d):
