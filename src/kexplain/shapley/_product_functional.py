@@ -78,10 +78,10 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
         pts = np.flatnonzero(~ready[rows])
         table.build(np.unique(rows[pts]).tolist())
         k = (pts[:, None] * r + np.arange(r)).ravel()
-        sub = (np.empty((k.size, d)), np.empty((k.size, exact), dtype=bool), np.empty(k.size))
+        sub_psi, sub_bad, sub_pa = np.empty((k.size, d)), np.empty((k.size, exact), dtype=bool), np.empty(k.size)
         sub_counts = np.empty(pts.size, dtype=np.int64)
-        kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, sizes, limits, *sub, sub_counts)
-        psi[k], bad[k], pa[k], counts[pts] = (*sub, sub_counts)
+        kernel(X[pts], Y4, ls4, bool(laplacian), r, T, W, sizes, limits, sub_psi, sub_bad, sub_pa, sub_counts)
+        psi[k], bad[k], pa[k], counts[pts] = sub_psi, sub_bad, sub_pa, sub_counts
     if bad.any():
         table.build([sizes.size - 1])  # the exact rule, for the redo and the log-space path
         if certify:
