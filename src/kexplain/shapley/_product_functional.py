@@ -131,7 +131,7 @@ def _rule_table(n):
 class _LazyRuleTable:
     """``_rule_table(n)``'s arrays with each row built on first use (``build``), ``built[i]`` set once
     row i is complete.  A first call at d used to build all O(log d) rules, up to the exact one of
-    ceil(d/2) nodes, O(d^2) work (1.3 s at d = 20,000 with the compiled recurrence), where its
+    ceil(d/2) nodes, O(d^2) work (1.2 s at d = 20,000 with the compiled recurrence), where its
     points take a few certified nodes."""
 
     def __init__(self, n):
