@@ -19,7 +19,7 @@ from kexplain.gp import _interactions as gp_interactions
 from kexplain.kernels import _gram, stationary
 from kexplain.shapley import higher_order as ho
 from kexplain.shapley import product as engine
-from kexplain.shapley import sparse, stochastic
+from kexplain.shapley import quadrature, sparse, stochastic
 from kexplain.stats import _pairs
 
 SRC = pathlib.Path(ho.__file__).resolve().parents[1]
@@ -37,6 +37,7 @@ LOADERS = {
     "kernels.stationary._load_exp_numba": lambda: stationary._load_exp_numba,
     "shapley.product._numba_kernel": lambda: engine._numba_kernel,
     "shapley.product._safe_kernel": lambda: engine._safe_kernel,
+    "shapley.quadrature._compiled_recurrence": lambda: quadrature._compiled_recurrence,
 }
 
 #: functions that still import a compiled module inside try/except themselves, and why; may only shrink

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from sklearn.base import is_classifier
 
 from ..exceptions import UnsupportedModelError, foreign_model_error
 
@@ -74,8 +73,10 @@ def model_output(model: Any, accepted: str | None = None) -> tuple[Callable[[np.
     name = type(est).__name__
     if est is not model:
         name = "Pipeline(" + ", ".join(type(s[1]).__name__ for s in model.steps) + ")"
-    # scikit-learn >= 1.6 reads the estimator's tags, not _estimator_type; callables have no tags
-    if hasattr(est, "__sklearn_tags__") and is_classifier(est):
+    # scikit-learn >= 1.6 reads the estimator's tags, not _estimator_type; callables have no tags.
+    # Imported here: an estimator with tags has loaded scikit-learn already, and at the top it made
+    # ``import kexplain`` load scikit-learn, scipy.stats and pandas (about 60% of the import).
+    if hasattr(est, "__sklearn_tags__") and _is_classifier(est):
         if hasattr(model, "decision_function"):
             return model.decision_function, f"decision_function of {name}"
         if hasattr(model, "predict_proba"):
@@ -119,3 +120,9 @@ def check_outputs(predict: Callable[[np.ndarray], Any], X: np.ndarray) -> np.nda
     if not np.all(np.isfinite(out)):
         raise ValueError("the model returned NaN or infinite predictions.")
     return out
+
+
+def _is_classifier(est: Any) -> bool:
+    from sklearn.base import is_classifier
+
+    return bool(is_classifier(est))

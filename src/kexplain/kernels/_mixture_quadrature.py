@@ -50,7 +50,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, kv
 
 #: relative margin added to the measured error (see :func:`mixture_rule`)
 _MARGIN = 0.01
@@ -98,6 +97,8 @@ def exact_profile(family: str, param: float, u: np.ndarray) -> np.ndarray:
         return (1.0 + z) * np.exp(-z)
     if param == 2.5:
         return (1.0 + z + z * z / 3.0) * np.exp(-z)
+    from scipy.special import gammaln, kv  # here: at the top it was a third of ``import kexplain``
+
     out = np.ones_like(z)
     pos = z > 0
     zp = z[pos]
@@ -120,6 +121,8 @@ def mixture_profile(precisions: np.ndarray, weights: np.ndarray, u: np.ndarray) 
 
 def _nodes(family: str, a: float, R: float, tol: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     """Trapezoid nodes in y = log t with the large-precision tail cut and the small one lumped."""
+    from scipy.special import gammaln  # here: at the top it was a third of ``import kexplain``
+
     y_lo = (np.log(_GRID_MASS) + gammaln(a + 1.0)) / a  # mass of t < e^y_lo is about e^(a y) / Gamma(a + 1)
     y_hi = np.log(60.0 + 4.0 * a + 10.0 * np.sqrt(a))  # e^-t t^a is negligible beyond
     y = np.arange(y_lo, y_hi + h, h)

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._optional import compiled_or_none
 from .._params import Integer, Real, check_param
 
 #: angles below this use the recurrence in y = 1 - cos(theta); the others the plain recurrence
@@ -41,6 +42,12 @@ _ROUNDING_PLATEAU = 1e-13
 
 _MAX_NEWTON_STEPS = 20
 
+#: rules of at least this many nodes run the recurrence compiled where numba loads
+#: (``_legendre_numba``: the same numbers; the numpy loop costs n Python steps per Newton step,
+#: 2.9 s for the rules of one d = 4,000 call).  Below it numpy is as fast, and a caller that builds
+#: only small rules does not load numba for them.
+COMPILED_FROM_NODES = 24
+
 
 def _legendre_pair(n: int, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """P_n(cos theta) and P_{n-1}(cos theta) for angles theta in (0, pi/2], n >= 2.
@@ -53,6 +60,10 @@ def _legendre_pair(n: int, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     near = theta < _SPLIT_ANGLE
     y = 2.0 * np.sin(0.5 * theta[near]) ** 2
     x = np.cos(theta[~near])
+    compiled = _compiled_recurrence() if n >= COMPILED_FROM_NODES else None
+    if compiled is not None:  # the same operations in the same order, without n Python steps
+        a, a_prev, b, b_prev = compiled(n, y, x)
+        return _merge(near, theta, a, a_prev, b, b_prev)
     a_prev, a = np.ones_like(y), 1.0 - y  # P_0, P_1 near the end
     diff = -y
     b_prev, b = np.ones_like(x), x.copy()  # P_0, P_1 in the middle
@@ -60,11 +71,24 @@ def _legendre_pair(n: int, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         diff = ((k - 1) * diff - (2 * k - 1) * y * a) / k
         a_prev, a = a, a + diff
         b_prev, b = b, ((2 * k - 1) * x * b - (k - 1) * b_prev) / k
+    return _merge(near, theta, a, a_prev, b, b_prev)
+
+
+def _merge(near, theta, a, a_prev, b, b_prev):
+    """(P_n, P_{n-1}) at every angle from the two halves of :func:`_legendre_pair`."""
     p = np.empty_like(theta)
     q = np.empty_like(theta)
     p[near], q[near] = a, a_prev
     p[~near], q[~near] = b, b_prev
     return p, q
+
+
+@compiled_or_none
+def _compiled_recurrence():
+    """The recurrence of :func:`_legendre_pair`, compiled (``_legendre_numba``), or None."""
+    from ._legendre_numba import legendre_pair_split
+
+    return legendre_pair_split
 
 
 def _positive_roots(n: int) -> tuple[np.ndarray, np.ndarray]:

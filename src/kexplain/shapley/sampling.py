@@ -38,7 +38,6 @@ from collections.abc import Callable
 from numbers import Integral
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from .._params import Integer, Real, check_param
 from .._validation import check_random_state
@@ -176,6 +175,8 @@ def _constrained_solve(SA: np.ndarray, Sb: np.ndarray, M: int, delta: np.ndarray
     """argmin phi^T A phi - 2 b^T phi subject to 1^T phi = delta, A = SA / 2M and b = Sb / 2M:
     (d, T).  By a Cholesky factor of A when it is well conditioned, else by a pseudo-inverse of
     the KKT system (too few pairs to identify every player)."""
+    from scipy.linalg import cho_factor, cho_solve  # here: at the top, a third of ``import kexplain``
+
     d = SA.shape[0]
     A, b = SA / (2 * M), Sb / (2 * M)
     try:
