@@ -64,7 +64,7 @@ def test_rule_table_of_a_large_d_takes_the_compiled_recurrence():
         return real_pair(n, theta)
 
     q.gauss_legendre_01.cache_clear()
-    pf._rule_table.cache_clear()
+    pf._lazy_rule_table.cache_clear()
     try:
         with (
             mock.patch.object(q, "_compiled_recurrence", lambda: counting),
@@ -73,7 +73,7 @@ def test_rule_table_of_a_large_d_takes_the_compiled_recurrence():
             T, W, sizes = pf._rule_table(2000)
     finally:
         q.gauss_legendre_01.cache_clear()
-        pf._rule_table.cache_clear()
+        pf._lazy_rule_table.cache_clear()
     big = int(np.sum(sizes >= q.COMPILED_FROM_NODES))
     assert big > 30 and calls["compiled"] >= big  # at least one Newton step per large rule
     # the numpy loop ran only for the small rules: fewer than 23 * 24 / 2 steps per Newton step

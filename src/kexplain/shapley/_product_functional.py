@@ -1,7 +1,8 @@
 """The fused functional route of the product-game engine: the functional game of one RBF or
 Laplacian kernel, whose factors the compiled kernel computes itself (``_stationary_pairs_block``,
-with the support points' layout ``_rows_in_lanes`` and the rule tables ``_rule_table``) (moved
-out of ``kexplain.shapley.product``, which re-exports every name).
+with the support points' layout ``_rows_in_lanes`` and the rule tables ``_lazy_rule_table``,
+built row by row as points take their rules) (moved out of ``kexplain.shapley.product``, which
+re-exports every name).
 """
 
 from __future__ import annotations
@@ -114,18 +115,16 @@ def _stationary_pairs_block(X, Y, ls, laplacian, c, n_nodes, Y4=None):
     return phi, v_full, v_empty
 
 
-@lru_cache(maxsize=16)
 def _rule_table(n):
-    """(T, W, sizes): T, W of shape (R + 1, n), row i holding the ``sizes[i]``-node Gauss-Legendre
-    rule on [0, 1] in its first sizes[i] entries (zeros after; row 0 unused, sizes[0] = 0), for
-    every count ``quadrature.certified_nodes`` can give when the exact rule has n nodes (row R:
-    that exact rule; O(log n) rules, where every count from 1 to n cost O(n^3) time and O(n^2)
-    memory).  Cached for the last 16 n."""
-    sizes = np.concatenate(([0], _ladder_sizes(n)))
-    T, W = np.zeros((sizes.size, n)), np.zeros((sizes.size, n))
-    for i, m in enumerate(sizes[1:].tolist(), start=1):
-        T[i, :m], W[i, :m] = gauss_legendre_01(m)
-    return T, W, sizes
+    """(T, W, sizes) of ``_lazy_rule_table(n)`` with every row built: T, W of shape (R + 1, n), row i
+    holding the ``sizes[i]``-node Gauss-Legendre rule on [0, 1] in its first sizes[i] entries (zeros
+    after; row 0 unused, sizes[0] = 0), for every count ``quadrature.certified_nodes`` can give when
+    the exact rule has n nodes (row R: that exact rule; O(log n) rules, where the table of every
+    count from 1 to n cost O(n^3) time and O(n^2) memory).  The fused route builds rows as points
+    take them; this builds them all (a caller that passes the table to the kernel itself)."""
+    table = _lazy_rule_table(n)
+    table.build(range(1, table.sizes.size))
+    return table.T, table.W, table.sizes
 
 
 class _LazyRuleTable:

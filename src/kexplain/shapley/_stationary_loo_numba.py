@@ -53,7 +53,7 @@ def stationary_loo_integrals(
 
     Node counts: row i = 1 .. R of ``T``, ``W`` (R = len(T) - 1) holds the rule of
     ``sizes[i]`` nodes in its first ``sizes[i]`` entries, increasing with i, row R the exact one
-    (``_product_functional._rule_table``: every count up to 64, then a geometric ladder).  With
+    (``_product_functional._lazy_rule_table``: every count up to 64, then a geometric ladder).  With
     ``limits`` empty every point takes row R; else ``limits[i - 1]`` is the largest spread the
     ``sizes[i]``-node rule certifies (``quadrature.node_limits``) and each point takes the first
     row whose limit covers the largest spread sum_j |a - 1| / max(a, 1) = sum_j (1 - a_j) of its
