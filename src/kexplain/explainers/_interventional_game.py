@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from .._exp_numba import stationary_factors
 from ..models.expansion import KernelExpansion
 from ..shapley.array_api import from_numpy
 from ._background_factors import BackgroundFactors, _check_finite
@@ -207,6 +206,9 @@ def _present_factors_kept(
     usable = refs is not None and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] > 0
     if spec is None or refs is None or not usable or not (0 <= lo < hi <= model.n_rows):
         return present_factors(model, X, slice(lo, hi))
+    # imported here: numba is optional, and a spec means the compiled pass is usable
+    from .._exp_numba import stationary_factors
+
     out = np.empty((X.shape[0], hi - lo, X.shape[1]))
     stationary_factors(np.ascontiguousarray(X), refs[lo:hi], spec[0], spec[1], out)
     return out
